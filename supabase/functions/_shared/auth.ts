@@ -1,0 +1,90 @@
+/**
+ * Who is calling. Tokens are verified here with `jose`: HS256 against the project's JWT secret, or an
+ * asymmetric signature against the project's JWKS. Anything else (no signature, `alg: none`, a wrong
+ * signature, an expired or malformed token, an unknown role) is rejected, never downgraded to anonymous.
+ */
+import { createRemoteJWKSet, type JWTPayload, jwtVerify } from 'jose';
+import { ApiError, type Area } from './errors.ts';
+
+export type Caller =
+  | { kind: 'anonymous'; role: 'anon'; userId: null; claims: JWTPayload }
+  | { kind: 'user'; role: 'authenticated'; userId: string; claims: JWTPayload }
+  | { kind: 'service'; role: 'service_role'; userId: null; claims: JWTPayload };
+
+/** Which callers a route admits. `public` also admits a request with no Authorization header at all. */
+export type Access = 'user' | 'public';
+
+export interface AuthConfig {
+  jwtSecret?: string;
+  jwksUrl?: string;
+}
+
+export interface Authenticator {
+  authenticate(req: Request, access: Access, area: Area): Promise<Caller>;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const ANONYMOUS: Caller = { kind: 'anonymous', role: 'anon', userId: null, claims: { role: 'anon' } };
+
+export function createAuthenticator(config: AuthConfig): Authenticator {
+  if (!config.jwtSecret && !config.jwksUrl) throw new Error('SUPABASE_JWT_SECRET or SUPABASE_JWKS_URL is required');
+  const secret = config.jwtSecret ? new TextEncoder().encode(config.jwtSecret) : undefined;
+  const jwks = config.jwksUrl ? createRemoteJWKSet(new URL(config.jwksUrl)) : undefined;
+
+  async function verify(token: string): Promise<JWTPayload> {
+    const [encodedHeader] = token.split('.');
+    let alg: unknown;
+    try {
+      alg = JSON.parse(atob(encodedHeader.replace(/-/g, '+').replace(/_/g, '/'))).alg;
+    } catch {
+      throw new Error('malformed token header');
+    }
+    if (alg === 'HS256' && secret) {
+      return (await jwtVerify(token, secret, { algorithms: ['HS256'], requiredClaims: ['exp'] })).payload;
+    }
+    if (alg !== 'HS256' && jwks) {
+      return (await jwtVerify(token, jwks, { algorithms: ['ES256', 'RS256', 'EdDSA'], requiredClaims: ['exp'] }))
+        .payload;
+    }
+    throw new Error(`unsupported algorithm ${String(alg)}`);
+  }
+
+  function toCaller(claims: JWTPayload): Caller | undefined {
+    switch (claims.role) {
+      case 'anon':
+        return { kind: 'anonymous', role: 'anon', userId: null, claims };
+      case 'service_role':
+        return { kind: 'service', role: 'service_role', userId: null, claims };
+      case 'authenticated':
+        return typeof claims.sub === 'string' && UUID.test(claims.sub)
+          ? { kind: 'user', role: 'authenticated', userId: claims.sub, claims }
+          : undefined;
+      default:
+        return undefined;
+    }
+  }
+
+  return {
+    async authenticate(req, access, area) {
+      const unauthorized = (message: string) => new ApiError(401, area.codes.unauthorized, message);
+      const header = req.headers.get('authorization');
+      if (!header) {
+        if (access === 'public') return ANONYMOUS;
+        throw unauthorized('Missing Authorization header');
+      }
+      const match = /^Bearer\s+(\S+)$/i.exec(header);
+      if (!match) throw unauthorized('Authorization header must be "Bearer <token>"');
+      let caller: Caller | undefined;
+      try {
+        caller = toCaller(await verify(match[1]));
+      } catch {
+        throw unauthorized('Invalid or expired token');
+      }
+      if (!caller) throw unauthorized('Invalid or expired token');
+      if (caller.kind === 'anonymous' && access !== 'public') {
+        throw unauthorized('A signed-in user or the service key is required');
+      }
+      return caller;
+    },
+  };
+}

@@ -1,0 +1,20 @@
+/** The dependencies a function needs, read from the environment Supabase gives every function. */
+import { createAuthenticator } from './auth.ts';
+import { createDatabase } from './db.ts';
+import type { Dependencies } from './http.ts';
+
+export function dependenciesFromEnv(): Dependencies {
+  const env = (name: string) => Deno.env.get(name) || undefined;
+  const dbUrl = env('SUPABASE_DB_URL') ?? env('DATABASE_URL');
+  if (!dbUrl) throw new Error('SUPABASE_DB_URL is not set');
+  const supabaseUrl = env('SUPABASE_URL');
+  const origins = env('CORS_ALLOWED_ORIGINS');
+  return {
+    db: createDatabase(dbUrl, { max: Number(env('DB_POOL_SIZE') ?? 10) }),
+    auth: createAuthenticator({
+      jwtSecret: env('SUPABASE_JWT_SECRET') ?? env('JWT_SECRET'),
+      jwksUrl: env('SUPABASE_JWKS_URL') ?? (supabaseUrl ? `${supabaseUrl}/auth/v1/.well-known/jwks.json` : undefined),
+    }),
+    allowedOrigins: !origins || origins === '*' ? '*' : origins.split(',').map((origin) => origin.trim()),
+  };
+}

@@ -1,0 +1,78 @@
+/**
+ * Errors and the error envelopes. Each seed has its own error body; a function names its area once and
+ * every failure it produces, its own or the shared layer's (401, 404, 405, 413, 500), takes that shape.
+ */
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: Record<string, unknown>,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+  }
+}
+
+/** The codes the shared layer uses for its own failures, per area. */
+export interface AreaCodes {
+  unauthorized: string;
+  forbidden: string;
+  validation: string;
+  notFound: string;
+  methodNotAllowed: string;
+  payloadTooLarge: string;
+  unsupportedVersion: string;
+  internal: string;
+  database: string;
+}
+
+export interface Area {
+  name: string;
+  codes: AreaCodes;
+  errorBody(error: ApiError): Record<string, unknown>;
+}
+
+const sharedCodes: AreaCodes = {
+  unauthorized: 'UNAUTHORIZED',
+  forbidden: 'FORBIDDEN',
+  validation: 'VALIDATION_ERROR',
+  notFound: 'NOT_FOUND',
+  methodNotAllowed: 'METHOD_NOT_ALLOWED',
+  payloadTooLarge: 'PAYLOAD_TOO_LARGE',
+  unsupportedVersion: 'UNSUPPORTED_VERSION',
+  internal: 'INTERNAL_ERROR',
+  database: 'INTERNAL_ERROR',
+};
+
+/** Seed 01: `error` is a message, `error_code` and `details` beside it. */
+export const catalogueArea: Area = {
+  name: 'campaign-types',
+  codes: { ...sharedCodes, forbidden: 'INSUFFICIENT_PERMISSION' },
+  errorBody: (e) => ({ success: false, error: e.message, error_code: e.code, ...(e.details ? { details: e.details } : {}) }),
+};
+
+/** Seed 02 and CONTRACT §2: `error` is a message, `code` beside it. */
+export const inventoryArea: Area = {
+  name: 'inventory',
+  codes: sharedCodes,
+  errorBody: (e) => ({ success: false, error: e.message, code: e.code, ...(e.details ? { details: e.details } : {}) }),
+};
+
+/** Seed 03 area A: `error` is an object {code, message, details {field, value, constraint}}. */
+export const campaignArea: Area = {
+  name: 'campaigns',
+  codes: sharedCodes,
+  errorBody: (e) => ({
+    success: false,
+    error: { code: e.code, message: e.message, details: e.details ?? { field: null, value: null, constraint: null } },
+  }),
+};
+
+/** Seed 03 area B: `error` is a message, `code` and `details` beside it; database failures are DB_ERROR. */
+export const healthArea: Area = {
+  name: 'business-health-analytics',
+  codes: { ...sharedCodes, forbidden: 'PERMISSION_DENIED', validation: 'INVALID_PARAMETER', database: 'DB_ERROR' },
+  errorBody: (e) => ({ success: false, error: e.message, code: e.code, ...(e.details ? { details: e.details } : {}) }),
+};

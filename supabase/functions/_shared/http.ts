@@ -1,0 +1,217 @@
+/**
+ * The request pipeline every function shares: CORS, API versioning, routing with 404/405, caller
+ * authentication, JSON bodies with the 1 MiB limit, the area's error envelope, and a 500 that leaks
+ * nothing. A function declares its routes; this turns them into a `(Request) => Promise<Response>`.
+ */
+import type { Access, Authenticator, Caller } from './auth.ts';
+import { type Database, DatabaseError } from './db.ts';
+import { ApiError, type Area } from './errors.ts';
+
+export const API_VERSION = '1.0.0';
+export const MAX_BODY_BYTES = 1024 * 1024;
+const SUPPORTED_VERSIONS = new Set(['1', '1.0', '1.0.0']);
+const ALLOWED_HEADERS = 'authorization, x-client-info, apikey, content-type, accept, idempotency-key';
+
+export interface Dependencies {
+  db: Database;
+  auth: Authenticator;
+  /** Origins allowed by CORS; `*` allows any. */
+  allowedOrigins: string[] | '*';
+}
+
+export interface RequestContext {
+  req: Request;
+  url: URL;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  caller: Caller;
+  /** The parsed JSON body, or `undefined` when the request has none. */
+  body(): Promise<unknown>;
+}
+
+export interface Reply {
+  status?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface Route {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Relative to the function, e.g. `/:type_code/validate`. */
+  path: string;
+  access: Access;
+  handle(ctx: RequestContext): Promise<Reply>;
+}
+
+export interface FunctionSpec {
+  /** The function's folder name: its URL segment in `/functions/v1/<name>`. */
+  name: string;
+  area: Area;
+  routes: Route[];
+}
+
+interface CompiledRoute extends Route {
+  segments: string[];
+}
+
+export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Request) => Promise<Response> {
+  const routes: CompiledRoute[] = spec.routes.map((route) => ({ ...route, segments: split(route.path) }));
+  const { area } = spec;
+
+  return async (req) => {
+    const cors = corsHeaders(req, deps.allowedOrigins);
+    const respond = (reply: Reply) =>
+      new Response(JSON.stringify(reply.body), {
+        status: reply.status ?? 200,
+        headers: { 'content-type': 'application/json; charset=utf-8', 'api-version': API_VERSION, ...cors, ...reply.headers },
+      });
+
+    if (req.method === 'OPTIONS') {
+      return new Response('ok', { status: 200, headers: { ...cors, 'api-version': API_VERSION } });
+    }
+    try {
+      checkVersion(req, area);
+      const url = new URL(req.url);
+      const segments = relativeSegments(url.pathname, spec.name);
+      const candidates = segments ? routes.map((r) => ({ r, params: match(r.segments, segments) })).filter((c) => c.params) : [];
+      if (candidates.length === 0) throw new ApiError(404, area.codes.notFound, `No route for ${req.method} ${url.pathname}`);
+      const found = candidates.find((c) => c.r.method === req.method);
+      if (!found) {
+        const allow = [...new Set(candidates.map((c) => c.r.method))].join(', ');
+        throw new ApiError(405, area.codes.methodNotAllowed, `Method ${req.method} is not allowed here; use ${allow}`, undefined, {
+          allow,
+        });
+      }
+      const caller = await deps.auth.authenticate(req, found.r.access, area);
+      let parsed: Promise<unknown> | undefined;
+      return respond(
+        await found.r.handle({
+          req,
+          url,
+          params: found.params!,
+          query: url.searchParams,
+          caller,
+          body: () => (parsed ??= readJson(req, area)),
+        }),
+      );
+    } catch (error) {
+      return respond(errorReply(error, area));
+    }
+  };
+}
+
+export function errorReply(error: unknown, area: Area): Reply {
+  let apiError: ApiError;
+  if (error instanceof ApiError) {
+    apiError = error;
+  } else if (error instanceof DatabaseError) {
+    console.error(`[${area.name}] database error: ${error.message}`);
+    apiError = new ApiError(500, area.codes.database, 'A database error occurred');
+  } else {
+    console.error(`[${area.name}] unexpected error:`, error);
+    apiError = new ApiError(500, area.codes.internal, 'An unexpected error occurred');
+  }
+  return { status: apiError.status, body: area.errorBody(apiError), headers: apiError.headers };
+}
+
+function corsHeaders(req: Request, allowed: string[] | '*'): Record<string, string> {
+  const origin = req.headers.get('origin');
+  const allowOrigin = allowed === '*' ? '*' : origin && allowed.includes(origin) ? origin : undefined;
+  return {
+    ...(allowOrigin ? { 'access-control-allow-origin': allowOrigin } : {}),
+    ...(allowed === '*' ? {} : { vary: 'Origin' }),
+    'access-control-allow-headers': ALLOWED_HEADERS,
+    'access-control-allow-methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
+    'access-control-expose-headers': 'api-version, retry-after, allow',
+    'access-control-max-age': '86400',
+  };
+}
+
+/** `Accept: application/vnd.api+json;version=X` selects a version; only 1.0 exists. */
+function checkVersion(req: Request, area: Area) {
+  const accept = req.headers.get('accept');
+  if (!accept) return;
+  for (const range of accept.split(',')) {
+    const [type, ...params] = range.split(';').map((part) => part.trim());
+    if (type.toLowerCase() !== 'application/vnd.api+json') continue;
+    for (const param of params) {
+      const [key, value] = param.split('=').map((part) => part.trim());
+      if (key.toLowerCase() === 'version' && !SUPPORTED_VERSIONS.has(value?.replace(/^"|"$/g, ''))) {
+        throw new ApiError(406, area.codes.unsupportedVersion, `API version ${value} is not supported; supported: 1.0`, {
+          requested_version: value,
+          supported_versions: ['1.0'],
+        });
+      }
+    }
+  }
+}
+
+/**
+ * The path below the function's own segment. Hosted Supabase hands a function `/<name>/...`; the local
+ * server does the same, so a handler never sees `/functions/v1`.
+ */
+function relativeSegments(pathname: string, name: string): string[] | undefined {
+  const segments = split(pathname);
+  const at = segments.indexOf(name);
+  return at === -1 ? undefined : segments.slice(at + 1);
+}
+
+function split(path: string): string[] {
+  return path.split('/').filter(Boolean).map(decodeURIComponent);
+}
+
+function match(pattern: string[], segments: string[]): Record<string, string> | undefined {
+  if (pattern.length !== segments.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < pattern.length; i++) {
+    if (pattern[i].startsWith(':')) params[pattern[i].slice(1)] = segments[i];
+    else if (pattern[i] !== segments[i]) return undefined;
+  }
+  return params;
+}
+
+async function readJson(req: Request, area: Area): Promise<unknown> {
+  const tooLarge = () => new ApiError(413, area.codes.payloadTooLarge, `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+  const declared = Number(req.headers.get('content-length') ?? '0');
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  if (!req.body) return undefined;
+
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = req.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  if (size === 0) return undefined;
+
+  const contentType = req.headers.get('content-type') ?? '';
+  if (!/^application\/([a-z.+-]*\+)?json\b/i.test(contentType.trim())) {
+    throw new ApiError(400, area.codes.validation, 'Request body must be JSON (Content-Type: application/json)', {
+      field: 'content-type',
+      value: contentType || null,
+      constraint: 'application/json',
+    });
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  try {
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    throw new ApiError(400, area.codes.validation, 'Request body is not valid JSON', {
+      field: 'body',
+      value: null,
+      constraint: 'valid JSON',
+    });
+  }
+}

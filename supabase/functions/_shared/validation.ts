@@ -1,0 +1,76 @@
+/**
+ * zod validation that fails with a 400 in the area's envelope. `details` names the offending field, the
+ * value sent and the rule it broke, which is also the shape area A of seed 03 asks for.
+ */
+import { z } from 'zod';
+import { ApiError, type Area } from './errors.ts';
+
+export interface FieldProblem {
+  field: string;
+  value: unknown;
+  constraint: string;
+  issue: z.core.$ZodIssue;
+}
+
+/** Maps the first problem to an error; the default is the area's 400 validation error. */
+export type ProblemMapper = (problem: FieldProblem) => ApiError | undefined;
+
+export function validate<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  area: Area,
+  mapProblem?: ProblemMapper,
+): z.infer<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const problem = describe(result.error.issues[0], input);
+  throw mapProblem?.(problem) ?? validationError(area, problem);
+}
+
+export function validationError(area: Area, problem: Omit<FieldProblem, 'issue'>): ApiError {
+  const what = problem.field ? `Invalid ${problem.field}: ${problem.constraint}` : problem.constraint;
+  return new ApiError(400, area.codes.validation, what, {
+    field: problem.field || null,
+    value: problem.value === undefined ? null : problem.value,
+    constraint: problem.constraint,
+  });
+}
+
+function describe(issue: z.core.$ZodIssue, input: unknown): FieldProblem {
+  if (issue.code === 'unrecognized_keys') {
+    const field = issue.keys[0];
+    return { field, value: valueAt(input, [field]), constraint: 'unknown field', issue };
+  }
+  const field = issue.path.map(String).join('.');
+  const value = valueAt(input, issue.path);
+  const constraint = value === undefined && issue.code === 'invalid_type' ? 'required' : issue.message;
+  return { field, value, constraint, issue };
+}
+
+function valueAt(input: unknown, path: PropertyKey[]): unknown {
+  let current = input;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+/** Query strings as objects, so one strict zod schema covers them like a body. */
+export function queryObject(query: URLSearchParams): Record<string, string> {
+  const result: Record<string, string> = {};
+  for (const [key, value] of query) result[key] = value;
+  return result;
+}
+
+/** A query-string boolean: exactly `true` or `false`. */
+export const queryBoolean = z.enum(['true', 'false']).transform((value) => value === 'true');
+
+/** A positive integer sent in a query string. */
+export function queryInteger(min: number, max: number) {
+  return z
+    .string()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
+}
