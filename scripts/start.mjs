@@ -1,0 +1,56 @@
+// npm start: the whole back office on this machine, no Docker. PostgreSQL (embedded, or DATABASE_URL),
+// the platform bootstrap, migrations and seed, then every function on one Deno process.
+import path from 'node:path';
+import { ANON_KEY, SERVICE_ROLE_KEY } from './lib/keys.mjs';
+import { prepareDatabase, ROOT, startEmbeddedPostgres, startFunctions } from './lib/stack.mjs';
+
+const startedAt = performance.now();
+const apiPort = Number(process.env.API_PORT ?? 54321);
+const dbPort = Number(process.env.DB_PORT ?? 54322);
+const externalUrl = process.env.DATABASE_URL ?? process.env.SUPABASE_DB_URL;
+
+let database;
+let functions;
+let stopping = false;
+
+async function stop(code = 0) {
+  if (stopping) return;
+  stopping = true;
+  console.log('\nStopping…');
+  await functions?.stop().catch(() => {});
+  await database?.stop().catch(() => {});
+  process.exit(code);
+}
+process.on('SIGINT', () => stop(0));
+process.on('SIGTERM', () => stop(0));
+
+try {
+  if (externalUrl) {
+    database = { url: externalUrl, stop: async () => {} };
+    console.log('Using the database in DATABASE_URL');
+  } else {
+    const dataDir = path.join(ROOT, '.data', 'postgres');
+    console.log(`Starting PostgreSQL on port ${dbPort} (data in .data/postgres)…`);
+    database = await startEmbeddedPostgres({ dataDir, port: dbPort });
+  }
+  console.log('Applying the platform bootstrap, migrations and seed…');
+  await prepareDatabase(database.url);
+  functions = await startFunctions({ dbUrl: database.url, port: apiPort, inheritOutput: true });
+} catch (error) {
+  console.error(error.message ?? error);
+  await stop(1);
+}
+
+const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
+console.log(`
+Store back office is up (ready in ${seconds} s).
+
+  Functions   ${functions.url}/functions/v1/<name>   (also /api/<name> and /api/v1/<name>)
+  Database    ${database.url.replace(/:[^:@/]+@/, ':****@')}
+  anon key    ${ANON_KEY}
+  service key ${SERVICE_ROLE_KEY}
+
+  Tokens for the demo users:  npm run token -- admin   |   npm run token -- customer
+  Try it:  curl -H "Authorization: Bearer $(npm run -s token -- admin)" ${functions.url}/functions/v1/campaign-types
+
+Ctrl-C stops everything.`);

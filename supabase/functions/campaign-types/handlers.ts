@@ -1,0 +1,134 @@
+/** The seven catalogue operations. Each reads or writes through one transaction as the caller. */
+import type { Database } from '../_shared/db.ts';
+import { ApiError, catalogueArea as area } from '../_shared/errors.ts';
+import type { Reply, RequestContext } from '../_shared/http.ts';
+import { ATTRIBUTION_LAYERS, LAYER_INFO } from '../_shared/layers.ts';
+import { queryObject, validate, validationError } from '../_shared/validation.ts';
+import { catalogueHealth, type CatalogueEntry } from './health.ts';
+import { catalogueProblem, createBody, listQuery, TYPE_CODE_PATTERN, updateBody } from './schemas.ts';
+
+type Row = Record<string, unknown> & CatalogueEntry;
+
+export function catalogueHandlers(db: Database) {
+  return {
+    async list(ctx: RequestContext): Promise<Reply> {
+      const query = validate(listQuery, queryObject(ctx.query), area);
+      const page = query.page ?? 1;
+      const perPage = query.per_page ?? 50;
+      const rows = await db.asCaller(ctx.caller, area, (tx) => {
+        const order = query.sort_by
+          ? tx`${tx(query.sort_by)} ${query.sort_order === 'desc' ? tx`desc` : tx`asc`}, type_code`
+          : tx`attribution_layer, default_priority desc, type_code`;
+        return tx<(Row & { total_count: number })[]>`
+          select *, count(*) over () as total_count
+          from public.campaign_type_config
+          where ${query.includeInactive ? tx`true` : tx`is_active`}
+          order by ${order}
+          limit ${perPage} offset ${(page - 1) * perPage}`;
+      });
+      // Past the last page the window count is gone with the rows; one count keeps the totals true.
+      const totalCount = rows.length > 0 ? rows[0].total_count : page === 1 ? 0 : await countTypes(ctx, query.includeInactive);
+      const data = rows.map(({ total_count: _, ...row }) => row);
+      return {
+        body: {
+          success: true,
+          data,
+          count: data.length,
+          pagination: { page, per_page: perPage, total_count: totalCount, total_pages: Math.ceil(totalCount / perPage) },
+        },
+      };
+    },
+
+    async groups(ctx: RequestContext): Promise<Reply> {
+      const rows = await db.asCaller(ctx.caller, area, (tx) =>
+        tx<Row[]>`
+          select * from public.campaign_type_config
+          where is_active
+          order by attribution_layer, default_priority desc, type_code`);
+      const data = Object.fromEntries(
+        ATTRIBUTION_LAYERS.map((layer) => {
+          const types = rows.filter((row) => row.attribution_layer === layer);
+          return [layer, { layer, ...LAYER_INFO[layer], types, total_count: types.length }];
+        }),
+      );
+      return { body: { success: true, data } };
+    },
+
+    async health(ctx: RequestContext): Promise<Reply> {
+      const rows = await db.asCaller(ctx.caller, area, (tx) =>
+        tx<CatalogueEntry[]>`
+          select type_code, attribution_layer, default_weight, is_active from public.campaign_type_config`);
+      return { body: { success: true, data: catalogueHealth(rows) } };
+    },
+
+    async create(ctx: RequestContext): Promise<Reply> {
+      const config = validate(createBody, await requiredBody(ctx), area, catalogueProblem);
+      const [created] = await db.asCaller(ctx.caller, area, (tx) =>
+        tx<Row[]>`select * from public.create_campaign_type(${tx.json(config)})`);
+      return { status: 201, body: { success: true, data: created, message: `Campaign type ${created.type_code} created` } };
+    },
+
+    async update(ctx: RequestContext): Promise<Reply> {
+      const typeCode = ctx.params.type_code;
+      const body = await requiredBody(ctx);
+      if (body && typeof body === 'object' && 'type_code' in body) {
+        throw validationError(area, {
+          field: 'type_code',
+          value: (body as Record<string, unknown>).type_code,
+          constraint: 'type_code cannot be changed',
+        });
+      }
+      const changes = validate(updateBody, body, area, catalogueProblem);
+      const [updated] = await db.asCaller(ctx.caller, area, (tx) =>
+        tx<Row[]>`select * from public.update_campaign_type(${typeCode}, ${tx.json(changes)})`);
+      return { body: { success: true, data: updated, message: `Campaign type ${typeCode} updated` } };
+    },
+
+    async deactivate(ctx: RequestContext): Promise<Reply> {
+      const typeCode = ctx.params.type_code;
+      await db.asCaller(ctx.caller, area, (tx) => tx`select 1 from public.deactivate_campaign_type(${typeCode})`);
+      return { body: { success: true, message: `Campaign type ${typeCode} deactivated` } };
+    },
+
+    async validateType(ctx: RequestContext): Promise<Reply> {
+      const typeCode = ctx.params.type_code;
+      if (typeCode.length > 50 || !TYPE_CODE_PATTERN.test(typeCode)) {
+        return verdict(false, undefined, 'type_code must match ^[a-z][a-z0-9_]*$ and be at most 50 characters');
+      }
+      const [config] = await db.asCaller(ctx.caller, area, (tx) =>
+        tx<Row[]>`select * from public.campaign_type_config where type_code = ${typeCode}`);
+      if (!config) return verdict(false, undefined, `Campaign type ${typeCode} does not exist`);
+      if (!config.is_active) return verdict(false, config, `Campaign type ${typeCode} is inactive`);
+      return verdict(true, config, `Campaign type ${typeCode} is valid and active`);
+    },
+  };
+
+  function countTypes(ctx: RequestContext, includeInactive = false): Promise<number> {
+    return db.asCaller(ctx.caller, area, async (tx) => {
+      const [{ count }] = await tx<{ count: number }[]>`
+        select count(*) from public.campaign_type_config where ${includeInactive ? tx`true` : tx`is_active`}`;
+      return count;
+    });
+  }
+}
+
+function verdict(isValid: boolean, config: Row | undefined, message: string): Reply {
+  return {
+    body: {
+      success: true,
+      data: { is_valid: isValid, ...(config ? { type_config: config } : {}), validation_message: message },
+    },
+  };
+}
+
+async function requiredBody(ctx: RequestContext): Promise<unknown> {
+  const body = await ctx.body();
+  if (body === undefined) {
+    throw new ApiError(400, area.codes.validation, 'A JSON body is required', {
+      field: 'body',
+      value: null,
+      constraint: 'required',
+    });
+  }
+  return body;
+}
