@@ -1,0 +1,100 @@
+-- Customers and orders: shared by campaign attribution (revenue per day) and business health (RFM,
+-- completion and on-time rates). Raw rows are for administrators; a signed-in customer sees only their
+-- own profile and orders. Days are UTC days: `order_date` is derived once, by the database.
+
+create table if not exists public.customers (
+  id uuid primary key default gen_random_uuid(),
+  user_id uuid unique references auth.users (id) on delete set null,
+  email text not null constraint customers_email_format check (email ~ '^[^@\s]+@[^@\s]+$' and char_length(email) <= 320),
+  name text not null constraint customers_name_length check (char_length(name) between 1 and 200),
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now()
+);
+
+create unique index if not exists customers_email_key on public.customers (lower(email));
+
+create table if not exists public.orders (
+  id uuid primary key default gen_random_uuid(),
+  customer_id uuid not null references public.customers (id) on delete restrict,
+  status text not null default 'pending'
+    constraint orders_status_known
+      check (status in ('pending', 'paid', 'shipped', 'delivered', 'completed', 'cancelled', 'refunded')),
+  total_amount numeric(12, 2) not null constraint orders_total_amount_not_negative check (total_amount >= 0),
+  item_count integer not null default 1 constraint orders_item_count_positive check (item_count > 0),
+  ordered_at timestamptz not null default now(),
+  order_date date generated always as ((ordered_at at time zone 'UTC')::date) stored,
+  -- The delivery date promised at checkout: on time means delivered by then.
+  promised_at timestamptz,
+  shipped_at timestamptz,
+  delivered_at timestamptz,
+  completed_at timestamptz,
+  cancelled_at timestamptz,
+  updated_at timestamptz not null default now(),
+  constraint orders_delivery_after_order check (delivered_at is null or delivered_at >= ordered_at),
+  constraint orders_completed_has_time check (status <> 'completed' or completed_at is not null),
+  constraint orders_cancelled_has_time check (status <> 'cancelled' or cancelled_at is not null)
+);
+
+create index if not exists orders_order_date_idx on public.orders (order_date) include (total_amount, status);
+create index if not exists orders_ordered_at_idx on public.orders (ordered_at);
+create index if not exists orders_customer_idx on public.orders (customer_id, ordered_at desc);
+
+drop trigger if exists customers_touch_updated_at on public.customers;
+create trigger customers_touch_updated_at
+  before update on public.customers
+  for each row execute function private.touch_updated_at();
+
+drop trigger if exists orders_touch_updated_at on public.orders;
+create trigger orders_touch_updated_at
+  before update on public.orders
+  for each row execute function private.touch_updated_at();
+
+alter table public.customers enable row level security;
+alter table public.orders enable row level security;
+
+drop policy if exists "customers see themselves, admins see all" on public.customers;
+create policy "customers see themselves, admins see all" on public.customers
+  for select to authenticated
+  using (user_id = (select auth.uid()) or (select private.is_admin()));
+
+drop policy if exists "admins add customers" on public.customers;
+create policy "admins add customers" on public.customers
+  for insert to authenticated
+  with check ((select private.is_admin()));
+
+drop policy if exists "admins change customers" on public.customers;
+create policy "admins change customers" on public.customers
+  for update to authenticated
+  using ((select private.is_admin()))
+  with check ((select private.is_admin()));
+
+drop policy if exists "admins remove customers" on public.customers;
+create policy "admins remove customers" on public.customers
+  for delete to authenticated
+  using ((select private.is_admin()));
+
+drop policy if exists "customers see their orders, admins see all" on public.orders;
+create policy "customers see their orders, admins see all" on public.orders
+  for select to authenticated
+  using (
+    (select private.is_admin())
+    or customer_id in (select c.id from public.customers c where c.user_id = (select auth.uid()))
+  );
+
+drop policy if exists "admins add orders" on public.orders;
+create policy "admins add orders" on public.orders
+  for insert to authenticated
+  with check ((select private.is_admin()));
+
+drop policy if exists "admins change orders" on public.orders;
+create policy "admins change orders" on public.orders
+  for update to authenticated
+  using ((select private.is_admin()))
+  with check ((select private.is_admin()));
+
+drop policy if exists "admins remove orders" on public.orders;
+create policy "admins remove orders" on public.orders
+  for delete to authenticated
+  using ((select private.is_admin()));
+
+revoke all on public.customers, public.orders from anon;
