@@ -60,15 +60,16 @@ export async function startEmbeddedPostgres({ dataDir, port, tuneForTests = fals
 }
 
 /** Runs a command to completion, failing with its output when it fails. */
-function run(command, args, { env = {}, cwd = ROOT } = {}) {
+function run(command, args, { env = {}, cwd = ROOT, stderr = true } = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
+    let errors = '';
+    child.stderr.on('data', (chunk) => (stderr ? (output += chunk) : (errors += chunk)));
     child.on('error', reject);
     child.on('close', (code) =>
-      code === 0 ? resolve(output) : reject(new Error(`${path.basename(command)} ${args[0]} failed (${code}):\n${output}`)),
+      code === 0 ? resolve(output) : reject(new Error(`${path.basename(command)} ${args[0]} failed (${code}):\n${output}${errors}`)),
     );
   });
 }
