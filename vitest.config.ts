@@ -7,6 +7,9 @@ export default defineConfig({
     // The stack under test is shared by every file; two workers keep a 2-core machine busy without
     // starving PostgreSQL and Deno.
     maxWorkers: 2,
+    // supabase-js builds a realtime client that needs a global WebSocket, which Node 20 has only behind
+    // a flag (Node 22 and later have it by default).
+    execArgv: typeof WebSocket === 'undefined' ? ['--experimental-websocket'] : [],
     testTimeout: 30_000,
     hookTimeout: 120_000,
   },
