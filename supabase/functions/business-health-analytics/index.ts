@@ -1,0 +1,20 @@
+/**
+ * business-health-analytics: seed 03 area B under /functions/v1/business-health-analytics. Anonymous
+ * callers (the anon key or no header), signed-in users and the service key are all admitted; what they
+ * get is scores, never raw figures.
+ */
+import { dependenciesFromEnv } from '../_shared/deps.ts';
+import { healthArea } from '../_shared/errors.ts';
+import { type Dependencies, serveFunction } from '../_shared/http.ts';
+import { FUNCTION_NAME, healthHandlers } from './handlers.ts';
+
+export function createHandler(deps: Dependencies) {
+  const handlers = healthHandlers(deps.db);
+  return serveFunction({
+    name: FUNCTION_NAME,
+    area: healthArea,
+    routes: [{ method: 'POST', path: '/', access: 'public', handle: handlers.report }],
+  }, deps);
+}
+
+if (import.meta.main) Deno.serve(createHandler(dependenciesFromEnv()));

@@ -1,0 +1,201 @@
+-- The business-health formulas as pure SQL functions of already aggregated figures, so each one is
+-- tested on exact hand-computed numbers and the report only gathers figures and calls them.
+-- docs/business-health.md states every floor, target and weight, with a worked example.
+
+-- 0 when x is at or below `floor_at`, 1 at or above `target`, linear between. With target < floor_at the
+-- scale runs downwards (lower is better, e.g. hours or milliseconds).
+create or replace function private.health_scale(x numeric, floor_at numeric, target numeric)
+returns numeric
+language sql
+immutable
+set search_path = ''
+as $$
+  select greatest(0, least(1, (x - floor_at) / (target - floor_at)))
+$$;
+
+-- CONTRACT §3B: bands by lower bound on the unrounded score, so 89.99 is 良好 and 90 is 優秀.
+create or replace function private.health_rating(score numeric)
+returns text
+language sql
+immutable
+set search_path = ''
+as $$
+  select case
+    when score >= 90 then '優秀'
+    when score >= 75 then '良好'
+    when score >= 60 then '普通'
+    when score >= 40 then '需改善'
+    else '待加強'
+  end
+$$;
+
+-- Percent change from `previous` to `current`; from 0 to a positive value is 100, from 0 to 0 is 0.
+create or replace function private.health_percent_change(current_value numeric, previous_value numeric)
+returns numeric
+language sql
+immutable
+set search_path = ''
+as $$
+  select case
+    when previous_value = 0 then case when current_value > 0 then 100 else 0 end
+    else (current_value - previous_value) / previous_value * 100
+  end
+$$;
+
+-- Seed 03 TrendAnalysis. The direction is decided on the unrounded average (exactly 2 is 持平); the
+-- figures are rounded to 2 decimals afterwards.
+create or replace function private.health_trend(customer_change numeric, operational_change numeric)
+returns jsonb
+language sql
+immutable
+set search_path = ''
+as $$
+  select jsonb_build_object(
+    'direction', case when avg_change > 2 then '上升' when avg_change < -2 then '下降' else '持平' end,
+    'change', round(abs(avg_change), 2),
+    'description', case
+      when avg_change > 2 then '業務表現持續改善'
+      when avg_change < -2 then '需要關注業務指標下滑'
+      else '業務表現穩定'
+    end,
+    'customerChange', round(customer_change, 2),
+    'operationalChange', round(operational_change, 2)
+  )
+  from (select (customer_change + operational_change) / 2 as avg_change) a
+$$;
+
+-- RFM on fixed thresholds (CONTRACT §3B). Recency in days since the last order, frequency as orders in
+-- the last 365 days, monetary as spend in the last 365 days (store currency units).
+create or replace function private.health_rfm_recency(days numeric)
+returns integer
+language sql
+immutable
+set search_path = ''
+as $$
+  select case when days <= 3 then 5 when days <= 7 then 4 when days <= 14 then 3 when days <= 30 then 2 else 1 end
+$$;
+
+create or replace function private.health_rfm_frequency(orders bigint)
+returns integer
+language sql
+immutable
+set search_path = ''
+as $$
+  select case when orders >= 10 then 5 when orders >= 6 then 4 when orders >= 3 then 3 when orders >= 2 then 2 else 1 end
+$$;
+
+create or replace function private.health_rfm_monetary(spend numeric)
+returns integer
+language sql
+immutable
+set search_path = ''
+as $$
+  select case when spend >= 20000 then 5 when spend >= 10000 then 4 when spend >= 5000 then 3 when spend >= 1000 then 2
+    else 1 end
+$$;
+
+-- One ticket's response score: answered within 1 hour is 1, after 24 hours (or not yet, 24 hours on) 0.
+create or replace function private.health_response_score(hours numeric)
+returns numeric
+language sql
+immutable
+set search_path = ''
+as $$
+  select private.health_scale(hours, 24, 1)
+$$;
+
+-- revenue: this period's revenue against the previous equal period. Target +10 % (score 10); floor half
+-- of the previous period (score 0). No revenue is 0; revenue after none is the target met.
+create or replace function private.health_revenue_score(current_revenue numeric, previous_revenue numeric)
+returns numeric
+language sql
+immutable
+set search_path = ''
+as $$
+  select case
+    when current_revenue <= 0 then 0
+    when previous_revenue <= 0 then 10
+    else 10 * private.health_scale(current_revenue / previous_revenue, 0.5, 1.1)
+  end
+$$;
+
+-- satisfaction: average rating (1 → 0, 5 → 1) weighs 0.7, resolution rate 0.3. No tickets is 0; tickets
+-- with no rating are scored on resolution alone.
+create or replace function private.health_satisfaction_score(average_rating numeric, resolution_rate numeric)
+returns numeric
+language sql
+immutable
+set search_path = ''
+as $$
+  select case
+    when resolution_rate is null then 0
+    when average_rating is null then 10 * resolution_rate
+    else 10 * (0.7 * (average_rating - 1) / 4 + 0.3 * resolution_rate)
+  end
+$$;
+
+-- fulfillment: completion rate and on-time rate, half each. No orders is 0; with no order due yet the
+-- on-time half follows completion.
+create or replace function private.health_fulfillment_score(completion_rate numeric, on_time_rate numeric)
+returns numeric
+language sql
+immutable
+set search_path = ''
+as $$
+  select case
+    when completion_rate is null then 0
+    else 10 * (0.5 * completion_rate + 0.5 * coalesce(on_time_rate, completion_rate))
+  end
+$$;
+
+-- products: share of active products in stock weighs 0.6, share sold in the period 0.4. No product is 0.
+create or replace function private.health_products_score(in_stock_share numeric, active_share numeric)
+returns numeric
+language sql
+immutable
+set search_path = ''
+as $$
+  select case when in_stock_share is null then 0 else 10 * (0.6 * in_stock_share + 0.4 * active_share) end
+$$;
+
+-- system: success rate of the function's own requests (0.5), their p95 latency (0.3; 500 ms → 1,
+-- 5 s → 0) and database connection headroom (0.2; up to half the connections in use → 1, 95 % → 0).
+create or replace function private.health_system_score(success_rate numeric, p95_ms numeric, connection_usage numeric)
+returns numeric
+language sql
+immutable
+set search_path = ''
+as $$
+  select 10 * (0.5 * success_rate
+             + 0.3 * private.health_scale(p95_ms, 5000, 500)
+             + 0.2 * private.health_scale(connection_usage, 0.95, 0.5))
+$$;
+
+-- How far an insight can be trusted, from the number of observations behind it: 20 → 0.5, 180 → 0.9.
+create or replace function private.health_confidence(observations bigint)
+returns numeric
+language sql
+immutable
+set search_path = ''
+as $$
+  select round(observations::numeric / (observations + 20), 2)
+$$;
+
+do $$
+declare
+  f text;
+begin
+  foreach f in array array[
+    'private.health_scale(numeric, numeric, numeric)', 'private.health_rating(numeric)',
+    'private.health_percent_change(numeric, numeric)', 'private.health_trend(numeric, numeric)',
+    'private.health_rfm_recency(numeric)', 'private.health_rfm_frequency(bigint)', 'private.health_rfm_monetary(numeric)',
+    'private.health_response_score(numeric)', 'private.health_revenue_score(numeric, numeric)',
+    'private.health_satisfaction_score(numeric, numeric)', 'private.health_fulfillment_score(numeric, numeric)',
+    'private.health_products_score(numeric, numeric)', 'private.health_system_score(numeric, numeric, numeric)',
+    'private.health_confidence(bigint)'
+  ] loop
+    execute format('revoke execute on function %s from public, anon, authenticated', f);
+    execute format('grant execute on function %s to service_role', f);
+  end loop;
+end
+$$;

@@ -1,0 +1,255 @@
+-- The business-health report (seed 03 area B): figures gathered in SQL, scored by the pure functions of
+-- 20261123003200, with the trend and the insights, as one JSON document. Computed at every call.
+
+create or replace function private.health_report(
+  period text,
+  include_system boolean,
+  include_trends boolean,
+  include_insights boolean,
+  as_of timestamptz
+)
+returns jsonb
+language plpgsql
+stable
+set search_path = ''
+as $$
+declare
+  days integer := case period when '7d' then 7 when '30d' then 30 when '90d' then 90 end;
+  stage text := 'parameters';
+  o record;
+  c record;
+  t record;
+  p record;
+  sys_requests bigint;
+  sys_failures bigint;
+  sys_success numeric;
+  sys_p95 numeric;
+  sys_connections numeric;
+  metrics jsonb;
+  customer_quality numeric;
+  operational_efficiency numeric;
+  support_effectiveness numeric;
+  overall numeric;
+  result jsonb;
+  field text;
+  value numeric;
+begin
+  if days is null then
+    perform private.raise_api_error(400, 'INVALID_PARAMETER', 'Invalid period', jsonb_build_object(
+      'parameter', 'period', 'provided', period, 'expected', jsonb_build_array('7d', '30d', '90d')));
+  end if;
+
+  stage := 'orders';
+  select * into o from private.health_order_figures(as_of, days);
+  stage := 'customers';
+  select * into c from private.health_customer_figures(as_of, days);
+  stage := 'tickets';
+  select * into t from private.health_ticket_figures(as_of, days);
+  stage := 'products';
+  select * into p from private.health_product_figures(as_of, days);
+  if include_system then
+    stage := 'system';
+    select f.requests, f.failures, f.success_rate, f.p95_ms, f.connection_usage
+      into sys_requests, sys_failures, sys_success, sys_p95, sys_connections
+    from private.health_system_figures(as_of) f;
+  end if;
+
+  stage := 'scores';
+  customer_quality := coalesce(c.average_rfm / 5 * 100, 0);
+  operational_efficiency := coalesce(o.completed::numeric / nullif(o.orders, 0) * 100, 0);
+  support_effectiveness := case when t.tickets = 0 then 0
+    else (t.resolved::numeric / t.tickets * 0.7 + t.response_score * 0.3) * 100 end;
+  overall := (customer_quality + operational_efficiency + support_effectiveness) / 3;
+
+  metrics := jsonb_build_object(
+    'revenue', private.health_revenue_score(o.revenue, o.previous_revenue),
+    'satisfaction', private.health_satisfaction_score(t.average_rating, t.resolved::numeric / nullif(t.tickets, 0)),
+    'fulfillment', private.health_fulfillment_score(
+      o.completed::numeric / nullif(o.orders, 0), o.on_time::numeric / nullif(o.due, 0)),
+    'support', support_effectiveness / 10,
+    'products', private.health_products_score(p.in_stock_share, p.sold_share),
+    'marketing', 0,
+    'system', case when include_system then private.health_system_score(sys_success, sys_p95, sys_connections) end
+  );
+
+  -- A score outside its scale means a formula or its data went wrong: refuse to answer with it.
+  stage := 'validation';
+  for field, value in select j.key, (j.value #>> '{}')::numeric from jsonb_each(metrics) j loop
+    if value is not null and not (value between 0 and 10) then
+      perform private.raise_api_error(500, 'CALCULATION_ERROR', 'Health calculation failed',
+        jsonb_build_object('stage', 'validation', 'reason', format('metrics.%s is %s, outside 0-10', field, value)));
+    end if;
+  end loop;
+  if not (overall between 0 and 100) then
+    perform private.raise_api_error(500, 'CALCULATION_ERROR', 'Health calculation failed',
+      jsonb_build_object('stage', 'validation', 'reason', format('overallScore is %s, outside 0-100', overall)));
+  end if;
+
+  result := jsonb_build_object(
+    'metrics', (select jsonb_object_agg(j.key, case when j.value = 'null'::jsonb then j.value
+                                                   else to_jsonb(round((j.value #>> '{}')::numeric, 2)) end)
+                from jsonb_each(metrics) j),
+    'scoreDetails', jsonb_build_object(
+      'customerQuality', round(customer_quality, 2),
+      'operationalEfficiency', round(operational_efficiency, 2),
+      'supportEffectiveness', round(support_effectiveness, 2),
+      'overallScore', round(overall, 2),
+      'rating', private.health_rating(overall)
+    )
+  );
+
+  if include_trends then
+    stage := 'trends';
+    result := result || jsonb_build_object('trends', private.health_trend(
+      private.health_percent_change(
+        coalesce((select f.average_rfm / 5 * 100 from private.health_customer_figures(as_of, 7) f), 0),
+        coalesce((select f.average_rfm / 5 * 100 from private.health_customer_figures(as_of - interval '7 days', 7) f), 0)),
+      private.health_percent_change(
+        coalesce((select f.completed::numeric / nullif(f.orders, 0) * 100 from private.health_order_figures(as_of, 7) f), 0),
+        coalesce((select f.completed::numeric / nullif(f.orders, 0) * 100
+                  from private.health_order_figures(as_of - interval '7 days', 7) f), 0))));
+  end if;
+
+  if include_insights then
+    stage := 'insights';
+    result := result || jsonb_build_object('insights', (
+      with rule (n, applies, title, description, type, impact, observations, category, actions) as (
+        values
+        (1, o.previous_revenue > 0 and o.revenue < 0.9 * o.previous_revenue,
+         '營收下滑',
+         format('本期營收較前一期下降 %s%%，營收分數 %s/10。', round((1 - o.revenue / nullif(o.previous_revenue, 0)) * 100, 1),
+                round((metrics ->> 'revenue')::numeric, 1)),
+         'warning', case when o.revenue < 0.7 * o.previous_revenue then 'high' else 'medium' end, o.orders, 'revenue',
+         array['比較本期與前期的流量與轉換率', '對近 90 天未回購的顧客推出限時優惠', '確認熱銷商品沒有缺貨']),
+        (2, o.previous_revenue > 0 and o.revenue >= 1.1 * o.previous_revenue,
+         '營收成長',
+         format('本期營收較前一期成長 %s%%，已達成長 10%% 的目標。', round((o.revenue / nullif(o.previous_revenue, 0) - 1) * 100, 1)),
+         'opportunity', 'medium', o.orders, 'revenue',
+         array['加碼投放帶來成長的通路', '為熱銷商品提前備貨']),
+        (3, o.orders > 0 and o.completed < 0.8 * o.orders,
+         '訂單完成率偏低',
+         format('本期訂單完成率 %s%%，低於 80%% 的目標。', round(o.completed::numeric / nullif(o.orders, 0) * 100, 1)),
+         'warning', 'high', o.orders, 'fulfillment',
+         array['檢查卡在付款與出貨之間的訂單', '縮短從付款到出貨的處理時間']),
+        (4, o.due > 0 and o.on_time < 0.9 * o.due,
+         '準時出貨率不足',
+         format('已到承諾日期的訂單中，準時送達率 %s%%（目標 90%%）。', round(o.on_time::numeric / nullif(o.due, 0) * 100, 1)),
+         'warning', case when o.on_time < 0.75 * o.due then 'high' else 'medium' end, o.due, 'fulfillment',
+         array['檢視物流商的延遲紀錄', '依實際出貨能力調整承諾到貨日']),
+        (5, o.orders > 0 and o.cancelled > 0.1 * o.orders,
+         '取消率偏高',
+         format('本期 %s%% 的訂單被取消（警戒線 10%%）。', round(o.cancelled::numeric / nullif(o.orders, 0) * 100, 1)),
+         'warning', 'medium', o.orders, 'fulfillment',
+         array['分析取消原因（缺貨、付款失敗、到貨太慢）', '在結帳頁清楚標示到貨時間']),
+        (6, t.tickets > 0 and t.resolved < 0.8 * t.tickets,
+         '客服工單解決率偏低',
+         format('本期工單解決率 %s%%，低於 80%% 的目標。', round(t.resolved::numeric / nullif(t.tickets, 0) * 100, 1)),
+         'warning', 'high', t.tickets, 'support',
+         array['每日清查超過 48 小時未結的工單', '為常見問題建立標準處理流程']),
+        (7, t.tickets > 0 and t.response_score < 0.7,
+         '客服回覆速度偏慢',
+         format('平均首次回覆時間 %s 小時，回覆分數 %s%%。', round(t.average_response_hours, 1), round(t.response_score * 100, 1)),
+         'warning', 'medium', t.tickets, 'support',
+         array['設定 1 小時內首次回覆的服務目標', '在尖峰時段增加客服人力或自動回覆']),
+        (8, t.rated > 0 and t.average_rating < 3.5,
+         '顧客滿意度偏低',
+         format('已評分工單的平均滿意度 %s/5（%s%% 的工單有評分）。', round(t.average_rating, 2),
+                round(t.rated::numeric / nullif(t.tickets, 0) * 100, 1)),
+         'warning', 'high', t.rated, 'satisfaction',
+         array['回訪給出 1–2 分的顧客', '檢討低分工單的共同原因']),
+        (9, c.customers > 0 and c.repeat_customers < 0.3 * c.customers,
+         '回購率有成長空間',
+         format('本期活躍顧客中僅 %s%% 在過去一年內回購，顧客品質分數 %s。',
+                round(c.repeat_customers::numeric / nullif(c.customers, 0) * 100, 1), round(customer_quality, 1)),
+         'opportunity', 'medium', c.customers, 'customers',
+         array['對首購顧客寄送回購優惠', '推出會員或集點方案']),
+        (10, p.products > 0 and p.in_stock_share < 0.9,
+         '缺貨商品偏多',
+         format('%s%% 的上架商品目前缺貨（目標 10%% 以下）。', round((1 - p.in_stock_share) * 100, 1)),
+         'warning', case when p.in_stock_share < 0.75 then 'high' else 'medium' end, p.products, 'products',
+         array['優先補貨近期有銷售的缺貨商品', '為熱銷商品設定安全庫存']),
+        (11, p.products > 0 and p.sold_share < 0.5,
+         '滯銷商品偏多',
+         format('本期僅 %s%% 的上架商品有出貨。', round(p.sold_share * 100, 1)),
+         'opportunity', 'low', p.products, 'products',
+         array['為滯銷商品安排組合或折扣', '下架長期沒有銷售的商品']),
+        (12, include_system and sys_requests > 0 and sys_failures > 0.01 * sys_requests,
+         '系統錯誤率偏高',
+         format('最近 15 分鐘有 %s%% 的請求失敗，p95 延遲 %s 毫秒。',
+                round(sys_failures::numeric / nullif(sys_requests, 0) * 100, 1), round(sys_p95)),
+         'warning', 'high', sys_requests, 'system',
+         array['檢查資料庫連線與錯誤日誌', '確認最近的部署沒有引入錯誤']),
+        (13, o.orders = 0,
+         '本期沒有訂單',
+         format('最近 %s 天沒有任何訂單，各項分數以 0 計。', days),
+         'info', 'low', null::bigint, 'revenue',
+         array['確認商店與結帳流程正常運作', '安排一檔促銷活動帶動首批訂單']),
+        (14, overall >= 75,
+         '整體表現良好',
+         format('綜合健康分數 %s，評等「%s」。', round(overall, 1), private.health_rating(overall)),
+         'info', 'low', o.orders, 'overall',
+         array['維持目前的營運節奏', '每週追蹤趨勢，及早發現下滑'])
+      )
+      select coalesce(jsonb_agg(jsonb_build_object(
+               'title', title, 'description', description, 'type', type, 'impact', impact,
+               'confidence', confidence, 'category', category, 'actions', to_jsonb(actions))
+             order by rank desc, confidence desc, n), '[]'::jsonb)
+      from (
+        select r.*, coalesce(private.health_confidence(r.observations), 1.00) as confidence,
+               case r.impact when 'high' then 3 when 'medium' then 2 else 1 end as rank
+        from rule r
+        where r.applies
+        order by rank desc, confidence desc, n
+        limit 5
+      ) ranked
+    ));
+  end if;
+
+  return result;
+exception
+  when data_exception then
+    perform private.raise_api_error(500, 'CALCULATION_ERROR', 'Health calculation failed',
+      jsonb_build_object('stage', stage, 'reason', sqlerrm));
+end
+$$;
+
+revoke execute on function private.health_report(text, boolean, boolean, boolean, timestamptz) from public, anon, authenticated;
+grant execute on function private.health_report(text, boolean, boolean, boolean, timestamptz) to service_role;
+
+-- The function's one entry point, in its own schema: not exposed by PostgREST (config.toml exposes
+-- `public` only), so the rate limits of the edge function cannot be walked around through /rest/v1/rpc.
+-- Security definer because anonymous callers get scores of rows they may not read; it returns scores,
+-- ratios and percentages only.
+create schema if not exists health;
+grant usage on schema health to anon, authenticated, service_role;
+
+create or replace function health.business_health(
+  period text,
+  include_system boolean,
+  include_trends boolean,
+  include_insights boolean
+)
+returns jsonb
+language plpgsql
+stable
+security definer
+set search_path = ''
+as $$
+declare
+  banned_until text;
+begin
+  -- A signed token whose account is gone or banned no longer speaks for anyone.
+  if auth.role() = 'authenticated' then
+    select to_jsonb(u) ->> 'banned_until' into banned_until from auth.users u where u.id = (select auth.uid());
+    if not found or banned_until::timestamptz > now() then
+      perform private.raise_api_error(403, 'PERMISSION_DENIED', 'This account may not view business health');
+    end if;
+  elsif coalesce(auth.role(), '') not in ('anon', 'service_role') then
+    perform private.raise_api_error(403, 'PERMISSION_DENIED', 'This role may not view business health');
+  end if;
+  return private.health_report(period, include_system, include_trends, include_insights, now());
+end
+$$;
+
+revoke execute on function health.business_health(text, boolean, boolean, boolean) from public;
+grant execute on function health.business_health(text, boolean, boolean, boolean) to anon, authenticated, service_role;
