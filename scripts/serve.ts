@@ -17,9 +17,9 @@ const functionsDir = new URL('../supabase/functions/', import.meta.url);
 const functions: Record<string, Handler> = {};
 for await (const entry of Deno.readDir(functionsDir)) {
   if (!entry.isDirectory || entry.name.startsWith('_')) continue;
-  const module: { createHandler?: (deps: Dependencies) => Handler } = await import(
-    new URL(`${entry.name}/index.ts`, functionsDir).href
-  );
+  const index = new URL(`${entry.name}/index.ts`, functionsDir);
+  if (!(await Deno.stat(index).then((info) => info.isFile, () => false))) continue;
+  const module: { createHandler?: (deps: Dependencies) => Handler } = await import(index.href);
   if (typeof module.createHandler !== 'function') throw new Error(`${entry.name}/index.ts does not export createHandler`);
   functions[entry.name] = module.createHandler(deps);
 }
