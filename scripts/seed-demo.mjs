@@ -1,0 +1,168 @@
+// npm run seed:demo -- --orders N [--seed S] [--customers C] [--tickets T] [--as-of YYYY-MM-DD]
+//
+// A deterministic demo store for business health: customers, a year of orders and support tickets,
+// generated in PostgreSQL by set-based inserts (generate_series and a seeded hash), in batches so a
+// progress bar can follow. The same seed and as-of day give the same rows; ids derive from the seed, so
+// running it again adds nothing. Writes into DATABASE_URL, or the local `npm start` database.
+import postgres from 'postgres';
+
+const DEFAULT_URL = 'postgresql://postgres:postgres@127.0.0.1:54322/postgres';
+const BATCH = 50_000;
+
+function parseArgs(argv) {
+  const options = {};
+  for (let i = 0; i < argv.length; i++) {
+    const match = /^--([a-z-]+)(?:=(.*))?$/.exec(argv[i]);
+    if (!match) throw new Error(`unexpected argument ${argv[i]}`);
+    options[match[1]] = match[2] ?? argv[++i];
+  }
+  const integer = (name, fallback) => {
+    const value = options[name] ?? fallback;
+    if (!/^\d+$/.test(String(value))) throw new Error(`--${name} must be a whole number`);
+    return Number(value);
+  };
+  const orders = integer('orders', 10_000);
+  const asOf = options['as-of'] ?? new Date().toISOString().slice(0, 10);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(asOf)) throw new Error('--as-of must be YYYY-MM-DD');
+  return {
+    orders,
+    seed: integer('seed', 1),
+    customers: integer('customers', Math.max(1, Math.ceil(orders / 8))),
+    tickets: integer('tickets', Math.ceil(orders / 20)),
+    asOf,
+  };
+}
+
+function showProgress(label, done, total) {
+  const width = 30;
+  const filled = total === 0 ? width : Math.round((done / total) * width);
+  const percent = total === 0 ? 100 : Math.floor((done / total) * 100);
+  process.stderr.write(`\r${label.padEnd(10)} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(percent).padStart(3)}% ${done}/${total}`);
+  if (done >= total) process.stderr.write('\n');
+}
+
+/** Runs `insert(from, to)` over [1, total] in batches, with a progress bar. */
+async function inBatches(label, total, insert, quiet) {
+  const progress = quiet ? () => {} : showProgress;
+  progress(label, 0, total);
+  for (let from = 1; from <= total; from += BATCH) {
+    const to = Math.min(total, from + BATCH - 1);
+    await insert(from, to);
+    progress(label, to, total);
+  }
+}
+
+export async function seedDemo(url, { orders, seed, customers, tickets, asOf }, { quiet = false } = {}) {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    // A uniform number in [0, 1) from the seed, the row and a purpose: the same inputs, the same number.
+    await sql`
+      create or replace function pg_temp.demo_random(seed integer, n bigint, salt text) returns double precision
+      language sql immutable as $$
+        select (('x' || substr(md5(seed || ':' || n || ':' || salt), 1, 8))::bit(32)::bigint)::double precision / 4294967296
+      $$`;
+    await sql`
+      create or replace function pg_temp.demo_uuid(seed integer, kind text, n bigint) returns uuid
+      language sql immutable as $$ select md5('demo:' || seed || ':' || kind || ':' || n)::uuid $$`;
+    const anchor = `${asOf}T00:00:00Z`;
+
+    await inBatches('customers', customers, (from, to) => sql`
+      insert into public.customers (id, email, name, created_at)
+      select pg_temp.demo_uuid(${seed}, 'customer', i),
+             'demo-' || ${seed} || '-' || i || '@demo.example',
+             'Demo customer ' || i,
+             ${anchor}::timestamptz - interval '400 days' * pg_temp.demo_random(${seed}, i, 'joined')
+      from generate_series(${from}::bigint, ${to}::bigint) i
+      on conflict do nothing`, quiet);
+
+    // Orders: most customers buy rarely, a few often (the power skews the pick); order times spread over
+    // a year with more recent weeks busier; deliveries take 1–5 days against a 3-day promise.
+    await inBatches('orders', orders, (from, to) => sql`
+      insert into public.orders (id, customer_id, status, total_amount, item_count, ordered_at, promised_at,
+                                 shipped_at, delivered_at, completed_at, cancelled_at)
+      select id, customer_id,
+             case when cancelled then 'cancelled'
+                  when refunded then 'refunded'
+                  when completed_at is not null then 'completed'
+                  when delivered_at is not null then 'delivered'
+                  when shipped_at is not null then 'shipped'
+                  else 'paid' end,
+             amount, items, ordered_at, ordered_at + interval '3 days',
+             shipped_at, delivered_at, completed_at,
+             case when cancelled then ordered_at + interval '2 hours' end
+      from (
+        select *,
+               case when not cancelled and shipped_at is not null and ordered_at + delivery_days * interval '1 day' < ${anchor}::timestamptz
+                    then ordered_at + delivery_days * interval '1 day' end as delivered_at,
+               case when not cancelled and shipped_at is not null and ordered_at + (delivery_days + 2) * interval '1 day' < ${anchor}::timestamptz
+                    and completes then ordered_at + (delivery_days + 2) * interval '1 day' end as completed_at
+        from (
+          select *,
+                 case when not cancelled and ordered_at + interval '1 day' < ${anchor}::timestamptz
+                      then ordered_at + interval '1 day' end as shipped_at
+          from (
+            select pg_temp.demo_uuid(${seed}, 'order', i) as id,
+                   pg_temp.demo_uuid(${seed}, 'customer', 1 + floor(power(pg_temp.demo_random(${seed}, i, 'customer'), 2) * ${customers})::bigint) as customer_id,
+                   round((150 + power(pg_temp.demo_random(${seed}, i, 'amount'), 2) * 4850)::numeric, 0) as amount,
+                   1 + floor(pg_temp.demo_random(${seed}, i, 'items') * 4)::integer as items,
+                   ${anchor}::timestamptz - interval '365 days' * power(pg_temp.demo_random(${seed}, i, 'when'), 1.3) as ordered_at,
+                   pg_temp.demo_random(${seed}, i, 'cancel') < 0.05 as cancelled,
+                   pg_temp.demo_random(${seed}, i, 'cancel') between 0.05 and 0.08 as refunded,
+                   pg_temp.demo_random(${seed}, i, 'complete') < 0.95 as completes,
+                   1 + floor(power(pg_temp.demo_random(${seed}, i, 'delivery'), 1.5) * 5)::integer as delivery_days
+            from generate_series(${from}::bigint, ${to}::bigint) i
+          ) base
+        ) shipped
+      ) delivered
+      on conflict do nothing`, quiet);
+
+    // Tickets: answered within minutes to a day and a half; most resolved; most resolved ones rated.
+    await inBatches('tickets', tickets, (from, to) => sql`
+      insert into public.support_tickets (id, customer_id, subject, status, opened_at, first_response_at, resolved_at,
+                                          satisfaction_rating)
+      select id, customer_id, subject,
+             case when resolved_at is null then case when first_response_at is null then 'open' else 'pending' end
+                  else 'resolved' end,
+             opened_at, first_response_at, resolved_at,
+             case when resolved_at is not null and pg_temp.demo_random(${seed}, i, 'rated') < 0.7
+                  then 1 + least(4, floor(power(pg_temp.demo_random(${seed}, i, 'rating'), 0.5) * 5))::smallint end
+      from (
+        select i, id, customer_id, subject, opened_at,
+               case when opened_at + response < ${anchor}::timestamptz then opened_at + response end as first_response_at,
+               case when resolves and opened_at + response + resolution < ${anchor}::timestamptz
+                    then opened_at + response + resolution end as resolved_at
+        from (
+          select i,
+                 pg_temp.demo_uuid(${seed}, 'ticket', i) as id,
+                 pg_temp.demo_uuid(${seed}, 'customer', 1 + floor(pg_temp.demo_random(${seed}, i, 'customer') * ${customers})::bigint) as customer_id,
+                 (array['Where is my order?', 'Wrong item received', 'Refund request', 'Payment failed', 'Product question'])
+                   [1 + floor(pg_temp.demo_random(${seed}, i, 'subject') * 5)::integer] as subject,
+                 ${anchor}::timestamptz - interval '365 days' * pg_temp.demo_random(${seed}, i, 'when') as opened_at,
+                 interval '36 hours' * power(pg_temp.demo_random(${seed}, i, 'response'), 3) as response,
+                 interval '72 hours' * pg_temp.demo_random(${seed}, i, 'resolution') as resolution,
+                 pg_temp.demo_random(${seed}, i, 'resolves') < 0.88 as resolves
+          from generate_series(${from}::bigint, ${to}::bigint) i
+        ) base
+      ) timed
+      on conflict do nothing`, quiet);
+
+    await sql`analyze public.customers, public.orders, public.support_tickets`;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const url = process.env.DATABASE_URL ?? process.env.SUPABASE_DB_URL ?? DEFAULT_URL;
+  try {
+    const options = parseArgs(process.argv.slice(2));
+    const started = performance.now();
+    await seedDemo(url, options);
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    console.log(`Seeded ${options.customers} customers, ${options.orders} orders and ${options.tickets} tickets ` +
+      `(seed ${options.seed}, as of ${options.asOf}) in ${seconds} s.`);
+  } catch (error) {
+    console.error(error.message ?? error);
+    process.exit(1);
+  }
+}
