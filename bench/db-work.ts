@@ -1,0 +1,31 @@
+/**
+ * Each scenario's SQL as its function runs it, for the database ceiling. Kept beside the HTTP scenario
+ * of the same name in bench/scenarios.mjs; a change to a function's query belongs here too.
+ */
+import type { Caller } from '../supabase/functions/_shared/auth.ts';
+import type { Tx } from '../supabase/functions/_shared/db.ts';
+
+/** What the dataset step found, e.g. product ids to write to. */
+export interface BenchContext {
+  productIds: string[];
+}
+
+interface Work {
+  caller: Caller;
+  run(tx: Tx, n: number, context: BenchContext): Promise<unknown>;
+}
+
+const ADMIN_ID = '00000000-0000-4000-8000-000000000001';
+const ADMIN: Caller = { kind: 'user', role: 'authenticated', userId: ADMIN_ID, claims: { role: 'authenticated', sub: ADMIN_ID } };
+
+export const databaseWork: Record<string, Work> = {
+  'campaign-types list': {
+    caller: ADMIN,
+    run: (tx) =>
+      tx`select *, count(*) over () as total_count
+         from public.campaign_type_config
+         where is_active
+         order by attribution_layer, default_priority desc, type_code
+         limit 50 offset 0`,
+  },
+};

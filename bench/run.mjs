@@ -1,0 +1,214 @@
+// npm run bench [-- --smoke] [--duration S] [--connections N]
+//
+// Starts the stack on a generated data set (generated once into .data/bench and reused), then for each
+// scenario measures the endpoint over HTTP with autocannon beside its ceilings measured in the same
+// run: a bare Deno.serve (HTTP ceiling) and the scenario's own SQL through the same driver and pool with
+// no HTTP (database ceiling). Writes bench/results/latest.json and latest.md.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import postgres from 'postgres';
+import { mintToken } from '../scripts/lib/keys.mjs';
+import { freePort, prepareDatabase, ROOT, startEmbeddedPostgres, startFunctions } from '../scripts/lib/stack.mjs';
+import { seedDemo } from '../scripts/seed-demo.mjs';
+import { scenarios } from './scenarios.mjs';
+
+const { values } = parseArgs({
+  options: {
+    smoke: { type: 'boolean', default: false },
+    duration: { type: 'string' },
+    connections: { type: 'string' },
+  },
+});
+const smoke = values.smoke;
+const duration = Number(values.duration ?? (smoke ? 1 : 10));
+const connections = Number(values.connections ?? (smoke ? 4 : 32));
+const POOL_SIZE = 20;
+const DATASET = smoke
+  ? { orders: 2_000, customers: 300, tickets: 100, seed: 7 }
+  : { orders: 1_000_000, customers: 100_000, tickets: 50_000, seed: 7 };
+const DENO = path.join(ROOT, 'node_modules', '.bin', 'deno');
+
+const log = (message) => process.stderr.write(`${message}\n`);
+
+async function openDatabase() {
+  if (smoke) {
+    const dir = await mkdtemp(path.join(tmpdir(), 'store-bench-'));
+    await chmod(dir, 0o755);
+    const database = await startEmbeddedPostgres({ dataDir: path.join(dir, 'data'), port: await freePort(), tuneForTests: true });
+    return { ...database, stop: async () => (await database.stop(), await rm(dir, { recursive: true, force: true })) };
+  }
+  return startEmbeddedPostgres({ dataDir: path.join(ROOT, '.data', 'bench', 'postgres'), port: await freePort() });
+}
+
+/** Generates the data set unless this database already holds the same one. */
+async function ensureDataset(url) {
+  const marker = path.join(ROOT, '.data', 'bench', 'dataset.json');
+  const wanted = JSON.stringify(DATASET);
+  if (!smoke && existsSync(marker) && (await readFile(marker, 'utf8')) === wanted) {
+    log('Reusing the generated data set in .data/bench');
+    return;
+  }
+  log(`Generating the data set: ${wanted}`);
+  await seedDemo(url, { ...DATASET, asOf: new Date().toISOString().slice(0, 10) }, { quiet: smoke });
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  await sql`vacuum analyze`;
+  await sql.end();
+  if (!smoke) {
+    await mkdir(path.dirname(marker), { recursive: true });
+    await writeFile(marker, wanted);
+  }
+}
+
+async function benchContext(url) {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const hasProducts = (await sql`select to_regclass('public.products') is not null as ok`)[0].ok;
+    const productIds = hasProducts ? (await sql`select id from public.products order by id limit 200`).map((r) => r.id) : [];
+    return { productIds };
+  } finally {
+    await sql.end();
+  }
+}
+
+function runAutocannon(url, requests) {
+  return new Promise((resolve, reject) => {
+    autocannon(
+      { url, connections, duration, requests },
+      (error, result) => (error ? reject(error) : resolve(result)),
+    );
+  });
+}
+
+const summarise = (result) => ({
+  requests_per_sec: result.requests.average,
+  p50: result.latency.p50,
+  p99: result.latency.p99,
+  non_2xx: result.non2xx + result.errors,
+});
+
+function runDeno(script, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(DENO, ['run', '--quiet', '--allow-net', '--allow-env', '--allow-read', '--allow-sys', script], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(output)) : reject(new Error(`${script} failed (${code})`))));
+  });
+}
+
+async function httpCeiling() {
+  const port = await freePort();
+  const child = spawn(DENO, ['run', '--quiet', '--allow-net', '--allow-env', 'bench/http-ceiling.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port) },
+    stdio: 'ignore',
+  });
+  try {
+    for (let i = 0; i < 100; i++) {
+      try {
+        await fetch(`http://127.0.0.1:${port}/`);
+        break;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    return summarise(await runAutocannon(`http://127.0.0.1:${port}`, [{ method: 'GET', path: '/' }]));
+  } finally {
+    child.kill();
+  }
+}
+
+const database = await openDatabase();
+let functions;
+try {
+  log('Preparing the database…');
+  await prepareDatabase(database.url);
+  await ensureDataset(database.url);
+  const context = await benchContext(database.url);
+  functions = await startFunctions({ dbUrl: database.url, port: await freePort(), env: { DB_POOL_SIZE: String(POOL_SIZE) } });
+  const token = await mintToken({ role: 'authenticated', sub: '00000000-0000-4000-8000-000000000001', expiresIn: '2h' });
+
+  log(`HTTP ceiling (c=${connections}, ${duration} s)…`);
+  const http = await httpCeiling();
+  const results = [];
+  for (const scenario of scenarios) {
+    log(`${scenario.name}: endpoint…`);
+    let n = 0;
+    const endpoint = summarise(
+      await runAutocannon(functions.url, [{
+        setupRequest: (request) => {
+          const { method, path: requestPath, body } = scenario.request(n++, context);
+          return {
+            ...request,
+            method,
+            path: requestPath,
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            ...(body ? { body: JSON.stringify(body) } : {}),
+          };
+        },
+      }]),
+    );
+    log(`${scenario.name}: database ceiling…`);
+    const ceiling = await runDeno('bench/db-ceiling.ts', {
+      SCENARIO: scenario.name,
+      CONNECTIONS: String(connections),
+      DURATION: String(duration),
+      DB_POOL_SIZE: String(POOL_SIZE),
+      SUPABASE_DB_URL: database.url,
+      BENCH_CONTEXT: JSON.stringify(context),
+    });
+    results.push({
+      scenario: scenario.name,
+      kind: scenario.kind,
+      endpoint,
+      database_ceiling: ceiling,
+      ratio_to_database_ceiling: endpoint.requests_per_sec / ceiling.requests_per_sec,
+      ratio_to_http_ceiling: endpoint.requests_per_sec / http.requests_per_sec,
+    });
+  }
+  const report = {
+    generated_at: new Date().toISOString(),
+    mode: smoke ? 'smoke' : 'full',
+    connections,
+    duration_seconds: duration,
+    pool_size: POOL_SIZE,
+    dataset: DATASET,
+    http_ceiling: http,
+    results,
+  };
+  await mkdir(path.join(ROOT, 'bench', 'results'), { recursive: true });
+  const name = smoke ? 'smoke' : 'latest';
+  await writeFile(path.join(ROOT, 'bench', 'results', `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
+  await writeFile(path.join(ROOT, 'bench', 'results', `${name}.md`), markdown(report));
+  console.log(markdown(report));
+} finally {
+  await functions?.stop();
+  await database.stop();
+}
+
+function markdown(report) {
+  const n = (value, digits = 0) => Number(value).toFixed(digits);
+  const lines = [
+    `# Benchmarks (${report.mode}, ${report.generated_at})`,
+    '',
+    `Concurrency ${report.connections}, ${report.duration_seconds} s per measurement, pool ${report.pool_size}; data set ${JSON.stringify(report.dataset)}.`,
+    `HTTP ceiling (bare Deno.serve): ${n(report.http_ceiling.requests_per_sec)} req/s, p50 ${n(report.http_ceiling.p50, 1)} ms, p99 ${n(report.http_ceiling.p99, 1)} ms.`,
+    '',
+    '| scenario | req/s | p50 ms | p99 ms | non-2xx | DB ceiling req/s | DB p50 ms | DB p99 ms | ratio to DB ceiling | ratio to HTTP ceiling |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...report.results.map((r) =>
+      `| ${r.scenario} | ${n(r.endpoint.requests_per_sec)} | ${n(r.endpoint.p50, 1)} | ${n(r.endpoint.p99, 1)} | ${r.endpoint.non_2xx} | ${n(r.database_ceiling.requests_per_sec)} | ${n(r.database_ceiling.p50, 1)} | ${n(r.database_ceiling.p99, 1)} | ${n(r.ratio_to_database_ceiling * 100)}% | ${n(r.ratio_to_http_ceiling * 100)}% |`
+    ),
+    '',
+  ];
+  return lines.join('\n');
+}
