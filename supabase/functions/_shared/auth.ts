@@ -28,7 +28,12 @@ const ANONYMOUS: Caller = { kind: 'anonymous', role: 'anon', userId: null, claim
 
 export function createAuthenticator(config: AuthConfig): Authenticator {
   if (!config.jwtSecret && !config.jwksUrl) throw new Error('SUPABASE_JWT_SECRET or SUPABASE_JWKS_URL is required');
-  const secret = config.jwtSecret ? new TextEncoder().encode(config.jwtSecret) : undefined;
+  // Imported once: jose would otherwise import the raw secret into WebCrypto on every request.
+  const secret = config.jwtSecret
+    ? crypto.subtle.importKey('raw', new TextEncoder().encode(config.jwtSecret), { name: 'HMAC', hash: 'SHA-256' }, false, [
+      'verify',
+    ])
+    : undefined;
   const jwks = config.jwksUrl ? createRemoteJWKSet(new URL(config.jwksUrl)) : undefined;
 
   async function verify(token: string): Promise<JWTPayload> {
@@ -40,7 +45,7 @@ export function createAuthenticator(config: AuthConfig): Authenticator {
       throw new Error('malformed token header');
     }
     if (alg === 'HS256' && secret) {
-      return (await jwtVerify(token, secret, { algorithms: ['HS256'], requiredClaims: ['exp'] })).payload;
+      return (await jwtVerify(token, await secret, { algorithms: ['HS256'], requiredClaims: ['exp'] })).payload;
     }
     if (alg !== 'HS256' && jwks) {
       return (await jwtVerify(token, jwks, { algorithms: ['ES256', 'RS256', 'EdDSA'], requiredClaims: ['exp'] }))

@@ -47,10 +47,13 @@ export function createDatabase(url: string, options: { max?: number } = {}): Dat
       for (let attempt = 1;; attempt++) {
         try {
           return (await sql.begin(async (tx) => {
-            await tx`select set_config('role', ${caller.role}, true),
+            // Sent now and not awaited: it is pipelined ahead of the work's first query on the same
+            // connection, saving a round trip per request. Should it fail, the work fails with it.
+            const identity = tx`select set_config('role', ${caller.role}, true),
                             set_config('request.jwt.claims', ${JSON.stringify(caller.claims)}, true),
-                            set_config('statement_timeout', '15s', true)`;
-            return await work(tx);
+                            set_config('statement_timeout', '15s', true)`.execute();
+            const [, result] = await Promise.all([identity, work(tx)]);
+            return result;
           })) as Awaited<ReturnType<typeof work>>;
         } catch (error) {
           if (error instanceof postgres.PostgresError && RETRYABLE.has(error.code) && attempt < MAX_ATTEMPTS) continue;
