@@ -17,6 +17,12 @@ interface Work {
 
 const ADMIN_ID = '00000000-0000-4000-8000-000000000001';
 const ADMIN: Caller = { kind: 'user', role: 'authenticated', userId: ADMIN_ID, claims: { role: 'authenticated', sub: ADMIN_ID } };
+const SERVICE: Caller = { kind: 'service', role: 'service_role', userId: null, claims: { role: 'service_role' } };
+
+const health = (period: string): Work => ({
+  caller: SERVICE,
+  run: (tx) => tx`select health.business_health(${period}, true, true, true) as report`,
+});
 
 export const databaseWork: Record<string, Work> = {
   'campaign-types list': {
@@ -28,4 +34,7 @@ export const databaseWork: Record<string, Work> = {
          order by attribution_layer, default_priority desc, type_code
          limit 50 offset 0`,
   },
+  'business health 7d': health('7d'),
+  'business health 30d': health('30d'),
+  'business health 90d': health('90d'),
 };

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import postgres from 'postgres';
-import { mintToken } from '../scripts/lib/keys.mjs';
+import { DEMO_ADMIN_ID, mintToken, SERVICE_ROLE_KEY } from '../scripts/lib/keys.mjs';
 import { freePort, prepareDatabase, ROOT, startEmbeddedPostgres, startFunctions } from '../scripts/lib/stack.mjs';
 import { seedDemo } from '../scripts/seed-demo.mjs';
 import { scenarios } from './scenarios.mjs';
@@ -135,7 +135,10 @@ try {
   await ensureDataset(database.url);
   const context = await benchContext(database.url);
   functions = await startFunctions({ dbUrl: database.url, port: await freePort(), env: { DB_POOL_SIZE: String(POOL_SIZE) } });
-  const token = await mintToken({ role: 'authenticated', sub: '00000000-0000-4000-8000-000000000001', expiresIn: '2h' });
+  const tokens = {
+    admin: await mintToken({ role: 'authenticated', sub: DEMO_ADMIN_ID, expiresIn: '2h' }),
+    service: SERVICE_ROLE_KEY,
+  };
 
   log(`HTTP ceiling (c=${connections}, ${duration} s)…`);
   const http = await httpCeiling();
@@ -143,6 +146,7 @@ try {
   for (const scenario of scenarios) {
     log(`${scenario.name}: endpoint…`);
     let n = 0;
+    const token = tokens[scenario.caller];
     const endpoint = summarise(
       await runAutocannon(functions.url, [{
         setupRequest: (request) => {
