@@ -1,6 +1,7 @@
-// npm run seed:demo -- --orders N [--seed S] [--customers C] [--tickets T] [--as-of YYYY-MM-DD]
+// npm run seed:demo -- --orders N [--seed S] [--customers C] [--tickets T] [--products P] [--as-of YYYY-MM-DD]
 //
-// A deterministic demo store for business health: customers, a year of orders and support tickets,
+// A deterministic demo store for business health: customers, a year of orders, support tickets, and
+// products with their stock lots and movements,
 // generated in PostgreSQL by set-based inserts (generate_series and a seeded hash), in batches so a
 // progress bar can follow. The same seed and as-of day give the same rows; ids derive from the seed, so
 // running it again adds nothing. Writes into DATABASE_URL, or the local `npm start` database.
@@ -29,6 +30,7 @@ function parseArgs(argv) {
     seed: integer('seed', 1),
     customers: integer('customers', Math.max(1, Math.ceil(orders / 8))),
     tickets: integer('tickets', Math.ceil(orders / 20)),
+    products: integer('products', Math.max(20, Math.ceil(orders / 2000))),
     asOf,
   };
 }
@@ -52,7 +54,7 @@ async function inBatches(label, total, insert, quiet) {
   }
 }
 
-export async function seedDemo(url, { orders, seed, customers, tickets, asOf }, { quiet = false } = {}) {
+export async function seedDemo(url, { orders, seed, customers, tickets, products, asOf }, { quiet = false } = {}) {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
     // A uniform number in [0, 1) from the seed, the row and a purpose: the same inputs, the same number.
@@ -146,7 +148,51 @@ export async function seedDemo(url, { orders, seed, customers, tickets, asOf }, 
       ) timed
       on conflict do nothing`, quiet);
 
-    await sql`analyze public.customers, public.orders, public.support_tickets`;
+    // Products: one lot each, received a year ago; about 8 % sold out, the rest partly sold. The ledger
+    // holds the lot's stock_in and one stock_out for what has left, so its arithmetic checks hold; the
+    // movements' operation ids derive from the seed, which is what keeps a rerun from repeating them.
+    await inBatches('products', products, async (from, to) => {
+      await sql.begin(async (tx) => {
+        await tx`
+          create temporary table demo_lots on commit drop as
+          select i,
+                 pg_temp.demo_uuid(${seed}, 'product', i) as product_id,
+                 pg_temp.demo_uuid(${seed}, 'lot', i) as lot_id,
+                 quantity,
+                 case when pg_temp.demo_random(${seed}, i, 'sold out') < 0.08 then 0
+                      else floor(quantity * (0.1 + 0.8 * pg_temp.demo_random(${seed}, i, 'left')))::bigint end as available,
+                 ${anchor}::timestamptz - interval '365 days' as received_at,
+                 ${anchor}::timestamptz - interval '60 days' * pg_temp.demo_random(${seed}, i, 'shipped') as shipped_at
+          from (select i, 50 + floor(pg_temp.demo_random(${seed}, i, 'quantity') * 450)::bigint as quantity
+                from generate_series(${from}::bigint, ${to}::bigint) i) q`;
+        await tx`
+          insert into public.products (id, sku, name, is_active, current_stock, created_at)
+          select product_id, 'DEMO-' || ${seed} || '-' || i, 'Demo product ' || i, true, available, received_at
+          from demo_lots
+          on conflict do nothing`;
+        await tx`
+          insert into public.inventory_records (id, product_id, quantity, available_quantity, source, received_at,
+                                                created_at, created_by_role)
+          select lot_id, product_id, quantity, available, 'purchase_order', received_at, received_at, 'service_role'
+          from demo_lots
+          on conflict do nothing`;
+        await tx`
+          insert into public.stock_movements (operation_id, operation, product_id, inventory_record_id, delta, stock_before,
+                                              stock_after, record_available_before, record_available_after, source,
+                                              operator_role, created_at)
+          select op.operation_id, op.operation, l.product_id, l.lot_id, op.delta, op.before, op.after, op.before, op.after,
+                 op.source, 'service_role', op.at
+          from demo_lots l
+          cross join lateral (values
+            (pg_temp.demo_uuid(${seed}, 'stock_in', l.i), 'stock_in', l.quantity, 0::bigint, l.quantity, 'purchase_order', l.received_at),
+            (pg_temp.demo_uuid(${seed}, 'stock_out', l.i), 'stock_out', l.available - l.quantity, l.quantity, l.available, null, l.shipped_at)
+          ) as op (operation_id, operation, delta, before, after, source, at)
+          where not exists (select 1 from public.stock_movements m where m.operation_id = op.operation_id)`;
+      });
+    }, quiet);
+
+    await sql`analyze public.customers, public.orders, public.support_tickets, public.products, public.inventory_records,
+                      public.stock_movements`;
   } finally {
     await sql.end({ timeout: 5 });
   }
@@ -159,7 +205,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const started = performance.now();
     await seedDemo(url, options);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    console.log(`Seeded ${options.customers} customers, ${options.orders} orders and ${options.tickets} tickets ` +
+    console.log(`Seeded ${options.customers} customers, ${options.orders} orders, ${options.tickets} tickets and ` +
+      `${options.products} products ` +
       `(seed ${options.seed}, as of ${options.asOf}) in ${seconds} s.`);
   } catch (error) {
     console.error(error.message ?? error);
