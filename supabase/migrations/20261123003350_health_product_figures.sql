@@ -3,12 +3,16 @@
 -- with an outbound shipment (`stock_out` movement) in the window. Stock is `products.current_stock`, the
 -- sum of the lots' available quantity kept by the stock functions: it is read as it is now, also for a
 -- past `as_of`, because lots written outside the stock functions leave no ledger to rewind.
+-- plpgsql, whose body is resolved when it runs: the migrations apply whichever of the inventory
+-- migrations has landed first.
 create or replace function private.health_product_figures(as_of timestamptz, days integer)
 returns table (products bigint, in_stock_share numeric, sold_share numeric)
-language sql
+language plpgsql
 stable
 set search_path = ''
 as $$
+begin
+  return query
   with active as (
     select p.id, p.current_stock
     from public.products p
@@ -21,7 +25,8 @@ as $$
             where m.product_id = a.id and m.operation = 'stock_out'
               and m.created_at >= as_of - make_interval(days => days) and m.created_at < as_of
           )))::numeric / nullif(count(*), 0)
-  from active a
+  from active a;
+end
 $$;
 
 revoke execute on function private.health_product_figures(timestamptz, integer) from public, anon, authenticated;
