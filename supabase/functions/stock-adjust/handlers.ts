@@ -1,0 +1,29 @@
+/** stock-adjust: one call to public.stock_adjust as the caller, in product or record mode. */
+import type { Database } from '../_shared/db.ts';
+import { inventoryArea as area } from '../_shared/errors.ts';
+import type { Reply, RequestContext } from '../_shared/http.ts';
+import { idempotencyKey } from '../_shared/idempotency.ts';
+import { requiredBody } from '../_shared/inventory.ts';
+import { validate } from '../_shared/validation.ts';
+import { stockAdjustBody } from './schemas.ts';
+
+export function stockAdjustHandlers(db: Database) {
+  return {
+    async adjust(ctx: RequestContext): Promise<Reply> {
+      const body = validate(stockAdjustBody, await requiredBody(ctx), area);
+      const key = idempotencyKey(ctx.req, area);
+      const [{ response }] = await db.asCaller(ctx.caller, area, (tx) =>
+        tx<{ response: Record<string, unknown> }[]>`
+          select public.stock_adjust(
+            product_id => ${body.product_id ?? null}::uuid,
+            inventory_id => ${body.inventory_id ?? null}::uuid,
+            adjust_quantity => ${body.adjust_quantity}::bigint,
+            reason => ${body.reason},
+            reason_note => ${body.reason_note ?? null},
+            source => ${body.source ?? 'manual_adjustment'},
+            idempotency_key => ${key}
+          ) as response`);
+      return { body: response };
+    },
+  };
+}

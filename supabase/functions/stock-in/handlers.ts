@@ -1,0 +1,28 @@
+/** stock-in: one call to public.stock_in as the caller, which does the change and the replay. */
+import type { Database } from '../_shared/db.ts';
+import { inventoryArea as area } from '../_shared/errors.ts';
+import type { Reply, RequestContext } from '../_shared/http.ts';
+import { idempotencyKey } from '../_shared/idempotency.ts';
+import { requiredBody } from '../_shared/inventory.ts';
+import { validate } from '../_shared/validation.ts';
+import { stockInBody } from './schemas.ts';
+
+export function stockInHandlers(db: Database) {
+  return {
+    async stockIn(ctx: RequestContext): Promise<Reply> {
+      const body = validate(stockInBody, await requiredBody(ctx), area);
+      const key = idempotencyKey(ctx.req, area);
+      const [{ response }] = await db.asCaller(ctx.caller, area, (tx) =>
+        tx<{ response: Record<string, unknown> }[]>`
+          select public.stock_in(
+            product_id => ${body.product_id}::uuid,
+            quantity => ${body.quantity}::bigint,
+            source => ${body.source ?? 'manual_stock_in'},
+            note => ${body.note ?? null},
+            received_at => ${body.received_at ?? null}::timestamptz,
+            idempotency_key => ${key}
+          ) as response`);
+      return { status: 201, body: response };
+    },
+  };
+}

@@ -1,0 +1,19 @@
+/**
+ * stock-out: takes stock out of a product's lots, oldest first (CONTRACT §2), under
+ * /functions/v1/stock-out. Any signed-in user or the service key; the database records who.
+ */
+import { dependenciesFromEnv } from '../_shared/deps.ts';
+import { inventoryArea } from '../_shared/errors.ts';
+import { type Dependencies, serveFunction } from '../_shared/http.ts';
+import { stockOutHandlers } from './handlers.ts';
+
+export function createHandler(deps: Dependencies) {
+  const handlers = stockOutHandlers(deps.db);
+  return serveFunction({
+    name: 'stock-out',
+    area: inventoryArea,
+    routes: [{ method: 'POST', path: '/', access: 'user', handle: handlers.stockOut }],
+  }, deps);
+}
+
+if (import.meta.main) Deno.serve(createHandler(dependenciesFromEnv()));

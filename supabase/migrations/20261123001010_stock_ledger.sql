@@ -1,0 +1,105 @@
+-- The audit side of inventory: the stock-in history (seed 02), the append-only movement ledger (one row
+-- per lot touched, so sum(delta) per product always equals its stock) and the idempotency records that
+-- let a client retry a stock change safely. Rows are written only by the stock functions; no API role
+-- may change or remove one, so the trail cannot be edited after the fact.
+
+create table if not exists public.stock_in_history (
+  id uuid primary key default gen_random_uuid(),
+  inventory_record_id uuid not null unique references public.inventory_records (id) on delete restrict,
+  product_id uuid not null references public.products (id) on delete restrict,
+  quantity bigint not null constraint stock_in_history_quantity_positive check (quantity > 0),
+  source text not null,
+  note text,
+  received_at timestamptz not null,
+  operator_id uuid,
+  operator_role text not null
+    constraint stock_in_history_operator_role_known check (operator_role in ('authenticated', 'service_role')),
+  created_at timestamptz not null default now()
+);
+
+create index if not exists stock_in_history_product_idx on public.stock_in_history (product_id, created_at desc);
+create index if not exists stock_in_history_operator_idx on public.stock_in_history (operator_id);
+
+create table if not exists public.stock_movements (
+  id bigint generated always as identity primary key,
+  -- Groups the rows of one request: a FIFO decrease across three lots is one operation, three rows.
+  operation_id uuid not null,
+  operation text not null
+    constraint stock_movements_operation_known check (operation in ('stock_in', 'stock_adjust', 'stock_out')),
+  product_id uuid not null references public.products (id) on delete restrict,
+  inventory_record_id uuid not null references public.inventory_records (id) on delete restrict,
+  delta bigint not null constraint stock_movements_delta_not_zero check (delta <> 0),
+  stock_before bigint not null,
+  stock_after bigint not null,
+  record_available_before bigint not null,
+  record_available_after bigint not null,
+  source text,
+  reason text,
+  reason_note text,
+  reference text,
+  operator_id uuid,
+  operator_role text not null
+    constraint stock_movements_operator_role_known check (operator_role in ('authenticated', 'service_role')),
+  created_at timestamptz not null default now(),
+  constraint stock_movements_stock_arithmetic
+    check (stock_before >= 0 and stock_after >= 0 and stock_after = stock_before + delta),
+  constraint stock_movements_record_arithmetic
+    check (record_available_before >= 0 and record_available_after >= 0
+      and record_available_after = record_available_before + delta)
+);
+
+create index if not exists stock_movements_product_idx on public.stock_movements (product_id, id);
+create index if not exists stock_movements_record_idx on public.stock_movements (inventory_record_id);
+create index if not exists stock_movements_operator_idx on public.stock_movements (operator_id);
+
+-- Keyed by caller, not globally: one caller's key can neither collide with nor replay another's.
+-- `operator` is the user id, or 'service_role' for the service key.
+create table if not exists public.idempotency_records (
+  operator text not null,
+  idempotency_key text not null
+    constraint idempotency_records_key_format check (idempotency_key ~ '^[\x21-\x7e]{1,255}$'),
+  operation text not null,
+  request_hash text not null,
+  response jsonb,
+  created_at timestamptz not null default now(),
+  primary key (operator, idempotency_key)
+);
+
+alter table public.stock_in_history enable row level security;
+alter table public.stock_movements enable row level security;
+alter table public.idempotency_records enable row level security;
+
+drop policy if exists "operators see their stock-ins, admins see all" on public.stock_in_history;
+create policy "operators see their stock-ins, admins see all" on public.stock_in_history
+  for select to authenticated
+  using (operator_id = (select auth.uid()) or (select private.is_admin()));
+
+drop policy if exists "operators see their movements, admins see all" on public.stock_movements;
+create policy "operators see their movements, admins see all" on public.stock_movements
+  for select to authenticated
+  using (operator_id = (select auth.uid()) or (select private.is_admin()));
+
+drop policy if exists "callers see their own idempotency records" on public.idempotency_records;
+create policy "callers see their own idempotency records" on public.idempotency_records
+  for select to authenticated
+  using (operator = (select auth.uid())::text);
+
+revoke all on public.stock_in_history, public.stock_movements, public.idempotency_records from anon;
+revoke insert, update, delete, truncate on public.stock_in_history, public.stock_movements, public.idempotency_records
+  from authenticated, service_role;
+
+-- Realtime: postgres_changes subscribers see every stock change (RLS decides which rows each one gets).
+do $$
+declare
+  inventory_table text;
+begin
+  foreach inventory_table in array array['products', 'inventory_records', 'stock_in_history', 'stock_movements'] loop
+    if not exists (
+      select 1 from pg_publication_tables
+      where pubname = 'supabase_realtime' and schemaname = 'public' and tablename = inventory_table
+    ) then
+      execute format('alter publication supabase_realtime add table public.%I', inventory_table);
+    end if;
+  end loop;
+end
+$$;

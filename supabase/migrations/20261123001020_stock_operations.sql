@@ -1,0 +1,515 @@
+-- The three stock operations (seed 02, CONTRACT §2). Each is one function, so one transaction, whether
+-- called by the edge functions or by `supabase.rpc`: the same validation, the same locks, the same
+-- ledger rows and the same errors either way. Security definer because no API role may write the
+-- inventory tables directly; the operator is taken from the request's JWT claims, never from arguments.
+--
+-- Lock order, the same in every operation so they cannot deadlock each other: the idempotency record,
+-- then the product row, then its lots oldest-first. Locking the product row serialises every change to
+-- one product, which is what makes "check the stock, then take it" safe under concurrent requests; the
+-- CHECK constraints are the backstop should a future change forget it.
+
+create or replace function private.stock_operator(out operator_id uuid, out operator_role text, out operator_key text)
+language plpgsql
+stable
+set search_path = ''
+as $$
+begin
+  operator_role := auth.role();
+  if operator_role = 'service_role' then
+    operator_id := null;
+    operator_key := 'service_role';
+  elsif operator_role = 'authenticated' and auth.uid() is not null then
+    operator_id := auth.uid();
+    operator_key := operator_id::text;
+  else
+    perform private.raise_api_error(401, 'UNAUTHORIZED', 'A signed-in user or the service key is required');
+  end if;
+end
+$$;
+
+-- The same 400 the edge functions' zod validation gives, for callers that come through supabase.rpc.
+create or replace function private.invalid_stock_field(field text, value jsonb, rule text)
+returns void
+language plpgsql
+set search_path = ''
+as $$
+begin
+  perform private.raise_api_error(400, 'VALIDATION_ERROR', format('Invalid %s: %s', field, rule),
+    jsonb_build_object('field', field, 'value', value, 'constraint', rule));
+end
+$$;
+
+create or replace function private.check_stock_quantity(field text, value bigint)
+returns void
+language plpgsql
+set search_path = ''
+as $$
+begin
+  if value is null then
+    perform private.invalid_stock_field(field, null, 'required');
+  elsif value <= 0 or value > 1000000000 then
+    perform private.invalid_stock_field(field, to_jsonb(value), 'must be a whole number from 1 to 1000000000');
+  end if;
+end
+$$;
+
+-- Returns the response to replay, or null when the request is new and must run. The insert waits on a
+-- concurrent transaction holding the same key, so two simultaneous retries never both apply: the second
+-- sees the first's committed response. A key older than 24 hours is taken over by the new request.
+create or replace function private.claim_idempotency_key(operator text, idempotency_key text, operation text, request jsonb)
+returns jsonb
+language plpgsql
+set search_path = ''
+as $$
+declare
+  hashed text := encode(
+    sha256(convert_to(jsonb_build_object('operation', operation, 'request', request)::text, 'UTF8')), 'hex');
+  existing public.idempotency_records;
+begin
+  if idempotency_key is null then
+    return null;
+  end if;
+  if idempotency_key !~ '^[\x21-\x7e]{1,255}$' then
+    perform private.invalid_stock_field('Idempotency-Key', to_jsonb(idempotency_key),
+      '1 to 255 visible ASCII characters');
+  end if;
+
+  insert into public.idempotency_records (operator, idempotency_key, operation, request_hash)
+  values (claim_idempotency_key.operator, claim_idempotency_key.idempotency_key, claim_idempotency_key.operation,
+          hashed)
+  on conflict do nothing;
+  if found then
+    return null;
+  end if;
+
+  select * into existing
+  from public.idempotency_records r
+  where r.operator = claim_idempotency_key.operator and r.idempotency_key = claim_idempotency_key.idempotency_key
+  for update;
+
+  if existing.created_at < now() - interval '24 hours' then
+    update public.idempotency_records r
+    set operation = claim_idempotency_key.operation, request_hash = hashed,
+        response = null, created_at = now()
+    where r.operator = claim_idempotency_key.operator and r.idempotency_key = claim_idempotency_key.idempotency_key;
+    return null;
+  end if;
+  if existing.request_hash <> hashed then
+    perform private.raise_api_error(422, 'IDEMPOTENCY_KEY_REUSED',
+      'This Idempotency-Key was already used with a different request',
+      jsonb_build_object('idempotency_key', idempotency_key, 'first_used_at', existing.created_at,
+        'first_operation', existing.operation));
+  end if;
+  return existing.response;
+end
+$$;
+
+create or replace function private.remember_response(operator text, idempotency_key text, response jsonb)
+returns jsonb
+language plpgsql
+set search_path = ''
+as $$
+begin
+  if idempotency_key is not null then
+    update public.idempotency_records r
+    set response = remember_response.response
+    where r.operator = remember_response.operator and r.idempotency_key = remember_response.idempotency_key;
+  end if;
+  return response;
+end
+$$;
+
+create or replace function private.lock_product(product_id uuid)
+returns public.products
+language plpgsql
+set search_path = ''
+as $$
+declare
+  product public.products;
+begin
+  select * into product
+  from public.products p
+  where p.id = lock_product.product_id and p.deleted_at is null
+  for update;
+  if not found then
+    perform private.raise_api_error(404, 'PRODUCT_NOT_FOUND', format('Product %s does not exist', product_id),
+      jsonb_build_object('product_id', product_id));
+  end if;
+  return product;
+end
+$$;
+
+-- `lot` is the lot after its change. Keeps products.current_stock in step and writes the ledger row.
+create or replace function private.log_movement(
+  operation_id uuid, operation text, lot public.inventory_records, delta bigint, details jsonb,
+  operator_id uuid, operator_role text
+)
+returns void
+language plpgsql
+set search_path = ''
+as $$
+declare
+  stock_now bigint;
+begin
+  update public.products p
+  set current_stock = p.current_stock + log_movement.delta
+  where p.id = lot.product_id
+  returning p.current_stock into stock_now;
+
+  insert into public.stock_movements (
+    operation_id, operation, product_id, inventory_record_id, delta, stock_before, stock_after,
+    record_available_before, record_available_after, source, reason, reason_note, reference, operator_id, operator_role
+  )
+  values (
+    log_movement.operation_id, log_movement.operation, lot.product_id, lot.id, log_movement.delta,
+    stock_now - log_movement.delta, stock_now, lot.available_quantity - log_movement.delta, lot.available_quantity,
+    details ->> 'source', details ->> 'reason', details ->> 'reason_note', details ->> 'reference',
+    log_movement.operator_id, log_movement.operator_role
+  );
+end
+$$;
+
+-- Takes `quantity` from the product's lots, oldest received first; the caller holds the product lock
+-- and has checked that the product's stock covers it. Returns [{inventory_id, quantity}].
+create or replace function private.draw_fifo(
+  product_id uuid, quantity bigint, operation_id uuid, operation text, details jsonb, operator_id uuid, operator_role text
+)
+returns jsonb
+language plpgsql
+set search_path = ''
+as $$
+declare
+  remaining bigint := quantity;
+  candidate record;
+  taken bigint;
+  lot public.inventory_records;
+  allocations jsonb := '[]';
+begin
+  for candidate in
+    select r.id, r.available_quantity
+    from public.inventory_records r
+    where r.product_id = draw_fifo.product_id and r.available_quantity > 0
+    order by r.received_at, r.created_at, r.id
+    for update
+  loop
+    exit when remaining = 0;
+    taken := least(remaining, candidate.available_quantity);
+    update public.inventory_records r
+    set available_quantity = r.available_quantity - taken
+    where r.id = candidate.id
+    returning r.* into lot;
+    perform private.log_movement(operation_id, operation, lot, -taken, details, operator_id, operator_role);
+    allocations := allocations || jsonb_build_array(jsonb_build_object('inventory_id', lot.id, 'quantity', taken));
+    remaining := remaining - taken;
+  end loop;
+  if remaining > 0 then
+    raise exception 'stock of product % disagrees with its inventory records', product_id;
+  end if;
+  return allocations;
+end
+$$;
+
+create or replace function private.insufficient_stock(product_id uuid, inventory_id uuid, requested bigint, available bigint)
+returns void
+language plpgsql
+set search_path = ''
+as $$
+begin
+  perform private.raise_api_error(422, 'INSUFFICIENT_STOCK',
+    format('Insufficient stock: %s requested, %s available', requested, available),
+    jsonb_strip_nulls(jsonb_build_object('product_id', product_id, 'inventory_id', inventory_id,
+      'requested', requested, 'available', available)));
+end
+$$;
+
+create or replace function public.stock_in(
+  product_id uuid,
+  quantity bigint,
+  source text default 'manual_stock_in',
+  note text default null,
+  received_at timestamptz default null,
+  idempotency_key text default null
+)
+returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  operator record;
+  replay jsonb;
+  product public.products;
+  lot public.inventory_records;
+begin
+  select * into operator from private.stock_operator();
+  if product_id is null then
+    perform private.invalid_stock_field('product_id', null, 'required');
+  end if;
+  perform private.check_stock_quantity('quantity', quantity);
+  source := coalesce(source, 'manual_stock_in');
+  if source not in ('manual_stock_in', 'purchase_order', 'return_goods', 'transfer_in', 'production_complete',
+                    'supplier_direct', 'other') then
+    perform private.invalid_stock_field('source', to_jsonb(source), 'must be one of manual_stock_in, purchase_order, '
+      'return_goods, transfer_in, production_complete, supplier_direct, other');
+  end if;
+  if char_length(note) > 1000 then
+    perform private.invalid_stock_field('note', to_jsonb(note), 'at most 1000 characters');
+  end if;
+
+  replay := private.claim_idempotency_key(operator.operator_key, idempotency_key, 'stock_in', jsonb_build_object(
+    'product_id', product_id, 'quantity', quantity, 'source', source, 'note', note, 'received_at', received_at));
+  if replay is not null then
+    return replay;
+  end if;
+
+  product := private.lock_product(product_id);
+  insert into public.inventory_records (product_id, quantity, available_quantity, source, note, received_at,
+                                        created_by, created_by_role)
+  values (product.id, stock_in.quantity, stock_in.quantity, stock_in.source, stock_in.note,
+          coalesce(stock_in.received_at, now()), operator.operator_id, operator.operator_role)
+  returning * into lot;
+
+  insert into public.stock_in_history (inventory_record_id, product_id, quantity, source, note, received_at,
+                                       operator_id, operator_role)
+  values (lot.id, lot.product_id, lot.quantity, lot.source, lot.note, lot.received_at,
+          operator.operator_id, operator.operator_role);
+
+  perform private.log_movement(gen_random_uuid(), 'stock_in', lot, lot.quantity,
+    jsonb_build_object('source', lot.source), operator.operator_id, operator.operator_role);
+
+  return private.remember_response(operator.operator_key, idempotency_key, jsonb_build_object(
+    'success', true,
+    'inventory_id', lot.id,
+    'product_id', lot.product_id,
+    'quantity', lot.quantity,
+    'current_stock', product.current_stock + lot.quantity,
+    'source', lot.source,
+    'received_at', lot.received_at,
+    'message', format('Stocked in %s units of %s; current stock %s', lot.quantity, product.sku,
+      product.current_stock + lot.quantity)
+  ));
+end
+$$;
+
+create or replace function public.stock_out(
+  product_id uuid,
+  quantity bigint,
+  reference text default null,
+  idempotency_key text default null
+)
+returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  operator record;
+  replay jsonb;
+  product public.products;
+  allocations jsonb;
+begin
+  select * into operator from private.stock_operator();
+  if product_id is null then
+    perform private.invalid_stock_field('product_id', null, 'required');
+  end if;
+  perform private.check_stock_quantity('quantity', quantity);
+  if char_length(reference) > 200 then
+    perform private.invalid_stock_field('reference', to_jsonb(reference), 'at most 200 characters');
+  end if;
+
+  replay := private.claim_idempotency_key(operator.operator_key, idempotency_key, 'stock_out', jsonb_build_object(
+    'product_id', product_id, 'quantity', quantity, 'reference', reference));
+  if replay is not null then
+    return replay;
+  end if;
+
+  product := private.lock_product(product_id);
+  if product.current_stock < quantity then
+    perform private.insufficient_stock(product.id, null, quantity, product.current_stock);
+  end if;
+  allocations := private.draw_fifo(product.id, quantity, gen_random_uuid(), 'stock_out',
+    jsonb_build_object('reference', reference), operator.operator_id, operator.operator_role);
+
+  return private.remember_response(operator.operator_key, idempotency_key, jsonb_build_object(
+    'success', true,
+    'product_id', product.id,
+    'quantity', quantity,
+    'reference', reference,
+    'allocations', allocations,
+    'previous_available_stock', product.current_stock,
+    'current_stock', product.current_stock - quantity,
+    'message', format('Stocked out %s units of %s; current stock %s', quantity, product.sku,
+      product.current_stock - quantity)
+  ));
+end
+$$;
+
+create or replace function public.stock_adjust(
+  adjust_quantity bigint default null,
+  reason text default null,
+  product_id uuid default null,
+  inventory_id uuid default null,
+  source text default 'manual_adjustment',
+  reason_note text default null,
+  idempotency_key text default null
+)
+returns jsonb
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  increase_reasons constant text[] :=
+    array['inventory_audit_increase', 'return_goods', 'supplier_compensation', 'miscount_correction'];
+  decrease_reasons constant text[] :=
+    array['inventory_audit_decrease', 'damage_writeoff', 'expired_removal', 'loss_theft', 'quality_issue'];
+  operator record;
+  replay jsonb;
+  product public.products;
+  lot public.inventory_records;
+  target_product uuid;
+  amount bigint := abs(adjust_quantity);
+  details jsonb;
+  allocations jsonb;
+  previous_stock bigint;
+  new_stock bigint;
+begin
+  select * into operator from private.stock_operator();
+  if (product_id is null) = (inventory_id is null) then
+    perform private.invalid_stock_field(case when product_id is null then 'product_id' else 'inventory_id' end,
+      null, 'exactly one of product_id and inventory_id is required');
+  end if;
+  if adjust_quantity is null then
+    perform private.invalid_stock_field('adjust_quantity', null, 'required');
+  elsif adjust_quantity = 0 then
+    perform private.invalid_stock_field('adjust_quantity', to_jsonb(adjust_quantity), 'must not be 0');
+  elsif amount > 1000000000 then
+    perform private.invalid_stock_field('adjust_quantity', to_jsonb(adjust_quantity),
+      'must be between -1000000000 and 1000000000');
+  end if;
+  if reason is null then
+    perform private.invalid_stock_field('reason', null, 'required');
+  elsif reason <> 'other' and not (reason = any (increase_reasons || decrease_reasons)) then
+    perform private.invalid_stock_field('reason', to_jsonb(reason), 'must be one of the adjustment reason codes');
+  elsif adjust_quantity > 0 and reason = any (decrease_reasons) then
+    perform private.invalid_stock_field('reason', to_jsonb(reason), 'is a decrease reason; adjust_quantity is positive');
+  elsif adjust_quantity < 0 and reason = any (increase_reasons) then
+    perform private.invalid_stock_field('reason', to_jsonb(reason), 'is an increase reason; adjust_quantity is negative');
+  end if;
+  if reason = 'other' and coalesce(btrim(reason_note), '') = '' then
+    perform private.invalid_stock_field('reason_note', to_jsonb(reason_note), 'required when reason is other');
+  elsif char_length(reason_note) > 500 then
+    perform private.invalid_stock_field('reason_note', to_jsonb(reason_note), 'at most 500 characters');
+  end if;
+  source := coalesce(source, 'manual_adjustment');
+  if source not in ('manual_adjustment', 'inventory_count', 'system_correction', 'other') then
+    perform private.invalid_stock_field('source', to_jsonb(source),
+      'must be one of manual_adjustment, inventory_count, system_correction, other');
+  end if;
+
+  replay := private.claim_idempotency_key(operator.operator_key, idempotency_key, 'stock_adjust', jsonb_build_object(
+    'product_id', product_id, 'inventory_id', inventory_id, 'adjust_quantity', adjust_quantity, 'reason', reason,
+    'reason_note', reason_note, 'source', source));
+  if replay is not null then
+    return replay;
+  end if;
+
+  details := jsonb_build_object('source', source, 'reason', reason, 'reason_note', reason_note);
+
+  if inventory_id is not null then
+    select r.product_id into target_product from public.inventory_records r where r.id = stock_adjust.inventory_id;
+    if not found then
+      perform private.raise_api_error(404, 'INVENTORY_RECORD_NOT_FOUND',
+        format('Inventory record %s does not exist', inventory_id), jsonb_build_object('inventory_id', inventory_id));
+    end if;
+    product := private.lock_product(target_product);
+    select * into lot from public.inventory_records r where r.id = stock_adjust.inventory_id for update;
+    if lot.available_quantity + adjust_quantity < 0 then
+      perform private.insufficient_stock(product.id, lot.id, amount, lot.available_quantity);
+    end if;
+    previous_stock := lot.available_quantity;
+    update public.inventory_records r
+    set quantity = r.quantity + greatest(adjust_quantity, 0), available_quantity = r.available_quantity + adjust_quantity
+    where r.id = lot.id
+    returning r.* into lot;
+    perform private.log_movement(gen_random_uuid(), 'stock_adjust', lot, adjust_quantity, details,
+      operator.operator_id, operator.operator_role);
+    new_stock := lot.available_quantity;
+  else
+    product := private.lock_product(product_id);
+    previous_stock := product.current_stock;
+    new_stock := product.current_stock + adjust_quantity;
+    if adjust_quantity > 0 then
+      select * into lot
+      from public.inventory_records r
+      where r.product_id = product.id
+      order by r.created_at desc, r.id desc
+      limit 1
+      for update;
+      if found then
+        update public.inventory_records r
+        set quantity = r.quantity + adjust_quantity, available_quantity = r.available_quantity + adjust_quantity
+        where r.id = lot.id
+        returning r.* into lot;
+      else
+        insert into public.inventory_records (product_id, quantity, available_quantity, source, note, received_at,
+                                              created_by, created_by_role)
+        values (product.id, adjust_quantity, adjust_quantity, stock_adjust.source,
+                format('Initial stock adjustment: %s', reason), now(), operator.operator_id, operator.operator_role)
+        returning * into lot;
+      end if;
+      perform private.log_movement(gen_random_uuid(), 'stock_adjust', lot, adjust_quantity, details,
+        operator.operator_id, operator.operator_role);
+    else
+      if not exists (select 1 from public.inventory_records r where r.product_id = product.id) then
+        perform private.raise_api_error(422, 'NO_INVENTORY_RECORD',
+          format('Product %s has no inventory record to decrease', product.sku),
+          jsonb_build_object('product_id', product.id));
+      end if;
+      if product.current_stock < amount then
+        perform private.insufficient_stock(product.id, null, amount, product.current_stock);
+      end if;
+      allocations := private.draw_fifo(product.id, amount, gen_random_uuid(), 'stock_adjust', details,
+        operator.operator_id, operator.operator_role);
+      lot.id := (allocations -> 0 ->> 'inventory_id')::uuid;
+    end if;
+  end if;
+
+  return private.remember_response(operator.operator_key, idempotency_key, jsonb_strip_nulls(jsonb_build_object(
+    'success', true,
+    'inventory_id', lot.id,
+    'product_id', product.id,
+    'adjustment_quantity', adjust_quantity,
+    'adjustment_type', case when adjust_quantity > 0 then 'increase' else 'decrease' end,
+    'previous_available_stock', previous_stock,
+    'new_available_stock', new_stock,
+    'current_stock', product.current_stock + adjust_quantity,
+    'reason', reason,
+    'reason_note', reason_note,
+    'source', source,
+    'allocations', allocations,
+    'message', format('Stock of %s %s by %s (%s)', product.sku,
+      case when adjust_quantity > 0 then 'increased' else 'decreased' end, amount, reason)
+  )));
+end
+$$;
+
+revoke execute on function
+  private.stock_operator(), private.invalid_stock_field(text, jsonb, text), private.check_stock_quantity(text, bigint),
+  private.claim_idempotency_key(text, text, text, jsonb), private.remember_response(text, text, jsonb),
+  private.lock_product(uuid),
+  private.log_movement(uuid, text, public.inventory_records, bigint, jsonb, uuid, text),
+  private.draw_fifo(uuid, bigint, uuid, text, jsonb, uuid, text),
+  private.insufficient_stock(uuid, uuid, bigint, bigint)
+from public, anon, authenticated, service_role;
+
+revoke execute on function
+  public.stock_in(uuid, bigint, text, text, timestamptz, text),
+  public.stock_out(uuid, bigint, text, text),
+  public.stock_adjust(bigint, text, uuid, uuid, text, text, text)
+from public, anon;
+grant execute on function
+  public.stock_in(uuid, bigint, text, text, timestamptz, text),
+  public.stock_out(uuid, bigint, text, text),
+  public.stock_adjust(bigint, text, uuid, uuid, text, text, text)
+to authenticated, service_role;
