@@ -81,6 +81,7 @@ describe('strict parameters (CONTRACT §3B: 400 INVALID_PARAMETER with parameter
     [{ period: '30D' }, 'period', '30D', ['7d', '30d', '90d']],
     [{ periodd: '7d' }, 'periodd', '7d', ['period', 'includeSystemHealth', 'includeTrends', 'includeInsights']],
     [['7d'], 'body', ['7d'], ['a JSON object']],
+    [null, 'body', null, ['a JSON object']],
   ])('refuses %j', async (body, parameter, provided, expected) => {
     const res = await health(body);
     expect(res.status).toBe(400);

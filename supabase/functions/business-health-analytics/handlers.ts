@@ -26,7 +26,8 @@ export function healthHandlers(db: Database) {
       let status = 500;
       try {
         await enforceRateLimit(db, ctx);
-        const params = validate(requestBody, (await readBody(ctx)) ?? {}, area, parameterProblem);
+        const body = await readBody(ctx);
+        const params = validate(requestBody, body === undefined ? {} : body, area, parameterProblem);
         const [{ report }] = await db.asCaller(ctx.caller, area, (tx) =>
           tx<{ report: HealthReport }[]>`
             select health.business_health(${params.period}, ${params.includeSystemHealth},
