@@ -10,14 +10,16 @@ describe('stock under concurrent requests', () => {
     // Four lots, so the concurrent FIFO draws also cross lot boundaries.
     for (const daysAgo of [4, 3, 2, 1]) await stockIn(productId, 25, daysAgo);
     const responses = await Promise.all(
-      Array.from({ length: 200 }, (_, i) =>
-        i % 2 === 0
-          ? call('stock-out', { method: 'POST', body: { product_id: productId, quantity: 1 } })
-          : call('stock-adjust', {
-            method: 'POST',
-            token: tokens.customer,
-            body: { product_id: productId, adjust_quantity: -1, reason: 'damage_writeoff' },
-          })
+      Array.from(
+        { length: 200 },
+        (_, i) =>
+          i % 2 === 0
+            ? call('stock-out', { method: 'POST', body: { product_id: productId, quantity: 1 } })
+            : call('stock-adjust', {
+              method: 'POST',
+              token: tokens.customer,
+              body: { product_id: productId, adjust_quantity: -1, reason: 'damage_writeoff' },
+            }),
       ),
     );
     const statuses = responses.map((res) => res.status);
@@ -25,7 +27,8 @@ describe('stock under concurrent requests', () => {
     expect(statuses.filter((status) => status === 422)).toHaveLength(100);
     for (const res of responses.filter((r) => r.status === 422)) expect(res.body.code).toBe('INSUFFICIENT_STOCK');
     expect(await stockFigures(sql, productId)).toEqual({ current_stock: 0, sum_available: 0, sum_deltas: 0 });
-    const [{ count }] = await sql`select count(*)::int from public.stock_movements where product_id = ${productId} and delta < 0`;
+    const [{ count }] =
+      await sql`select count(*)::int from public.stock_movements where product_id = ${productId} and delta < 0`;
     expect(count).toBe(100);
   });
 
@@ -82,7 +85,11 @@ describe('stock under concurrent requests', () => {
     expect(responses.filter((res) => res.status === 422).length).toBeLessThan(responses.length);
     for (const productId of products) {
       const stock = expected.get(productId)!;
-      expect(await stockFigures(sql, productId)).toEqual({ current_stock: stock, sum_available: stock, sum_deltas: stock });
+      expect(await stockFigures(sql, productId)).toEqual({
+        current_stock: stock,
+        sum_available: stock,
+        sum_deltas: stock,
+      });
     }
     const [{ broken }] = await sql`
       select count(*)::int as broken from public.stock_movements

@@ -22,7 +22,7 @@ describe('inventory row-level security, in SQL', () => {
     expect(anonymous.error?.code).toBe('42501');
   });
 
-  it('a customer sees the lots, stock-ins and movements they made, not other people\'s; an admin sees all', async () => {
+  it("a customer sees the lots, stock-ins and movements they made, not other people's; an admin sees all", async () => {
     const productId = await createProduct(sql);
     const someone = await createUser(sql);
     await call('stock-in', { method: 'POST', token: someone.token, body: { product_id: productId, quantity: 1 } });
@@ -35,7 +35,11 @@ describe('inventory row-level security, in SQL', () => {
                  (select count(*)::int from public.stock_movements where product_id = ${productId}) as movements`;
         return row;
       });
-    expect((await counts({ role: 'authenticated', sub: someone.id })).result).toEqual({ lots: 1, stock_ins: 1, movements: 1 });
+    expect((await counts({ role: 'authenticated', sub: someone.id })).result).toEqual({
+      lots: 1,
+      stock_ins: 1,
+      movements: 1,
+    });
     expect((await counts(customer)).result).toEqual({ lots: 0, stock_ins: 0, movements: 0 });
     expect((await counts(admin)).result).toEqual({ lots: 2, stock_ins: 2, movements: 2 });
   });
@@ -43,19 +47,34 @@ describe('inventory row-level security, in SQL', () => {
   it('only administrators add and edit products, nobody deletes one, and nobody writes current_stock', async () => {
     const productId = await createProduct(sql);
     const add = (caller: typeof admin | typeof customer) =>
-      asRole(sql, caller, (tx) => tx`insert into public.products (sku, name) values (${unique('RLS')}, 'x') returning id`);
+      asRole(
+        sql,
+        caller,
+        (tx) => tx`insert into public.products (sku, name) values (${unique('RLS')}, 'x') returning id`,
+      );
     expect((await add(admin)).result).toHaveLength(1);
     expect((await add(customer)).error?.code).toBe('42501');
 
-    const rename = await asRole(sql, customer, (tx) => tx`update public.products set name = 'y' where id = ${productId} returning id`);
+    const rename = await asRole(
+      sql,
+      customer,
+      (tx) => tx`update public.products set name = 'y' where id = ${productId} returning id`,
+    );
     expect(rename.result).toHaveLength(0);
-    const softDelete = await asRole(sql, admin, (tx) =>
-      tx`update public.products set deleted_at = now() where id = ${productId} returning id`);
+    const softDelete = await asRole(
+      sql,
+      admin,
+      (tx) => tx`update public.products set deleted_at = now() where id = ${productId} returning id`,
+    );
     expect(softDelete.result).toHaveLength(1);
     for (const caller of [admin, service]) {
       const remove = await asRole(sql, caller, (tx) => tx`delete from public.products where id = ${productId}`);
       expect(remove.error?.code).toBe('42501');
-      const stock = await asRole(sql, caller, (tx) => tx`update public.products set current_stock = 1000 where id = ${productId}`);
+      const stock = await asRole(
+        sql,
+        caller,
+        (tx) => tx`update public.products set current_stock = 1000 where id = ${productId}`,
+      );
       expect(stock.error?.code).toBe('42501');
     }
   });
@@ -66,7 +85,8 @@ describe('inventory row-level security, in SQL', () => {
     const attempts = [
       (tx: any) => tx`update public.inventory_records set available_quantity = 500 where id = ${lot}`,
       (tx: any) => tx`delete from public.inventory_records where id = ${lot}`,
-      (tx: any) => tx`insert into public.inventory_records (product_id, quantity, available_quantity, source, created_by_role)
+      (tx: any) =>
+        tx`insert into public.inventory_records (product_id, quantity, available_quantity, source, created_by_role)
                       values (${productId}, 1, 1, 'other', 'service_role')`,
       (tx: any) => tx`update public.stock_movements set delta = 500 where product_id = ${productId}`,
       (tx: any) => tx`delete from public.stock_movements where product_id = ${productId}`,
@@ -83,11 +103,13 @@ describe('inventory row-level security, in SQL', () => {
   it('constraints refuse negative stock even from the table owner', async () => {
     const productId = await createProduct(sql);
     const lot = await stockIn(productId, 5);
-    for (const statement of [
-      sql`update public.inventory_records set available_quantity = -1 where id = ${lot}`,
-      sql`update public.inventory_records set available_quantity = 6 where id = ${lot}`,
-      sql`update public.products set current_stock = -1 where id = ${productId}`,
-    ]) {
+    for (
+      const statement of [
+        sql`update public.inventory_records set available_quantity = -1 where id = ${lot}`,
+        sql`update public.inventory_records set available_quantity = 6 where id = ${lot}`,
+        sql`update public.products set current_stock = -1 where id = ${productId}`,
+      ]
+    ) {
       await expect(statement).rejects.toMatchObject({ code: '23514' });
     }
   });
@@ -98,18 +120,38 @@ describe('the stock functions through supabase.rpc, in SQL', () => {
     const productId = await createProduct(sql);
     const { result } = await asRole(sql, customer, async (tx) => {
       const [{ response }] = await tx`select public.stock_in(product_id => ${productId}, quantity => 4) as response`;
-      const [lot] = await tx`select created_by, created_by_role from public.inventory_records where id = ${response.inventory_id}`;
+      const [lot] =
+        await tx`select created_by, created_by_role from public.inventory_records where id = ${response.inventory_id}`;
       return { response, lot };
     });
     expect(result!.response).toMatchObject({ success: true, quantity: 4, current_stock: 4 });
     expect(result!.lot).toEqual({ created_by: DEMO_CUSTOMER_ID, created_by_role: 'authenticated' });
 
     const refusals: [string, (tx: any) => Promise<unknown>, string][] = [
-      ['PT400', (tx) => tx`select public.stock_adjust(product_id => ${productId}, adjust_quantity => 0, reason => 'other', reason_note => 'x')`, 'VALIDATION_ERROR'],
-      ['PT422', (tx) => tx`select public.stock_adjust(product_id => ${productId}, adjust_quantity => -1, reason => 'damage_writeoff')`, 'NO_INVENTORY_RECORD'],
+      [
+        'PT400',
+        (tx) =>
+          tx`select public.stock_adjust(product_id => ${productId}, adjust_quantity => 0, reason => 'other', reason_note => 'x')`,
+        'VALIDATION_ERROR',
+      ],
+      [
+        'PT422',
+        (tx) =>
+          tx`select public.stock_adjust(product_id => ${productId}, adjust_quantity => -1, reason => 'damage_writeoff')`,
+        'NO_INVENTORY_RECORD',
+      ],
       ['PT422', (tx) => tx`select public.stock_out(product_id => ${productId}, quantity => 1)`, 'INSUFFICIENT_STOCK'],
-      ['PT404', (tx) => tx`select public.stock_in(product_id => gen_random_uuid(), quantity => 1)`, 'PRODUCT_NOT_FOUND'],
-      ['PT404', (tx) => tx`select public.stock_adjust(inventory_id => gen_random_uuid(), adjust_quantity => -1, reason => 'loss_theft')`, 'INVENTORY_RECORD_NOT_FOUND'],
+      [
+        'PT404',
+        (tx) => tx`select public.stock_in(product_id => gen_random_uuid(), quantity => 1)`,
+        'PRODUCT_NOT_FOUND',
+      ],
+      [
+        'PT404',
+        (tx) =>
+          tx`select public.stock_adjust(inventory_id => gen_random_uuid(), adjust_quantity => -1, reason => 'loss_theft')`,
+        'INVENTORY_RECORD_NOT_FOUND',
+      ],
     ];
     for (const [code, statement, message] of refusals) {
       const { error } = await asRole(sql, service, statement);
@@ -119,10 +161,17 @@ describe('the stock functions through supabase.rpc, in SQL', () => {
 
   it('refuse the anonymous role and a claim set without a user', async () => {
     const productId = await createProduct(sql);
-    const anonymous = await asRole(sql, anon, (tx) => tx`select public.stock_in(product_id => ${productId}, quantity => 1)`);
+    const anonymous = await asRole(
+      sql,
+      anon,
+      (tx) => tx`select public.stock_in(product_id => ${productId}, quantity => 1)`,
+    );
     expect(anonymous.error?.code).toBe('42501');
-    const userless = await asRole(sql, { role: 'authenticated' }, (tx) =>
-      tx`select public.stock_in(product_id => ${productId}, quantity => 1)`);
+    const userless = await asRole(
+      sql,
+      { role: 'authenticated' },
+      (tx) => tx`select public.stock_in(product_id => ${productId}, quantity => 1)`,
+    );
     expect(userless.error).toMatchObject({ code: 'PT401', message: 'UNAUTHORIZED' });
   });
 
@@ -135,9 +184,12 @@ describe('the stock functions through supabase.rpc, in SQL', () => {
 
 describe('real time', () => {
   it('every inventory table is in the supabase_realtime publication, the idempotency records are not', async () => {
-    const rows = await sql`select tablename from pg_publication_tables where pubname = 'supabase_realtime' and schemaname = 'public'`;
+    const rows =
+      await sql`select tablename from pg_publication_tables where pubname = 'supabase_realtime' and schemaname = 'public'`;
     const tables = rows.map((row) => row.tablename);
-    expect(tables).toEqual(expect.arrayContaining(['products', 'inventory_records', 'stock_in_history', 'stock_movements']));
+    expect(tables).toEqual(
+      expect.arrayContaining(['products', 'inventory_records', 'stock_in_history', 'stock_movements']),
+    );
     expect(tables).not.toContain('idempotency_records');
   });
 

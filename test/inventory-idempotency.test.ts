@@ -61,7 +61,7 @@ describe('Idempotency-Key', () => {
     expect(explicit.body).toEqual(first.body);
   });
 
-  it('keys belong to their caller: another user\'s identical key neither replays nor collides', async () => {
+  it("keys belong to their caller: another user's identical key neither replays nor collides", async () => {
     const productId = await createProduct(sql);
     const other = await createUser(sql);
     const key = unique('shared');

@@ -35,7 +35,11 @@ describe('stock-adjust, product mode', () => {
     const productId = await createProduct(sql);
     const res = await adjust({ product_id: productId, adjust_quantity: 7, reason: 'supplier_compensation' });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ adjustment_type: 'increase', previous_available_stock: 0, new_available_stock: 7 });
+    expect(res.body).toMatchObject({
+      adjustment_type: 'increase',
+      previous_available_stock: 0,
+      new_available_stock: 7,
+    });
     const [lot] = await sql`
       select product_id, quantity::int, available_quantity::int, note, source,
              now() - received_at < interval '1 minute' as received_now
@@ -93,7 +97,11 @@ describe('stock-adjust, product mode', () => {
     await stockIn(productId, 2, 1);
     const res = await adjust({ product_id: productId, adjust_quantity: -6, reason: 'loss_theft' });
     expect(res.status).toBe(422);
-    expect(res.body).toMatchObject({ success: false, code: 'INSUFFICIENT_STOCK', details: { requested: 6, available: 5 } });
+    expect(res.body).toMatchObject({
+      success: false,
+      code: 'INSUFFICIENT_STOCK',
+      details: { requested: 6, available: 5 },
+    });
     expect(await stockFigures(sql, productId)).toEqual({ current_stock: 5, sum_available: 5, sum_deltas: 5 });
   });
 
@@ -108,7 +116,7 @@ describe('stock-adjust, product mode', () => {
 });
 
 describe('stock-adjust, record mode', () => {
-  it('changes only the named record; previous/new are that record\'s figures', async () => {
+  it("changes only the named record; previous/new are that record's figures", async () => {
     const productId = await createProduct(sql);
     const oldest = await stockIn(productId, 10, 5);
     const newest = await stockIn(productId, 10, 1);
@@ -122,7 +130,12 @@ describe('stock-adjust, record mode', () => {
       current_stock: 16,
     });
     const up = await adjust({ inventory_id: oldest, adjust_quantity: 2, reason: 'return_goods' });
-    expect(up.body).toMatchObject({ inventory_id: oldest, adjustment_type: 'increase', previous_available_stock: 10, new_available_stock: 12 });
+    expect(up.body).toMatchObject({
+      inventory_id: oldest,
+      adjustment_type: 'increase',
+      previous_available_stock: 10,
+      new_available_stock: 12,
+    });
     expect(await availableByLot(sql, productId)).toEqual({ [oldest]: 12, [newest]: 6 });
     expect(await stockFigures(sql, productId)).toEqual({ current_stock: 18, sum_available: 18, sum_deltas: 18 });
   });
@@ -135,13 +148,16 @@ describe('stock-adjust, record mode', () => {
     }
   });
 
-  it('rule 6: a decrease beyond the record\'s available quantity is 422, even when the product has more elsewhere', async () => {
+  it("rule 6: a decrease beyond the record's available quantity is 422, even when the product has more elsewhere", async () => {
     const productId = await createProduct(sql);
     const small = await stockIn(productId, 2, 5);
     await stockIn(productId, 50, 1);
     const res = await adjust({ inventory_id: small, adjust_quantity: -3, reason: 'damage_writeoff' });
     expect(res.status).toBe(422);
-    expect(res.body).toMatchObject({ code: 'INSUFFICIENT_STOCK', details: { inventory_id: small, requested: 3, available: 2 } });
+    expect(res.body).toMatchObject({
+      code: 'INSUFFICIENT_STOCK',
+      details: { inventory_id: small, requested: 3, available: 2 },
+    });
   });
 
   it('a record of a deleted product is 404 PRODUCT_NOT_FOUND', async () => {
@@ -162,39 +178,94 @@ describe('stock-adjust, field rules', () => {
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'reason_note' } });
     }
-    const ok = await adjust({ product_id: productId, adjust_quantity: 1, reason: 'other', reason_note: 'Found behind the shelf' });
+    const ok = await adjust({
+      product_id: productId,
+      adjust_quantity: 1,
+      reason: 'other',
+      reason_note: 'Found behind the shelf',
+    });
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ reason: 'other', reason_note: 'Found behind the shelf' });
-    const [movement] = await sql`select reason, reason_note from public.stock_movements where product_id = ${productId}`;
+    const [movement] =
+      await sql`select reason, reason_note from public.stock_movements where product_id = ${productId}`;
     expect(movement).toEqual({ reason: 'other', reason_note: 'Found behind the shelf' });
   });
 
   it('accepts each adjust source and records it', async () => {
     const productId = await createProduct(sql);
     for (const source of ['manual_adjustment', 'inventory_count', 'system_correction', 'other']) {
-      const res = await adjust({ product_id: productId, adjust_quantity: 1, reason: 'inventory_audit_increase', source });
+      const res = await adjust({
+        product_id: productId,
+        adjust_quantity: 1,
+        reason: 'inventory_audit_increase',
+        source,
+      });
       expect(res.status).toBe(200);
       expect(res.body.source).toBe(source);
     }
     const sources = await sql`select source from public.stock_movements where product_id = ${productId} order by id`;
-    expect(sources.map((row) => row.source)).toEqual(['manual_adjustment', 'inventory_count', 'system_correction', 'other']);
+    expect(sources.map((row) => row.source)).toEqual([
+      'manual_adjustment',
+      'inventory_count',
+      'system_correction',
+      'other',
+    ]);
   });
 
   it.each([
-    ['rule 5: adjust_quantity 0', { product_id: UNKNOWN_ID, adjust_quantity: 0, reason: 'other', reason_note: 'x' }, 'adjust_quantity'],
-    ['both product_id and inventory_id', { product_id: UNKNOWN_ID, inventory_id: UNKNOWN_ID, adjust_quantity: 1, reason: 'return_goods' }, 'inventory_id'],
+    [
+      'rule 5: adjust_quantity 0',
+      { product_id: UNKNOWN_ID, adjust_quantity: 0, reason: 'other', reason_note: 'x' },
+      'adjust_quantity',
+    ],
+    ['both product_id and inventory_id', {
+      product_id: UNKNOWN_ID,
+      inventory_id: UNKNOWN_ID,
+      adjust_quantity: 1,
+      reason: 'return_goods',
+    }, 'inventory_id'],
     ['neither product_id nor inventory_id', { adjust_quantity: 1, reason: 'return_goods' }, 'product_id'],
     ['a missing adjust_quantity', { product_id: UNKNOWN_ID, reason: 'return_goods' }, 'adjust_quantity'],
-    ['a fractional adjust_quantity', { product_id: UNKNOWN_ID, adjust_quantity: -1.5, reason: 'damage_writeoff' }, 'adjust_quantity'],
-    ['an adjust_quantity beyond 1,000,000,000', { product_id: UNKNOWN_ID, adjust_quantity: -1_000_000_001, reason: 'damage_writeoff' }, 'adjust_quantity'],
+    [
+      'a fractional adjust_quantity',
+      { product_id: UNKNOWN_ID, adjust_quantity: -1.5, reason: 'damage_writeoff' },
+      'adjust_quantity',
+    ],
+    ['an adjust_quantity beyond 1,000,000,000', {
+      product_id: UNKNOWN_ID,
+      adjust_quantity: -1_000_000_001,
+      reason: 'damage_writeoff',
+    }, 'adjust_quantity'],
     ['a missing reason', { product_id: UNKNOWN_ID, adjust_quantity: 1 }, 'reason'],
     ['an unknown reason', { product_id: UNKNOWN_ID, adjust_quantity: 1, reason: 'felt_like_it' }, 'reason'],
-    ['a decrease reason on an increase', { product_id: UNKNOWN_ID, adjust_quantity: 1, reason: 'damage_writeoff' }, 'reason'],
-    ['an increase reason on a decrease', { product_id: UNKNOWN_ID, adjust_quantity: -1, reason: 'return_goods' }, 'reason'],
-    ['an unknown source', { product_id: UNKNOWN_ID, adjust_quantity: 1, reason: 'return_goods', source: 'manual_stock_in' }, 'source'],
-    ['a reason_note over 500 characters', { product_id: UNKNOWN_ID, adjust_quantity: 1, reason: 'other', reason_note: 'x'.repeat(501) }, 'reason_note'],
+    [
+      'a decrease reason on an increase',
+      { product_id: UNKNOWN_ID, adjust_quantity: 1, reason: 'damage_writeoff' },
+      'reason',
+    ],
+    [
+      'an increase reason on a decrease',
+      { product_id: UNKNOWN_ID, adjust_quantity: -1, reason: 'return_goods' },
+      'reason',
+    ],
+    ['an unknown source', {
+      product_id: UNKNOWN_ID,
+      adjust_quantity: 1,
+      reason: 'return_goods',
+      source: 'manual_stock_in',
+    }, 'source'],
+    ['a reason_note over 500 characters', {
+      product_id: UNKNOWN_ID,
+      adjust_quantity: 1,
+      reason: 'other',
+      reason_note: 'x'.repeat(501),
+    }, 'reason_note'],
     ['a malformed inventory_id', { inventory_id: 'lot-1', adjust_quantity: 1, reason: 'return_goods' }, 'inventory_id'],
-    ['an unknown field', { product_id: UNKNOWN_ID, adjust_quantity: 1, reason: 'return_goods', operator: 'me' }, 'operator'],
+    [
+      'an unknown field',
+      { product_id: UNKNOWN_ID, adjust_quantity: 1, reason: 'return_goods', operator: 'me' },
+      'operator',
+    ],
   ])('refuses %s with 400 VALIDATION_ERROR', async (_, body, field) => {
     const res = await adjust(body);
     expect(res.status).toBe(400);
@@ -206,9 +277,13 @@ describe('stock-adjust, field rules', () => {
     const anonymous = await adjust({ product_id: productId, adjust_quantity: 1, reason: 'return_goods' }, tokens.anon);
     expect(anonymous.status).toBe(401);
     expect(anonymous.body).toMatchObject({ success: false, code: 'UNAUTHORIZED' });
-    const customer = await adjust({ product_id: productId, adjust_quantity: 1, reason: 'return_goods' }, tokens.customer);
+    const customer = await adjust(
+      { product_id: productId, adjust_quantity: 1, reason: 'return_goods' },
+      tokens.customer,
+    );
     expect(customer.status).toBe(200);
-    const [movement] = await sql`select operator_id, operator_role from public.stock_movements where product_id = ${productId}`;
+    const [movement] =
+      await sql`select operator_id, operator_role from public.stock_movements where product_id = ${productId}`;
     expect(movement).toEqual({ operator_id: '00000000-0000-4000-8000-000000000002', operator_role: 'authenticated' });
   });
 });

@@ -48,11 +48,27 @@ describe('stock-in', () => {
     ['negative quantity', { product_id: '7d2c5a4e-1b7f-4c1e-9a55-2f8e6b9d0a11', quantity: -5 }, 'quantity'],
     ['fractional quantity', { product_id: '7d2c5a4e-1b7f-4c1e-9a55-2f8e6b9d0a11', quantity: 1.5 }, 'quantity'],
     ['quantity as a string', { product_id: '7d2c5a4e-1b7f-4c1e-9a55-2f8e6b9d0a11', quantity: '5' }, 'quantity'],
-    ['quantity over 1,000,000,000', { product_id: '7d2c5a4e-1b7f-4c1e-9a55-2f8e6b9d0a11', quantity: 1_000_000_001 }, 'quantity'],
+    [
+      'quantity over 1,000,000,000',
+      { product_id: '7d2c5a4e-1b7f-4c1e-9a55-2f8e6b9d0a11', quantity: 1_000_000_001 },
+      'quantity',
+    ],
     ['unknown source', { product_id: '7d2c5a4e-1b7f-4c1e-9a55-2f8e6b9d0a11', quantity: 1, source: 'gift' }, 'source'],
-    ['received_at not ISO 8601', { product_id: '7d2c5a4e-1b7f-4c1e-9a55-2f8e6b9d0a11', quantity: 1, received_at: 'yesterday' }, 'received_at'],
-    ['note over 1000 characters', { product_id: '7d2c5a4e-1b7f-4c1e-9a55-2f8e6b9d0a11', quantity: 1, note: 'x'.repeat(1001) }, 'note'],
-    ['an unknown field', { product_id: '7d2c5a4e-1b7f-4c1e-9a55-2f8e6b9d0a11', quantity: 1, operator_id: DEMO_ADMIN_ID }, 'operator_id'],
+    ['received_at not ISO 8601', {
+      product_id: '7d2c5a4e-1b7f-4c1e-9a55-2f8e6b9d0a11',
+      quantity: 1,
+      received_at: 'yesterday',
+    }, 'received_at'],
+    ['note over 1000 characters', {
+      product_id: '7d2c5a4e-1b7f-4c1e-9a55-2f8e6b9d0a11',
+      quantity: 1,
+      note: 'x'.repeat(1001),
+    }, 'note'],
+    ['an unknown field', {
+      product_id: '7d2c5a4e-1b7f-4c1e-9a55-2f8e6b9d0a11',
+      quantity: 1,
+      operator_id: DEMO_ADMIN_ID,
+    }, 'operator_id'],
   ])('refuses %s with 400 VALIDATION_ERROR naming the field', async (_, body, field) => {
     const res = await call('stock-in', { method: 'POST', body });
     expect(res.status).toBe(400);
@@ -99,7 +115,8 @@ describe('stock-in', () => {
     for (const [token, operatorId, role] of expected) {
       const res = await call('stock-in', { method: 'POST', token, body: { product_id: productId, quantity: 1 } });
       expect(res.status).toBe(201);
-      const [lot] = await sql`select created_by, created_by_role from public.inventory_records where id = ${res.body.inventory_id}`;
+      const [lot] =
+        await sql`select created_by, created_by_role from public.inventory_records where id = ${res.body.inventory_id}`;
       expect(lot).toEqual({ created_by: operatorId, created_by_role: role });
       const [movement] = await sql`
         select operator_id, operator_role, operation from public.stock_movements where inventory_record_id = ${res.body.inventory_id}`;

@@ -28,7 +28,8 @@ describe('stock-out', () => {
       ],
     });
     expect(await availableByLot(sql, productId)).toEqual({ [old]: 0, [recent]: 3 });
-    const refs = await sql`select distinct reference, operation from public.stock_movements where product_id = ${productId} and delta < 0`;
+    const refs =
+      await sql`select distinct reference, operation from public.stock_movements where product_id = ${productId} and delta < 0`;
     expect(refs).toEqual([{ reference: 'ORDER-1001', operation: 'stock_out' }]);
   });
 
@@ -44,7 +45,11 @@ describe('stock-out', () => {
     const productId = await createProduct(sql);
     const none = await stockOut({ product_id: productId, quantity: 1 });
     expect(none.status).toBe(422);
-    expect(none.body).toMatchObject({ success: false, code: 'INSUFFICIENT_STOCK', details: { requested: 1, available: 0 } });
+    expect(none.body).toMatchObject({
+      success: false,
+      code: 'INSUFFICIENT_STOCK',
+      details: { requested: 1, available: 0 },
+    });
     await stockIn(productId, 2, 1);
     const short = await stockOut({ product_id: productId, quantity: 3 });
     expect(short.status).toBe(422);

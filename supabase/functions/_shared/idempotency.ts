@@ -12,7 +12,11 @@ export function idempotencyKey(req: Request, area: Area): string | null {
   const key = req.headers.get('idempotency-key');
   if (key === null) return null;
   if (!KEY.test(key)) {
-    throw validationError(area, { field: 'Idempotency-Key', value: key, constraint: '1 to 255 visible ASCII characters' });
+    throw validationError(area, {
+      field: 'Idempotency-Key',
+      value: key,
+      constraint: '1 to 255 visible ASCII characters',
+    });
   }
   return key;
 }

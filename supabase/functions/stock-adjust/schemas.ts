@@ -5,8 +5,19 @@
 import { z } from 'zod';
 import { MAX_STOCK_QUANTITY, uuid } from '../_shared/inventory.ts';
 
-export const INCREASE_REASONS = ['inventory_audit_increase', 'return_goods', 'supplier_compensation', 'miscount_correction'];
-export const DECREASE_REASONS = ['inventory_audit_decrease', 'damage_writeoff', 'expired_removal', 'loss_theft', 'quality_issue'];
+export const INCREASE_REASONS = [
+  'inventory_audit_increase',
+  'return_goods',
+  'supplier_compensation',
+  'miscount_correction',
+];
+export const DECREASE_REASONS = [
+  'inventory_audit_decrease',
+  'damage_writeoff',
+  'expired_removal',
+  'loss_theft',
+  'quality_issue',
+];
 export const ADJUST_REASONS = [...INCREASE_REASONS, ...DECREASE_REASONS, 'other'] as const;
 export const ADJUST_SOURCES = ['manual_adjustment', 'inventory_count', 'system_correction', 'other'] as const;
 
@@ -18,7 +29,10 @@ export const stockAdjustBody = z
       .number('must be a number')
       .int('must be a whole number')
       .refine((value) => value !== 0, 'must not be 0')
-      .refine((value) => Math.abs(value) <= MAX_STOCK_QUANTITY, `must be between -${MAX_STOCK_QUANTITY} and ${MAX_STOCK_QUANTITY}`),
+      .refine(
+        (value) => Math.abs(value) <= MAX_STOCK_QUANTITY,
+        `must be between -${MAX_STOCK_QUANTITY} and ${MAX_STOCK_QUANTITY}`,
+      ),
     reason: z.enum(ADJUST_REASONS, 'must be one of the adjustment reason codes'),
     reason_note: z.string('must be a string').max(500, 'at most 500 characters').optional(),
     source: z.enum(ADJUST_SOURCES, `must be one of ${ADJUST_SOURCES.join(', ')}`).optional(),
