@@ -1,5 +1,15 @@
+import { createClient } from '@supabase/supabase-js';
 import { describe, expect, it } from 'vitest';
-import { call, createUser, database, DEMO_ADMIN_ID, DEMO_CUSTOMER_ID, tokens } from './support/client.ts';
+import {
+  ANON_KEY,
+  apiUrl,
+  call,
+  createUser,
+  database,
+  DEMO_ADMIN_ID,
+  DEMO_CUSTOMER_ID,
+  tokens,
+} from './support/client.ts';
 import { createProduct, stockFigures } from './inventory-support.ts';
 
 const sql = database();
@@ -125,5 +135,43 @@ describe('stock-in', () => {
         select operator_id, operator_role from public.stock_in_history where inventory_record_id = ${res.body.inventory_id}`;
       expect(history).toEqual({ operator_id: operatorId, operator_role: role });
     }
+  });
+});
+
+describe('the stock functions over HTTP', () => {
+  it('answer a wrong method with 405 and Allow: POST, in the inventory envelope', async () => {
+    for (const name of ['stock-in', 'stock-adjust', 'stock-out']) {
+      const res = await call(name, { method: 'GET' });
+      expect(res.status, name).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST');
+      expect(res.body).toMatchObject({ success: false, code: 'METHOD_NOT_ALLOWED' });
+    }
+  });
+
+  it('let a browser send Idempotency-Key (CORS preflight)', async () => {
+    for (const name of ['stock-in', 'stock-adjust', 'stock-out']) {
+      const res = await call(name, { method: 'OPTIONS', token: null });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('access-control-allow-headers')).toContain('idempotency-key');
+    }
+  });
+
+  it('work from supabase-js functions.invoke, Idempotency-Key included', async () => {
+    const productId = await createProduct(sql);
+    const client = createClient(apiUrl, ANON_KEY, {
+      auth: { persistSession: false, autoRefreshToken: false },
+      accessToken: async () => tokens.customer,
+    });
+    const invoke = () =>
+      client.functions.invoke('stock-in', {
+        body: { product_id: productId, quantity: 2 },
+        headers: { 'Idempotency-Key': `js-${productId}` },
+      });
+    const first = await invoke();
+    const retry = await invoke();
+    expect(first.error).toBeNull();
+    expect(first.data).toMatchObject({ success: true, current_stock: 2 });
+    expect(retry.data).toEqual(first.data);
+    expect((await stockFigures(sql, productId)).current_stock).toBe(2);
   });
 });
