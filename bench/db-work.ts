@@ -4,6 +4,8 @@
  */
 import type { Caller } from '../supabase/functions/_shared/auth.ts';
 import type { Tx } from '../supabase/functions/_shared/db.ts';
+// @ts-types="./scenarios.d.mts"
+import { adjustment } from './scenarios.mjs';
 
 /** What the dataset step found, e.g. product ids to write to. */
 export interface BenchContext {
@@ -33,6 +35,23 @@ export const databaseWork: Record<string, Work> = {
          where is_active
          order by attribution_layer, default_priority desc, type_code
          limit 50 offset 0`,
+  },
+  'stock-in': {
+    caller: ADMIN,
+    run: (tx, n, { productIds }) =>
+      tx`select public.stock_in(product_id => ${productIds[n % productIds.length]}::uuid, quantity => ${1}::bigint,
+                                source => ${'manual_stock_in'}, note => ${null}, received_at => ${null}::timestamptz,
+                                idempotency_key => ${null}) as response`,
+  },
+  'stock-adjust (product mode)': {
+    caller: ADMIN,
+    run: (tx, n, { productIds }) => {
+      const { product_id, adjust_quantity, reason } = adjustment(n, productIds);
+      return tx`select public.stock_adjust(product_id => ${product_id}::uuid, inventory_id => ${null}::uuid,
+                                           adjust_quantity => ${adjust_quantity}::bigint, reason => ${reason},
+                                           reason_note => ${null}, source => ${'manual_adjustment'},
+                                           idempotency_key => ${null}) as response`;
+    },
   },
   'business health 7d': health('7d'),
   'business health 30d': health('30d'),

@@ -15,6 +15,7 @@ import postgres from 'postgres';
 import { DEMO_ADMIN_ID, mintToken, SERVICE_ROLE_KEY } from '../scripts/lib/keys.mjs';
 import { freePort, prepareDatabase, ROOT, startEmbeddedPostgres, startFunctions } from '../scripts/lib/stack.mjs';
 import { seedDemo } from '../scripts/seed-demo.mjs';
+import { generateInventory, stockInvariantViolations } from './dataset.mjs';
 import { scenarios } from './scenarios.mjs';
 
 const { values } = parseArgs({
@@ -29,8 +30,8 @@ const duration = Number(values.duration ?? (smoke ? 1 : 10));
 const connections = Number(values.connections ?? (smoke ? 4 : 32));
 const POOL_SIZE = 20;
 const DATASET = smoke
-  ? { orders: 2_000, customers: 300, tickets: 100, seed: 7 }
-  : { orders: 1_000_000, customers: 100_000, tickets: 50_000, seed: 7 };
+  ? { orders: 2_000, customers: 300, tickets: 100, seed: 7, products: 200, lotsPerProduct: 3 }
+  : { orders: 1_000_000, customers: 100_000, tickets: 50_000, seed: 7, products: 10_000, lotsPerProduct: 3 };
 const DENO = path.join(ROOT, 'node_modules', '.bin', 'deno');
 
 const log = (message) => process.stderr.write(`${message}\n`);
@@ -55,6 +56,8 @@ async function ensureDataset(url) {
   }
   log(`Generating the data set: ${wanted}`);
   await seedDemo(url, { ...DATASET, asOf: new Date().toISOString().slice(0, 10) }, { quiet: smoke });
+  log('Products and lots…');
+  await generateInventory(url, DATASET);
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   await sql`vacuum analyze`;
   await sql.end();
@@ -68,7 +71,9 @@ async function benchContext(url) {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
     const hasProducts = (await sql`select to_regclass('public.products') is not null as ok`)[0].ok;
-    const productIds = hasProducts ? (await sql`select id from public.products order by id limit 200`).map((r) => r.id) : [];
+    const productIds = hasProducts
+      ? (await sql`select id from public.products where sku like 'BENCH-%' order by sku limit 200`).map((r) => r.id)
+      : [];
     return { productIds };
   } finally {
     await sql.end();
@@ -179,6 +184,8 @@ try {
       ratio_to_http_ceiling: endpoint.requests_per_sec / http.requests_per_sec,
     });
   }
+  const invariants = await stockInvariantViolations(database.url);
+  log(`Stock invariants after the write scenarios: ${invariants.violations} of ${invariants.products} products in violation`);
   const report = {
     generated_at: new Date().toISOString(),
     mode: smoke ? 'smoke' : 'full',
@@ -188,6 +195,7 @@ try {
     dataset: DATASET,
     http_ceiling: http,
     results,
+    stock_invariants: invariants,
   };
   await mkdir(path.join(ROOT, 'bench', 'results'), { recursive: true });
   const name = smoke ? 'smoke' : 'latest';
@@ -212,6 +220,8 @@ function markdown(report) {
     ...report.results.map((r) =>
       `| ${r.scenario} | ${n(r.endpoint.requests_per_sec)} | ${n(r.endpoint.p50, 1)} | ${n(r.endpoint.p99, 1)} | ${r.endpoint.non_2xx} | ${n(r.database_ceiling.requests_per_sec)} | ${n(r.database_ceiling.p50, 1)} | ${n(r.database_ceiling.p99, 1)} | ${n(r.ratio_to_database_ceiling * 100)}% | ${n(r.ratio_to_http_ceiling * 100)}% |`
     ),
+    '',
+    `Stock invariants after the write scenarios (never negative; lots = stock = ledger sum): ${report.stock_invariants.violations} violations over ${report.stock_invariants.products} products.`,
     '',
   ];
   return lines.join('\n');

@@ -9,12 +9,42 @@ const health = (period) => ({
   request: () => ({ method: 'POST', path: '/functions/v1/business-health-analytics', body: { period } }),
 });
 
+export function adjustment(n, productIds) {
+  const up = Math.floor(n / productIds.length) % 2 === 0;
+  return {
+    product_id: productIds[n % productIds.length],
+    adjust_quantity: up ? 1 : -1,
+    reason: up ? 'return_goods' : 'damage_writeoff',
+  };
+}
+
 export const scenarios = [
   {
     name: 'campaign-types list',
     kind: 'read',
     caller: 'admin',
     request: () => ({ method: 'GET', path: '/functions/v1/campaign-types' }),
+  },
+  {
+    name: 'stock-in',
+    kind: 'write',
+    caller: 'admin',
+    request: (n, { productIds }) => ({
+      method: 'POST',
+      path: '/functions/v1/stock-in',
+      body: { product_id: productIds[n % productIds.length], quantity: 1 },
+    }),
+  },
+  {
+    // Up one, then down one, per product: stock stays level however long the run.
+    name: 'stock-adjust (product mode)',
+    kind: 'write',
+    caller: 'admin',
+    request: (n, { productIds }) => ({
+      method: 'POST',
+      path: '/functions/v1/stock-adjust',
+      body: adjustment(n, productIds),
+    }),
   },
   health('7d'),
   health('30d'),

@@ -1,0 +1,1 @@
+export function adjustment(n: number, productIds: string[]): { product_id: string; adjust_quantity: number; reason: string };
