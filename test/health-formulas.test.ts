@@ -68,22 +68,30 @@ describe('trend edges (seed 03: above 2 rises, below -2 falls, exactly 2 is flat
 });
 
 describe('RFM on fixed thresholds', () => {
+  // The customer's score is (R + F + M) / 3; holding two dimensions at 1 isolates the third.
+  const part = async (days: number, orders: number, spend: number) =>
+    Math.round(3 * (await scalar<number>(sql`select private.health_rfm_score(${days}::numeric, ${orders}::bigint, ${spend}::numeric)`)) - 2);
+
   it.each([
     [0, 5], [3, 5], [3.01, 4], [7, 4], [14, 3], [30, 2], [30.5, 1], [400, 1],
   ])('recency %s days scores %s', async (days, score) => {
-    expect(await scalar(sql`select private.health_rfm_recency(${days}::numeric)`)).toBe(score);
+    expect(await part(days, 1, 0)).toBe(score);
   });
 
   it.each([[1, 1], [2, 2], [3, 3], [5, 3], [6, 4], [9, 4], [10, 5]])('frequency %s orders scores %s', async (n, score) => {
-    expect(await scalar(sql`select private.health_rfm_frequency(${n}::bigint)`)).toBe(score);
+    expect(await part(400, n, 0)).toBe(score);
   });
 
   it.each([[0, 1], [999.99, 1], [1000, 2], [5000, 3], [10000, 4], [19999.99, 4], [20000, 5]])(
     'spend %s scores %s',
     async (spend, score) => {
-      expect(await scalar(sql`select private.health_rfm_monetary(${spend}::numeric)`)).toBe(score);
+      expect(await part(400, 1, spend)).toBe(score);
     },
   );
+
+  it('averages the three: 1 day, 4 orders, 6500 → (5 + 3 + 3) / 3', async () => {
+    expect(await scalar<number>(sql`select private.health_rfm_score(1, 4, 6500)`)).toBeCloseTo(11 / 3, 10);
+  });
 });
 
 describe('dimension formulas (floors and targets)', () => {

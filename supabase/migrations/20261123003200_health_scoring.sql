@@ -8,6 +8,7 @@ create or replace function private.health_scale(x numeric, floor_at numeric, tar
 returns numeric
 language sql
 immutable
+parallel safe
 set search_path = ''
 as $$
   select greatest(0, least(1, (x - floor_at) / (target - floor_at)))
@@ -18,6 +19,7 @@ create or replace function private.health_rating(score numeric)
 returns text
 language sql
 immutable
+parallel safe
 set search_path = ''
 as $$
   select case
@@ -34,6 +36,7 @@ create or replace function private.health_percent_change(current_value numeric, 
 returns numeric
 language sql
 immutable
+parallel safe
 set search_path = ''
 as $$
   select case
@@ -48,6 +51,7 @@ create or replace function private.health_trend(customer_change numeric, operati
 returns jsonb
 language sql
 immutable
+parallel safe
 set search_path = ''
 as $$
   select jsonb_build_object(
@@ -64,34 +68,21 @@ as $$
   from (select (customer_change + operational_change) / 2 as avg_change) a
 $$;
 
--- RFM on fixed thresholds (CONTRACT §3B). Recency in days since the last order, frequency as orders in
--- the last 365 days, monetary as spend in the last 365 days (store currency units).
-create or replace function private.health_rfm_recency(days numeric)
-returns integer
+-- RFM on fixed thresholds (CONTRACT §3B): recency in days since the last order (≤ 3, 7, 14, 30 days →
+-- 5, 4, 3, 2, else 1), frequency as orders in the last 365 days (≥ 10, 6, 3, 2 → 5, 4, 3, 2, else 1),
+-- monetary as spend in the last 365 days (≥ 20000, 10000, 5000, 1000 → 5, 4, 3, 2, else 1; store
+-- currency units). The customer's score is (R + F + M) / 3. One call per customer with width_bucket, not
+-- three CASE functions: it runs once for each customer of the period, so its cost is the report's.
+create or replace function private.health_rfm_score(recency_days numeric, orders bigint, spend numeric)
+returns numeric
 language sql
 immutable
+parallel safe
 set search_path = ''
 as $$
-  select case when days <= 3 then 5 when days <= 7 then 4 when days <= 14 then 3 when days <= 30 then 2 else 1 end
-$$;
-
-create or replace function private.health_rfm_frequency(orders bigint)
-returns integer
-language sql
-immutable
-set search_path = ''
-as $$
-  select case when orders >= 10 then 5 when orders >= 6 then 4 when orders >= 3 then 3 when orders >= 2 then 2 else 1 end
-$$;
-
-create or replace function private.health_rfm_monetary(spend numeric)
-returns integer
-language sql
-immutable
-set search_path = ''
-as $$
-  select case when spend >= 20000 then 5 when spend >= 10000 then 4 when spend >= 5000 then 3 when spend >= 1000 then 2
-    else 1 end
+  select (1 + width_bucket(-recency_days, array[-30, -14, -7, -3]::numeric[])
+        + 1 + width_bucket(orders, array[2, 3, 6, 10]::bigint[])
+        + 1 + width_bucket(spend, array[1000, 5000, 10000, 20000]::numeric[]))::numeric / 3
 $$;
 
 -- One ticket's response score: answered within 1 hour is 1, after 24 hours (or not yet, 24 hours on) 0.
@@ -99,6 +90,7 @@ create or replace function private.health_response_score(hours numeric)
 returns numeric
 language sql
 immutable
+parallel safe
 set search_path = ''
 as $$
   select private.health_scale(hours, 24, 1)
@@ -110,6 +102,7 @@ create or replace function private.health_revenue_score(current_revenue numeric,
 returns numeric
 language sql
 immutable
+parallel safe
 set search_path = ''
 as $$
   select case
@@ -125,6 +118,7 @@ create or replace function private.health_satisfaction_score(average_rating nume
 returns numeric
 language sql
 immutable
+parallel safe
 set search_path = ''
 as $$
   select case
@@ -140,6 +134,7 @@ create or replace function private.health_fulfillment_score(completion_rate nume
 returns numeric
 language sql
 immutable
+parallel safe
 set search_path = ''
 as $$
   select case
@@ -153,6 +148,7 @@ create or replace function private.health_products_score(in_stock_share numeric,
 returns numeric
 language sql
 immutable
+parallel safe
 set search_path = ''
 as $$
   select case when in_stock_share is null then 0 else 10 * (0.6 * in_stock_share + 0.4 * active_share) end
@@ -164,6 +160,7 @@ create or replace function private.health_system_score(success_rate numeric, p95
 returns numeric
 language sql
 immutable
+parallel safe
 set search_path = ''
 as $$
   select 10 * (0.5 * success_rate
@@ -176,6 +173,7 @@ create or replace function private.health_confidence(observations bigint)
 returns numeric
 language sql
 immutable
+parallel safe
 set search_path = ''
 as $$
   select round(observations::numeric / (observations + 20), 2)
@@ -188,7 +186,7 @@ begin
   foreach f in array array[
     'private.health_scale(numeric, numeric, numeric)', 'private.health_rating(numeric)',
     'private.health_percent_change(numeric, numeric)', 'private.health_trend(numeric, numeric)',
-    'private.health_rfm_recency(numeric)', 'private.health_rfm_frequency(bigint)', 'private.health_rfm_monetary(numeric)',
+    'private.health_rfm_score(numeric, bigint, numeric)',
     'private.health_response_score(numeric)', 'private.health_revenue_score(numeric, numeric)',
     'private.health_satisfaction_score(numeric, numeric)', 'private.health_fulfillment_score(numeric, numeric)',
     'private.health_products_score(numeric, numeric)', 'private.health_system_score(numeric, numeric, numeric)',

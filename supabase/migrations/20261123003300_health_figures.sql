@@ -10,10 +10,13 @@ returns table (
   orders bigint, completed bigint, cancelled bigint, due bigint, on_time bigint,
   revenue numeric, previous_revenue numeric
 )
-language sql
+language plpgsql
 stable
 set search_path = ''
+set work_mem = '64MB'
 as $$
+begin
+  return query
   select
     count(*) filter (where o.ordered_at >= as_of - make_interval(days => days)),
     count(*) filter (where o.ordered_at >= as_of - make_interval(days => days) and o.completed_at < as_of),
@@ -29,17 +32,21 @@ as $$
                        and o.status <> 'refunded' and not coalesce(o.cancelled_at < as_of, false)), 0)
   from public.orders o
   where o.ordered_at >= as_of - make_interval(days => 2 * days)
-    and o.ordered_at < as_of
+    and o.ordered_at < as_of;
+end
 $$;
 
 -- RFM of the customers with a counted order in the window: recency from their last order before
 -- `as_of`, frequency and spend over the 365 days before it.
 create or replace function private.health_customer_figures(as_of timestamptz, days integer)
 returns table (customers bigint, average_rfm numeric, repeat_customers bigint)
-language sql
+language plpgsql
 stable
 set search_path = ''
+set work_mem = '64MB'
 as $$
+begin
+  return query
   with active as (
     select distinct o.customer_id
     from public.orders o
@@ -58,10 +65,10 @@ as $$
     group by o.customer_id
   )
   select count(*),
-         avg((private.health_rfm_recency(recency_days) + private.health_rfm_frequency(frequency)
-              + private.health_rfm_monetary(spend))::numeric / 3),
+         avg(private.health_rfm_score(recency_days, frequency, spend)),
          count(*) filter (where frequency >= 2)
-  from history
+  from history;
+end
 $$;
 
 -- Tickets opened in the window. Resolved means resolved before `as_of`; an unanswered ticket's response
@@ -71,10 +78,13 @@ returns table (
   tickets bigint, resolved bigint, rated bigint, average_rating numeric,
   response_score numeric, average_response_hours numeric
 )
-language sql
+language plpgsql
 stable
 set search_path = ''
+set work_mem = '64MB'
 as $$
+begin
+  return query
   with t as (
     select t.resolved_at < as_of as is_resolved,
            case when t.resolved_at < as_of then t.satisfaction_rating end as rating,
@@ -89,7 +99,8 @@ as $$
          avg(rating),
          avg(private.health_response_score(response_hours)),
          avg(response_hours)
-  from t
+  from t;
+end
 $$;
 
 -- The system dimension's source: this function's own answers in the 15 minutes before `as_of`, and the

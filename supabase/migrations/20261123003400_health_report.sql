@@ -98,14 +98,17 @@ begin
     )
   );
 
+  -- The trend's current week is the 7d period itself: computed once.
   if include_trends then
     stage := 'trends';
     result := result || jsonb_build_object('trends', private.health_trend(
       private.health_percent_change(
-        coalesce((select f.average_rfm / 5 * 100 from private.health_customer_figures(as_of, 7) f), 0),
+        case when days = 7 then customer_quality
+          else coalesce((select f.average_rfm / 5 * 100 from private.health_customer_figures(as_of, 7) f), 0) end,
         coalesce((select f.average_rfm / 5 * 100 from private.health_customer_figures(as_of - interval '7 days', 7) f), 0)),
       private.health_percent_change(
-        coalesce((select f.completed::numeric / nullif(f.orders, 0) * 100 from private.health_order_figures(as_of, 7) f), 0),
+        case when days = 7 then operational_efficiency
+          else coalesce((select f.completed::numeric / nullif(f.orders, 0) * 100 from private.health_order_figures(as_of, 7) f), 0) end,
         coalesce((select f.completed::numeric / nullif(f.orders, 0) * 100
                   from private.health_order_figures(as_of - interval '7 days', 7) f), 0))));
   end if;
