@@ -35,7 +35,12 @@ export function healthHandlers(db: Database) {
         status = 200;
         // jsonb sorts keys; the seed's order reads better.
         const { metrics, scoreDetails, trends, insights } = report;
-        return { body: { success: true, data: { metrics, scoreDetails, trends, insights, timestamp: new Date().toISOString() } } };
+        return {
+          body: {
+            success: true,
+            data: { metrics, scoreDetails, trends, insights, timestamp: new Date().toISOString() },
+          },
+        };
       } catch (error) {
         status = error instanceof ApiError ? error.status : 500;
         throw error;
