@@ -1,0 +1,227 @@
+-- Campaigns (seed 03 area A, CONTRACT §3A). The table and its triggers are the rules, so they hold for
+-- supabase-js table access as much as for the campaigns function:
+--   * the status machine is a trigger, and every status a campaign takes is recorded by the database in
+--     campaign_status_history (attribution derives "active on a date" from it);
+--   * "at most one site-wide campaign active per date" is an exclusion constraint, which PostgreSQL
+--     holds under concurrent writers (the second waits for the first, then fails with 23P01);
+--   * layer, weight and priority are copied from the campaign type when the campaign is created, so
+--     later changes to the catalogue never rewrite a campaign's past attribution.
+
+create extension if not exists btree_gist with schema extensions;
+create extension if not exists pg_trgm with schema extensions;
+
+do $$
+begin
+  if not exists (select 1 from pg_type where typname = 'campaign_status' and typnamespace = 'public'::regnamespace) then
+    create type public.campaign_status as enum ('draft', 'active', 'paused', 'completed', 'cancelled');
+  end if;
+end
+$$;
+
+create table if not exists public.campaigns (
+  id uuid primary key default gen_random_uuid(),
+  name text not null constraint campaigns_name_length check (char_length(name) between 1 and 200),
+  description text constraint campaigns_description_length check (char_length(description) <= 2000),
+  status public.campaign_status not null default 'draft',
+  start_date date not null,
+  end_date date not null,
+  budget numeric(14, 2) not null default 0 constraint campaigns_budget_not_negative check (budget >= 0),
+  target_audience text constraint campaigns_target_audience_length check (char_length(target_audience) <= 500),
+  campaign_type text not null references public.campaign_type_config (type_code) on delete restrict,
+  -- Campaigns live in the three campaign layers; `general` is the catalogue's catch-all, not a campaign.
+  attribution_layer public.attribution_layer not null
+    constraint campaigns_attribution_layer_campaign_layers check (attribution_layer <> 'general'),
+  -- Unconstrained numeric so an out-of-range or over-precise weight reaches the rules trigger and gets
+  -- its own error instead of a numeric overflow or a silent rounding.
+  attribution_weight numeric not null
+    constraint campaigns_attribution_weight_range check (attribution_weight between 0 and 9.99 and scale(attribution_weight) <= 2),
+  priority_score smallint not null constraint campaigns_priority_score_range check (priority_score between 0 and 100),
+  created_by uuid,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now(),
+  -- Soft delete: the row stays for history, and disappears from every read and from attribution.
+  deleted_at timestamptz,
+  constraint campaigns_date_range check (start_date <= end_date),
+  constraint campaigns_one_site_wide_active_per_date
+    exclude using gist (daterange(start_date, end_date, '[]') with &&)
+    where (status = 'active' and attribution_layer = 'site-wide' and deleted_at is null)
+);
+
+create index if not exists campaigns_campaign_type_idx on public.campaigns (campaign_type);
+create index if not exists campaigns_listing_idx on public.campaigns (created_at desc, id desc) where deleted_at is null;
+create index if not exists campaigns_status_listing_idx
+  on public.campaigns (status, created_at desc, id desc) where deleted_at is null;
+create index if not exists campaigns_period_idx
+  on public.campaigns using gist (daterange(start_date, end_date, '[]')) where deleted_at is null;
+create index if not exists campaigns_name_trgm_idx
+  on public.campaigns using gin (name extensions.gin_trgm_ops) where deleted_at is null;
+create index if not exists campaigns_description_trgm_idx
+  on public.campaigns using gin (description extensions.gin_trgm_ops) where deleted_at is null;
+
+create table if not exists public.campaign_status_history (
+  id bigint generated always as identity primary key,
+  campaign_id uuid not null references public.campaigns (id) on delete restrict,
+  -- Null for the row written when the campaign is created.
+  from_status public.campaign_status,
+  to_status public.campaign_status not null,
+  changed_at timestamptz not null default now(),
+  -- No foreign key to auth.users: the trail outlives a deleted user.
+  changed_by uuid,
+  changed_by_role text not null
+);
+
+-- Activity per date walks a campaign's history in order.
+create index if not exists campaign_status_history_campaign_idx
+  on public.campaign_status_history (campaign_id, changed_at, id);
+
+-- The moves of CONTRACT §3A; completed and cancelled are final. Staying in the same status is not a
+-- move (see the rules trigger).
+create or replace function private.campaign_status_move_allowed(from_status public.campaign_status, to_status public.campaign_status)
+returns boolean
+language sql
+immutable
+set search_path = ''
+as $$
+  select (from_status::text, to_status::text) in (
+    ('draft', 'active'), ('draft', 'cancelled'),
+    ('active', 'paused'), ('active', 'completed'), ('active', 'cancelled'),
+    ('paused', 'active'), ('paused', 'completed'), ('paused', 'cancelled')
+  )
+$$;
+
+create or replace function private.campaign_field_error(status integer, code text, message text, field text, value jsonb, rule text)
+returns void
+language plpgsql
+set search_path = ''
+as $$
+begin
+  perform private.raise_api_error(status, code, message,
+    jsonb_build_object('field', field, 'value', value, 'constraint', rule));
+end
+$$;
+
+-- Every rule a single row can break, raised with the area's codes whoever writes the row.
+create or replace function private.campaigns_rules()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+declare
+  type_config public.campaign_type_config;
+begin
+  if tg_op = 'INSERT' then
+    if new.status <> 'draft' then
+      perform private.campaign_field_error(422, 'INVALID_STATUS_TRANSITION', 'A campaign is created as draft',
+        'status', to_jsonb(new.status), 'new campaigns start as draft');
+    end if;
+    select * into type_config from public.campaign_type_config t where t.type_code = new.campaign_type;
+    if not found or not type_config.is_active or type_config.attribution_layer = 'general' then
+      perform private.campaign_field_error(400, 'VALIDATION_ERROR',
+        format('Invalid campaign_type: %s is not an active campaign type', new.campaign_type),
+        'campaign_type', to_jsonb(new.campaign_type),
+        'an active campaign type of the site-wide, target-oriented or category-specific layer');
+    end if;
+    new.attribution_layer := type_config.attribution_layer;
+    new.attribution_weight := coalesce(new.attribution_weight, type_config.default_weight);
+    new.priority_score := coalesce(new.priority_score, type_config.default_priority);
+    new.created_by := auth.uid();
+  else
+    if new.campaign_type is distinct from old.campaign_type or new.attribution_layer is distinct from old.attribution_layer then
+      perform private.campaign_field_error(400, 'VALIDATION_ERROR', 'A campaign''s type and layer cannot change',
+        'campaign_type', to_jsonb(new.campaign_type), 'fixed when the campaign is created');
+    end if;
+    if new.status <> old.status and not private.campaign_status_move_allowed(old.status, new.status) then
+      perform private.campaign_field_error(422, 'INVALID_STATUS_TRANSITION',
+        format('A campaign cannot move from %s to %s', old.status, new.status),
+        'status', to_jsonb(new.status),
+        coalesce(
+          'allowed from ' || old.status || ': ' || (
+            select string_agg(s::text, ', ' order by s)
+            from unnest(enum_range(null::public.campaign_status)) s
+            where private.campaign_status_move_allowed(old.status, s)),
+          old.status || ' is final'));
+    end if;
+  end if;
+
+  if new.start_date > new.end_date then
+    perform private.campaign_field_error(422, 'INVALID_DATE_RANGE', 'start_date must not be later than end_date',
+      'end_date', to_jsonb(new.end_date), format('on or after start_date (%s)', new.start_date));
+  end if;
+  if new.attribution_weight < 0 or new.attribution_weight > 9.99 then
+    perform private.campaign_field_error(422, 'ATTRIBUTION_WEIGHT_EXCEEDED', 'attribution_weight must be between 0 and 9.99',
+      'attribution_weight', to_jsonb(new.attribution_weight), '0.00-9.99');
+  end if;
+  if scale(new.attribution_weight) > 2 then
+    perform private.campaign_field_error(400, 'VALIDATION_ERROR', 'attribution_weight has at most 2 decimal places',
+      'attribution_weight', to_jsonb(new.attribution_weight), 'at most 2 decimal places');
+  end if;
+  return new;
+end
+$$;
+
+-- Security definer: no API role writes the history, so nobody can rewrite what a campaign went through.
+create or replace function private.campaigns_record_status()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  if tg_op = 'INSERT' or new.status <> old.status then
+    insert into public.campaign_status_history (campaign_id, from_status, to_status, changed_by, changed_by_role)
+    values (new.id, case when tg_op = 'UPDATE' then old.status end, new.status, auth.uid(),
+            coalesce(auth.role(), session_user));
+  end if;
+  return null;
+end
+$$;
+
+revoke execute on function private.campaigns_record_status() from public, anon, authenticated, service_role;
+
+drop trigger if exists campaigns_rules on public.campaigns;
+create trigger campaigns_rules
+  before insert or update on public.campaigns
+  for each row execute function private.campaigns_rules();
+
+drop trigger if exists campaigns_touch_updated_at on public.campaigns;
+create trigger campaigns_touch_updated_at
+  before update on public.campaigns
+  for each row execute function private.touch_updated_at();
+
+drop trigger if exists campaigns_record_status on public.campaigns;
+create trigger campaigns_record_status
+  after insert or update of status on public.campaigns
+  for each row execute function private.campaigns_record_status();
+
+alter table public.campaigns enable row level security;
+alter table public.campaign_status_history enable row level security;
+
+drop policy if exists "signed-in callers see campaigns, admins also deleted ones" on public.campaigns;
+create policy "signed-in callers see campaigns, admins also deleted ones" on public.campaigns
+  for select to authenticated
+  using (deleted_at is null or (select private.is_admin()));
+
+drop policy if exists "admins add campaigns" on public.campaigns;
+create policy "admins add campaigns" on public.campaigns
+  for insert to authenticated
+  with check ((select private.is_admin()));
+
+drop policy if exists "admins change campaigns" on public.campaigns;
+create policy "admins change campaigns" on public.campaigns
+  for update to authenticated
+  using ((select private.is_admin()))
+  with check ((select private.is_admin()));
+
+drop policy if exists "signed-in callers see status history" on public.campaign_status_history;
+create policy "signed-in callers see status history" on public.campaign_status_history
+  for select to authenticated
+  using (true);
+
+-- Campaigns are soft-deleted, never removed; layer, creator and timestamps are the database's to set.
+revoke all on public.campaigns, public.campaign_status_history from anon;
+revoke insert, update, delete, truncate on public.campaigns from authenticated, service_role;
+grant insert (id, name, description, start_date, end_date, budget, target_audience, campaign_type, attribution_weight,
+  priority_score) on public.campaigns to authenticated, service_role;
+grant update (name, description, status, start_date, end_date, budget, target_audience, attribution_weight,
+  priority_score, deleted_at) on public.campaigns to authenticated, service_role;
+revoke insert, update, delete, truncate on public.campaign_status_history from authenticated, service_role;
