@@ -1,0 +1,214 @@
+/** The campaign operations. Each is one transaction as the caller; writes are one SQL function each. */
+import type { Database, Tx } from '../_shared/db.ts';
+import { ApiError, campaignArea as area } from '../_shared/errors.ts';
+import type { Reply, RequestContext } from '../_shared/http.ts';
+import { queryObject, validate } from '../_shared/validation.ts';
+import { batchBody, bulkStatusBody, campaignId, createBody, listQuery, updateBody } from './schemas.ts';
+
+/** The Campaign resource of seed 03: every field but the bookkeeping ones (creator, deletion). */
+const CAMPAIGN_FIELDS = [
+  'id',
+  'name',
+  'description',
+  'status',
+  'start_date',
+  'end_date',
+  'budget',
+  'target_audience',
+  'campaign_type',
+  'attribution_layer',
+  'priority_score',
+  'attribution_weight',
+  'created_at',
+  'updated_at',
+];
+const LIST_FIELDS = ['id', 'name', 'status', 'start_date', 'end_date', 'budget', 'created_at'];
+
+type Row = Record<string, unknown>;
+
+export function campaignHandlers(db: Database) {
+  return {
+    async list(ctx: RequestContext): Promise<Reply> {
+      const query = validate(listQuery, queryObject(ctx.query), area);
+      if (query.start_date && query.end_date && query.start_date > query.end_date) {
+        throw new ApiError(422, 'INVALID_DATE_RANGE', 'start_date must not be later than end_date', {
+          field: 'end_date',
+          value: query.end_date,
+          constraint: `on or after start_date (${query.start_date})`,
+        });
+      }
+      const page = query.page ?? 1;
+      const limit = query.limit ?? 20;
+      // ILIKE's own wildcards in the search text are matched literally.
+      const pattern = query.search === undefined ? undefined : `%${query.search.replace(/[\\%_]/g, '\\$&')}%`;
+      const { rows, totalCount } = await db.asCaller(ctx.caller, area, async (tx) => {
+        const where = tx`deleted_at is null
+          and ${query.status ? tx`status = ${query.status}` : tx`true`}
+          and ${pattern ? tx`(name ilike ${pattern} or description ilike ${pattern})` : tx`true`}
+          and ${
+          query.start_date || query.end_date
+            ? tx`daterange(start_date, end_date, '[]')
+                 && daterange(${query.start_date ?? null}::date, ${query.end_date ?? null}::date, '[]')`
+            : tx`true`
+        }`;
+        const rows = await tx<(Row & { total_count: number })[]>`
+          select ${tx(LIST_FIELDS)}, count(*) over () as total_count
+          from public.campaigns
+          where ${where}
+          order by created_at desc, id desc
+          limit ${limit} offset ${(page - 1) * limit}`;
+        // Past the last page the window count is gone with the rows.
+        if (rows.length > 0 || page === 1) return { rows, totalCount: rows[0]?.total_count ?? 0 };
+        const [{ count }] = await tx<{ count: number }[]>`select count(*) from public.campaigns where ${where}`;
+        return { rows, totalCount: count };
+      });
+      return {
+        body: {
+          success: true,
+          data: {
+            campaigns: rows.map(({ total_count: _, ...row }) => row),
+            pagination: { current_page: page, total_pages: Math.ceil(totalCount / limit), total_count: totalCount, per_page: limit },
+          },
+        },
+      };
+    },
+
+    async create(ctx: RequestContext): Promise<Reply> {
+      const campaign = validate(createBody, await requiredBody(ctx), area);
+      const [created] = await db.asCaller(ctx.caller, area, (tx) =>
+        tx<Row[]>`select ${tx(CAMPAIGN_FIELDS)} from public.create_campaign(${tx.json(campaign)})`);
+      return { status: 201, body: { success: true, data: created } };
+    },
+
+    async read(ctx: RequestContext): Promise<Reply> {
+      const id = pathId(ctx);
+      const [campaign] = await db.asCaller(ctx.caller, area, (tx) =>
+        tx<Row[]>`select ${tx(CAMPAIGN_FIELDS)} from public.campaigns where id = ${id} and deleted_at is null`);
+      if (!campaign) throw notFound(id);
+      return { body: { success: true, data: campaign } };
+    },
+
+    async update(ctx: RequestContext): Promise<Reply> {
+      const id = pathId(ctx);
+      const changes = validate(updateBody, await requiredBody(ctx), area);
+      const [updated] = await db.asCaller(ctx.caller, area, (tx) =>
+        tx<Row[]>`select ${tx(CAMPAIGN_FIELDS)} from public.update_campaign(${id}, ${tx.json(changes)})`);
+      return { body: { success: true, data: updated } };
+    },
+
+    async remove(ctx: RequestContext): Promise<Reply> {
+      const id = pathId(ctx);
+      await db.asCaller(ctx.caller, area, (tx) => tx`select 1 from public.delete_campaign(${id})`);
+      return { body: { success: true, message: `Campaign ${id} deleted` } };
+    },
+
+    async batch(ctx: RequestContext): Promise<Reply> {
+      const body = validate(batchBody, await requiredBody(ctx), area);
+      return setStatuses(ctx, body.campaign_ids, body.data.status);
+    },
+
+    async bulkStatus(ctx: RequestContext): Promise<Reply> {
+      const body = validate(bulkStatusBody, await requiredBody(ctx), area);
+      return setStatuses(ctx, body.campaign_ids, body.status);
+    },
+
+    async stats(ctx: RequestContext): Promise<Reply> {
+      const [stats] = await db.asCaller(ctx.caller, area, (tx) =>
+        tx<Row[]>`
+          select count(*) as total_campaigns,
+                 count(*) filter (where status = 'active') as active_campaigns,
+                 count(*) filter (where status = 'draft') as draft_campaigns,
+                 count(*) filter (where status = 'completed') as completed_campaigns,
+                 count(*) filter (where status = 'paused') as paused_campaigns,
+                 count(*) filter (where status = 'cancelled') as cancelled_campaigns,
+                 coalesce(sum(budget), 0) as total_budget,
+                 coalesce(sum(budget) filter (where status = 'active'), 0) as active_budget
+          from public.campaigns
+          where deleted_at is null`);
+      return { body: { success: true, data: stats } };
+    },
+
+    async metrics(ctx: RequestContext): Promise<Reply> {
+      const id = pathId(ctx);
+      const metrics = await db.asCaller(ctx.caller, area, async (tx) => {
+        const [exists] = await tx`select 1 from public.campaigns where id = ${id} and deleted_at is null`;
+        return exists ? campaignMetrics(tx, id) : undefined;
+      });
+      if (!metrics) throw notFound(id);
+      const { daily_attribution, ...figures } = metrics;
+      return { body: { success: true, data: { campaign_id: id, metrics: figures, daily_attribution } } };
+    },
+  };
+
+  async function setStatuses(ctx: RequestContext, ids: string[], status: string): Promise<Reply> {
+    const campaigns = await db.asCaller(ctx.caller, area, (tx) =>
+      tx<Row[]>`select ${tx(CAMPAIGN_FIELDS)} from public.set_campaign_statuses(${ids}::uuid[], ${status})`);
+    return { body: { success: true, data: { updated_count: campaigns.length, campaigns } } };
+  }
+}
+
+/**
+ * A campaign's figures, read from campaign_overlap_calendar alone so they agree with it by construction:
+ * revenue and days are its entries there, collaborators the other campaigns on those days, intensity
+ * the band of the average number of campaigns active on those days (docs/campaigns.md).
+ */
+async function campaignMetrics(tx: Tx, id: string) {
+  const [row] = await tx<Row[]>`
+    with days as (
+      select cal.date, cal.active_campaign_count, cal.active_campaigns, e.entry
+      from public.campaign_overlap_calendar cal
+      cross join lateral jsonb_array_elements(cal.active_campaigns) as e(entry)
+      where e.entry ->> 'campaign_id' = ${id}
+    ),
+    figures as (
+      select coalesce(sum((entry ->> 'attributed_amount')::numeric), 0) as attributed_revenue,
+             count(*) as attribution_days,
+             round(avg(active_campaign_count)) as typical_competition
+      from days
+    )
+    select f.attributed_revenue,
+           f.attribution_days,
+           case when f.attribution_days = 0 then 0 else round(f.attributed_revenue / f.attribution_days, 2) end
+             as avg_daily_revenue,
+           (select count(distinct other ->> 'campaign_id')
+            from days cross join lateral jsonb_array_elements(days.active_campaigns) as o(other)
+            where other ->> 'campaign_id' <> ${id}) as collaboration_campaigns,
+           case when f.typical_competition >= 4 then 'high' when f.typical_competition >= 2 then 'medium' else 'low' end
+             as competition_intensity,
+           coalesce((select jsonb_agg(jsonb_build_object(
+                              'date', date,
+                              'attributed_amount', (entry ->> 'attributed_amount')::numeric,
+                              'attribution_percentage', (entry ->> 'normalized_weight')::numeric * 100)
+                            order by date)
+                     from days), '[]') as daily_attribution
+    from figures f`;
+  return row as Row & { daily_attribution: unknown };
+}
+
+function pathId(ctx: RequestContext): string {
+  const parsed = campaignId.safeParse(ctx.params.id);
+  if (!parsed.success) {
+    throw new ApiError(400, area.codes.validation, 'Invalid id: must be a UUID', {
+      field: 'id',
+      value: ctx.params.id,
+      constraint: 'must be a UUID',
+    });
+  }
+  return parsed.data;
+}
+
+function notFound(id: string): ApiError {
+  return new ApiError(404, 'CAMPAIGN_NOT_FOUND', `Campaign ${id} does not exist`, {
+    field: 'id',
+    value: id,
+    constraint: 'an existing campaign',
+  });
+}
+
+async function requiredBody(ctx: RequestContext): Promise<unknown> {
+  const body = await ctx.body();
+  if (body === undefined) {
+    throw new ApiError(400, area.codes.validation, 'A JSON body is required', { field: 'body', value: null, constraint: 'required' });
+  }
+  return body;
+}

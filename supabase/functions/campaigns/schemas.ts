@@ -1,0 +1,76 @@
+/**
+ * What the campaign endpoints accept: seed 03 area A and CONTRACT §3A. zod checks shape (types, formats,
+ * lengths, unknown fields: 400); the rules a value breaks against the data or the rules of the domain
+ * (date order, weight range, status moves, overlap: 422) are the database's.
+ */
+import { z } from 'zod';
+import { queryInteger } from '../_shared/validation.ts';
+
+export const CAMPAIGN_STATUSES = ['draft', 'active', 'paused', 'completed', 'cancelled'] as const;
+
+// Any RFC 4122 layout, not only version 4: the seed's ids are derived from fixed keys.
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const campaignId = z.string().regex(UUID_PATTERN, 'must be a UUID');
+
+const isoDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
+  .refine((value) => {
+    const parsed = new Date(`${value}T00:00:00Z`);
+    return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(value);
+  }, 'must be a real calendar date');
+
+const twoDecimals = (value: number) => Math.abs(value * 100 - Math.round(value * 100)) < 1e-6;
+
+const status = z.enum(CAMPAIGN_STATUSES, `must be one of ${CAMPAIGN_STATUSES.join(', ')}`);
+const fields = {
+  name: z.string().trim().min(1, 'must not be empty').max(200, 'at most 200 characters'),
+  description: z.string().max(2000, 'at most 2000 characters').nullable(),
+  start_date: isoDate,
+  end_date: isoDate,
+  budget: z
+    .number()
+    .min(0, 'must be at least 0')
+    .max(999_999_999_999.99, 'must be below 1000000000000')
+    .refine(twoDecimals, 'at most 2 decimal places'),
+  target_audience: z.string().max(500, 'at most 500 characters').nullable(),
+  // Range and precision are the database's rule (422 ATTRIBUTION_WEIGHT_EXCEEDED), for rpc callers too.
+  attribution_weight: z.number(),
+  priority_score: z.number().int('must be a whole number').min(0, 'must be between 0 and 100').max(100, 'must be between 0 and 100'),
+};
+
+export const createBody = z.strictObject({
+  name: fields.name,
+  description: fields.description.optional(),
+  start_date: fields.start_date,
+  end_date: fields.end_date,
+  budget: fields.budget.optional(),
+  target_audience: fields.target_audience.optional(),
+  campaign_type: z.string().min(1, 'must not be empty').max(50, 'at most 50 characters'),
+  attribution_weight: fields.attribution_weight.optional(),
+  priority_score: fields.priority_score.optional(),
+});
+
+export const updateBody = z
+  .strictObject({ ...fields, status })
+  .partial()
+  .refine((changes) => Object.keys(changes).length > 0, 'the body must contain at least one field to change');
+
+export const listQuery = z.strictObject({
+  page: queryInteger(1, 1_000_000).optional(),
+  limit: queryInteger(1, 100).optional(),
+  status: status.optional(),
+  search: z.string().max(100, 'at most 100 characters').optional(),
+  start_date: isoDate.optional(),
+  end_date: isoDate.optional(),
+});
+
+const campaignIds = z.array(campaignId).min(1, 'must name at least one campaign').max(500, 'at most 500 ids');
+
+export const batchBody = z.strictObject({
+  action: z.literal('update_status', 'unknown action; supported: update_status'),
+  campaign_ids: campaignIds,
+  data: z.strictObject({ status }),
+});
+
+export const bulkStatusBody = z.strictObject({ campaign_ids: campaignIds, status });
