@@ -67,7 +67,12 @@ export function campaignHandlers(db: Database) {
           success: true,
           data: {
             campaigns: rows.map(({ total_count: _, ...row }) => row),
-            pagination: { current_page: page, total_pages: Math.ceil(totalCount / limit), total_count: totalCount, per_page: limit },
+            pagination: {
+              current_page: page,
+              total_pages: Math.ceil(totalCount / limit),
+              total_count: totalCount,
+              per_page: limit,
+            },
           },
         },
       };
@@ -75,15 +80,21 @@ export function campaignHandlers(db: Database) {
 
     async create(ctx: RequestContext): Promise<Reply> {
       const campaign = validate(createBody, await requiredBody(ctx), area);
-      const [created] = await db.asCaller(ctx.caller, area, (tx) =>
-        tx<Row[]>`select ${tx(CAMPAIGN_FIELDS)} from public.create_campaign(${tx.json(campaign)})`);
+      const [created] = await db.asCaller(
+        ctx.caller,
+        area,
+        (tx) => tx<Row[]>`select ${tx(CAMPAIGN_FIELDS)} from public.create_campaign(${tx.json(campaign)})`,
+      );
       return { status: 201, body: { success: true, data: created } };
     },
 
     async read(ctx: RequestContext): Promise<Reply> {
       const id = pathId(ctx);
-      const [campaign] = await db.asCaller(ctx.caller, area, (tx) =>
-        tx<Row[]>`select ${tx(CAMPAIGN_FIELDS)} from public.campaigns where id = ${id} and deleted_at is null`);
+      const [campaign] = await db.asCaller(
+        ctx.caller,
+        area,
+        (tx) => tx<Row[]>`select ${tx(CAMPAIGN_FIELDS)} from public.campaigns where id = ${id} and deleted_at is null`,
+      );
       if (!campaign) throw notFound(id);
       return { body: { success: true, data: campaign } };
     },
@@ -91,8 +102,11 @@ export function campaignHandlers(db: Database) {
     async update(ctx: RequestContext): Promise<Reply> {
       const id = pathId(ctx);
       const changes = validate(updateBody, await requiredBody(ctx), area);
-      const [updated] = await db.asCaller(ctx.caller, area, (tx) =>
-        tx<Row[]>`select ${tx(CAMPAIGN_FIELDS)} from public.update_campaign(${id}, ${tx.json(changes)})`);
+      const [updated] = await db.asCaller(
+        ctx.caller,
+        area,
+        (tx) => tx<Row[]>`select ${tx(CAMPAIGN_FIELDS)} from public.update_campaign(${id}, ${tx.json(changes)})`,
+      );
       return { body: { success: true, data: updated } };
     },
 
@@ -141,8 +155,11 @@ export function campaignHandlers(db: Database) {
   };
 
   async function setStatuses(ctx: RequestContext, ids: string[], status: string): Promise<Reply> {
-    const campaigns = await db.asCaller(ctx.caller, area, (tx) =>
-      tx<Row[]>`select ${tx(CAMPAIGN_FIELDS)} from public.set_campaign_statuses(${ids}::uuid[], ${status})`);
+    const campaigns = await db.asCaller(
+      ctx.caller,
+      area,
+      (tx) => tx<Row[]>`select ${tx(CAMPAIGN_FIELDS)} from public.set_campaign_statuses(${ids}::uuid[], ${status})`,
+    );
     return { body: { success: true, data: { updated_count: campaigns.length, campaigns } } };
   }
 }
@@ -208,7 +225,11 @@ function notFound(id: string): ApiError {
 async function requiredBody(ctx: RequestContext): Promise<unknown> {
   const body = await ctx.body();
   if (body === undefined) {
-    throw new ApiError(400, area.codes.validation, 'A JSON body is required', { field: 'body', value: null, constraint: 'required' });
+    throw new ApiError(400, area.codes.validation, 'A JSON body is required', {
+      field: 'body',
+      value: null,
+      constraint: 'required',
+    });
   }
   return body;
 }

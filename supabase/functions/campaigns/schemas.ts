@@ -36,7 +36,10 @@ const fields = {
   target_audience: z.string().max(500, 'at most 500 characters').nullable(),
   // Range and precision are the database's rule (422 ATTRIBUTION_WEIGHT_EXCEEDED), for rpc callers too.
   attribution_weight: z.number(),
-  priority_score: z.number().int('must be a whole number').min(0, 'must be between 0 and 100').max(100, 'must be between 0 and 100'),
+  priority_score: z.number().int('must be a whole number').min(0, 'must be between 0 and 100').max(
+    100,
+    'must be between 0 and 100',
+  ),
 };
 
 export const createBody = z.strictObject({
