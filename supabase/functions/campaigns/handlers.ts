@@ -3,7 +3,7 @@ import type { Database, Tx } from '../_shared/db.ts';
 import { ApiError, campaignArea as area } from '../_shared/errors.ts';
 import type { Reply, RequestContext } from '../_shared/http.ts';
 import { queryObject, validate } from '../_shared/validation.ts';
-import { batchBody, bulkStatusBody, campaignId, createBody, listQuery, updateBody } from './schemas.ts';
+import { attributionQuery, batchBody, bulkStatusBody, campaignId, createBody, listQuery, updateBody } from './schemas.ts';
 
 /** The Campaign resource of seed 03: every field but the bookkeeping ones (creator, deletion). */
 const CAMPAIGN_FIELDS = [
@@ -140,6 +140,14 @@ export function campaignHandlers(db: Database) {
           from public.campaigns
           where deleted_at is null`);
       return { body: { success: true, data: stats } };
+    },
+
+    async attribution(ctx: RequestContext): Promise<Reply> {
+      const query = validate(attributionQuery, queryObject(ctx.query), area);
+      const [{ result }] = await db.asCaller(ctx.caller, area, (tx) =>
+        tx<{ result: Row }[]>`
+          select public.calculate_campaign_attributions(${query.date}::date, ${query.order_amount ?? null}::numeric) as result`);
+      return { body: { success: true, data: result } };
     },
 
     async metrics(ctx: RequestContext): Promise<Reply> {

@@ -17,6 +17,7 @@ export function createHandler(deps: Dependencies) {
       { method: 'GET', path: '/', access: 'user', handle: handlers.list },
       { method: 'POST', path: '/', access: 'user', handle: handlers.create },
       { method: 'GET', path: '/stats', access: 'user', handle: handlers.stats },
+      { method: 'GET', path: '/attribution', access: 'user', handle: handlers.attribution },
       { method: 'POST', path: '/batch', access: 'user', handle: handlers.batch },
       { method: 'PUT', path: '/bulk-status', access: 'user', handle: handlers.bulkStatus },
       { method: 'GET', path: '/:id', access: 'user', handle: handlers.read },

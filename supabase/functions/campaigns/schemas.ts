@@ -77,3 +77,12 @@ export const batchBody = z.strictObject({
 });
 
 export const bulkStatusBody = z.strictObject({ campaign_ids: campaignIds, status });
+
+/** GET /campaigns/attribution: a front end's door to calculate_campaign_attributions. */
+export const attributionQuery = z.strictObject({
+  date: isoDate,
+  order_amount: z
+    .string()
+    .regex(/^\d{1,12}(\.\d{1,2})?$/, 'must be an amount of at least 0 with at most 2 decimals')
+    .optional(),
+});
