@@ -5,11 +5,14 @@
 import type { Caller } from '../supabase/functions/_shared/auth.ts';
 import type { Tx } from '../supabase/functions/_shared/db.ts';
 // @ts-types="./scenarios.d.mts"
-import { adjustment } from './scenarios.mjs';
+import { adjustment, searchTerm } from './scenarios.mjs';
+import { campaignMetrics } from '../supabase/functions/campaigns/handlers.ts';
 
 /** What the dataset step found, e.g. product ids to write to. */
 export interface BenchContext {
   productIds: string[];
+  campaignIds: string[];
+  today: string;
 }
 
 interface Work {
@@ -51,6 +54,29 @@ export const databaseWork: Record<string, Work> = {
                                            adjust_quantity => ${adjust_quantity}::bigint, reason => ${reason},
                                            reason_note => ${null}, source => ${'manual_adjustment'},
                                            idempotency_key => ${null}) as response`;
+    },
+  },
+  'attribution (1,000 active campaigns)': {
+    caller: ADMIN,
+    run: (tx, _, { today }) => tx`select public.calculate_campaign_attributions(${today}::date, ${'1000'}::numeric) as result`,
+  },
+  'campaign metrics': {
+    caller: ADMIN,
+    run: async (tx, n, { campaignIds }) => {
+      const id = campaignIds[n % campaignIds.length];
+      await tx`select 1 from public.campaigns where id = ${id} and deleted_at is null`;
+      return campaignMetrics(tx, id);
+    },
+  },
+  'campaign list search (100,000 campaigns)': {
+    caller: ADMIN,
+    run: (tx, n) => {
+      const pattern = `%${decodeURIComponent(searchTerm(n))}%`;
+      return tx`select id, name, status, start_date, end_date, budget, created_at, count(*) over () as total_count
+                from public.campaigns
+                where deleted_at is null and (name ilike ${pattern} or description ilike ${pattern})
+                order by created_at desc, id desc
+                limit 20 offset 0`;
     },
   },
   'business health 7d': health('7d'),

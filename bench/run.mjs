@@ -15,7 +15,7 @@ import postgres from 'postgres';
 import { DEMO_ADMIN_ID, mintToken, SERVICE_ROLE_KEY } from '../scripts/lib/keys.mjs';
 import { freePort, prepareDatabase, ROOT, startEmbeddedPostgres, startFunctions } from '../scripts/lib/stack.mjs';
 import { seedDemo } from '../scripts/seed-demo.mjs';
-import { generateInventory, stockInvariantViolations } from './dataset.mjs';
+import { generateCampaigns, generateInventory, stockInvariantViolations } from './dataset.mjs';
 import { scenarios } from './scenarios.mjs';
 
 const { values } = parseArgs({
@@ -30,8 +30,17 @@ const duration = Number(values.duration ?? (smoke ? 1 : 10));
 const connections = Number(values.connections ?? (smoke ? 4 : 32));
 const POOL_SIZE = 20;
 const DATASET = smoke
-  ? { orders: 2_000, customers: 300, tickets: 100, seed: 7, products: 200, lotsPerProduct: 3 }
-  : { orders: 1_000_000, customers: 100_000, tickets: 50_000, seed: 7, products: 10_000, lotsPerProduct: 3 };
+  ? { orders: 2_000, customers: 300, tickets: 100, seed: 7, products: 200, lotsPerProduct: 3, campaigns: 2_000, activeToday: 100 }
+  : {
+    orders: 1_000_000,
+    customers: 100_000,
+    tickets: 50_000,
+    seed: 7,
+    products: 10_000,
+    lotsPerProduct: 3,
+    campaigns: 100_000,
+    activeToday: 1_000,
+  };
 const DENO = path.join(ROOT, 'node_modules', '.bin', 'deno');
 
 const log = (message) => process.stderr.write(`${message}\n`);
@@ -58,6 +67,8 @@ async function ensureDataset(url) {
   await seedDemo(url, { ...DATASET, asOf: new Date().toISOString().slice(0, 10) }, { quiet: smoke });
   log('Products and lots…');
   await generateInventory(url, DATASET);
+  log('Campaigns…');
+  await generateCampaigns(url, { total: DATASET.campaigns, activeToday: DATASET.activeToday });
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   await sql`vacuum analyze`;
   await sql.end();
@@ -74,7 +85,11 @@ async function benchContext(url) {
     const productIds = hasProducts
       ? (await sql`select id from public.products where sku like 'BENCH-%' order by sku limit 200`).map((r) => r.id)
       : [];
-    return { productIds };
+    const campaignIds = (
+      await sql`select id from public.campaigns where description = 'Generated for the benchmarks' and status = 'active'
+                order by id limit 200`
+    ).map((r) => r.id);
+    return { productIds, campaignIds, today: new Date().toISOString().slice(0, 10) };
   } finally {
     await sql.end();
   }

@@ -18,6 +18,9 @@ export function adjustment(n, productIds) {
   };
 }
 
+const SEARCH_TERMS = ['spring tea', 'vip', 'flash', 'coffee bundle', 'campaign 4242', 'launch'];
+export const searchTerm = (n) => encodeURIComponent(SEARCH_TERMS[n % SEARCH_TERMS.length]);
+
 export const scenarios = [
   {
     name: 'campaign-types list',
@@ -45,6 +48,24 @@ export const scenarios = [
       path: '/functions/v1/stock-adjust',
       body: adjustment(n, productIds),
     }),
+  },
+  {
+    name: 'attribution (1,000 active campaigns)',
+    kind: 'read',
+    caller: 'admin',
+    request: (n, { today }) => ({ method: 'GET', path: `/functions/v1/campaigns/attribution?date=${today}&order_amount=1000` }),
+  },
+  {
+    name: 'campaign metrics',
+    kind: 'read',
+    caller: 'admin',
+    request: (n, { campaignIds }) => ({ method: 'GET', path: `/functions/v1/campaigns/${campaignIds[n % campaignIds.length]}/metrics` }),
+  },
+  {
+    name: 'campaign list search (100,000 campaigns)',
+    kind: 'read',
+    caller: 'admin',
+    request: (n) => ({ method: 'GET', path: `/functions/v1/campaigns?search=${searchTerm(n)}&limit=20` }),
   },
   health('7d'),
   health('30d'),

@@ -177,7 +177,7 @@ export function campaignHandlers(db: Database) {
  * revenue and days are its entries there, collaborators the other campaigns on those days, intensity
  * the band of the average number of campaigns active on those days (docs/campaigns.md).
  */
-async function campaignMetrics(tx: Tx, id: string) {
+export async function campaignMetrics(tx: Tx, id: string) {
   const [row] = await tx<Row[]>`
     with days as (
       select cal.date, cal.active_campaign_count, cal.active_campaigns, e.entry
