@@ -173,40 +173,12 @@ export function campaignHandlers(db: Database) {
 }
 
 /**
- * A campaign's figures, read from campaign_overlap_calendar alone so they agree with it by construction:
- * revenue and days are its entries there, collaborators the other campaigns on those days, intensity
- * the band of the average number of campaigns active on those days (docs/campaigns.md).
+ * A campaign's figures (docs/campaigns.md), from private.campaign_metrics: the same attribution rows as
+ * campaign_overlap_calendar, computed only for the days of the campaign's dates, so they agree with the
+ * views without reading the whole calendar.
  */
 export async function campaignMetrics(tx: Tx, id: string) {
-  const [row] = await tx<Row[]>`
-    with days as (
-      select cal.date, cal.active_campaign_count, cal.active_campaigns, e.entry
-      from public.campaign_overlap_calendar cal
-      cross join lateral jsonb_array_elements(cal.active_campaigns) as e(entry)
-      where e.entry ->> 'campaign_id' = ${id}
-    ),
-    figures as (
-      select coalesce(sum((entry ->> 'attributed_amount')::numeric), 0) as attributed_revenue,
-             count(*) as attribution_days,
-             round(avg(active_campaign_count)) as typical_competition
-      from days
-    )
-    select f.attributed_revenue,
-           f.attribution_days,
-           case when f.attribution_days = 0 then 0 else round(f.attributed_revenue / f.attribution_days, 2) end
-             as avg_daily_revenue,
-           (select count(distinct other ->> 'campaign_id')
-            from days cross join lateral jsonb_array_elements(days.active_campaigns) as o(other)
-            where other ->> 'campaign_id' <> ${id}) as collaboration_campaigns,
-           case when f.typical_competition >= 4 then 'high' when f.typical_competition >= 2 then 'medium' else 'low' end
-             as competition_intensity,
-           coalesce((select jsonb_agg(jsonb_build_object(
-                              'date', date,
-                              'attributed_amount', (entry ->> 'attributed_amount')::numeric,
-                              'attribution_percentage', (entry ->> 'normalized_weight')::numeric * 100)
-                            order by date)
-                     from days), '[]') as daily_attribution
-    from figures f`;
+  const [row] = await tx<Row[]>`select * from private.campaign_metrics(${id}::uuid)`;
   return row as Row & { daily_attribution: unknown };
 }
 
