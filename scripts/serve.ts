@@ -20,7 +20,9 @@ for await (const entry of Deno.readDir(functionsDir)) {
   const index = new URL(`${entry.name}/index.ts`, functionsDir);
   if (!(await Deno.stat(index).then((info) => info.isFile, () => false))) continue;
   const module: { createHandler?: (deps: Dependencies) => Handler } = await import(index.href);
-  if (typeof module.createHandler !== 'function') throw new Error(`${entry.name}/index.ts does not export createHandler`);
+  if (typeof module.createHandler !== 'function') {
+    throw new Error(`${entry.name}/index.ts does not export createHandler`);
+  }
   functions[entry.name] = module.createHandler(deps);
 }
 

@@ -77,7 +77,9 @@ export function translateDatabaseError(error: unknown, area: Area): unknown {
       }
       return new ApiError(Number(error.code.slice(2)), error.message, error.detail ?? error.message, details);
     }
-    if (error.code === '42501') return new ApiError(403, area.codes.forbidden, 'You do not have permission for this operation');
+    if (error.code === '42501') {
+      return new ApiError(403, area.codes.forbidden, 'You do not have permission for this operation');
+    }
     return new DatabaseError(`${error.code}: ${error.message}`);
   }
   if (error instanceof Error && !(error instanceof DatabaseError) && 'code' in error) {

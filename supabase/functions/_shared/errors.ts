@@ -50,7 +50,12 @@ const sharedCodes: AreaCodes = {
 export const catalogueArea: Area = {
   name: 'campaign-types',
   codes: { ...sharedCodes, forbidden: 'INSUFFICIENT_PERMISSION' },
-  errorBody: (e) => ({ success: false, error: e.message, error_code: e.code, ...(e.details ? { details: e.details } : {}) }),
+  errorBody: (e) => ({
+    success: false,
+    error: e.message,
+    error_code: e.code,
+    ...(e.details ? { details: e.details } : {}),
+  }),
 };
 
 /** Seed 02 and CONTRACT §2: `error` is a message, `code` beside it. */

@@ -27,6 +27,8 @@ export interface RequestContext {
   caller: Caller;
   /** The parsed JSON body, or `undefined` when the request has none. */
   body(): Promise<unknown>;
+  /** The parsed JSON body; a request without one is the area's 400. */
+  requiredBody(): Promise<unknown>;
 }
 
 export interface Reply {
@@ -63,7 +65,12 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
     const respond = (reply: Reply) =>
       new Response(JSON.stringify(reply.body), {
         status: reply.status ?? 200,
-        headers: { 'content-type': 'application/json; charset=utf-8', 'api-version': API_VERSION, ...cors, ...reply.headers },
+        headers: {
+          'content-type': 'application/json; charset=utf-8',
+          'api-version': API_VERSION,
+          ...cors,
+          ...reply.headers,
+        },
       });
 
     if (req.method === 'OPTIONS') {
@@ -73,17 +80,28 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
       checkVersion(req, area);
       const url = new URL(req.url);
       const segments = relativeSegments(url.pathname, spec.name);
-      const candidates = segments ? routes.map((r) => ({ r, params: match(r.segments, segments) })).filter((c) => c.params) : [];
-      if (candidates.length === 0) throw new ApiError(404, area.codes.notFound, `No route for ${req.method} ${url.pathname}`);
+      const candidates = segments
+        ? routes.map((r) => ({ r, params: match(r.segments, segments) })).filter((c) => c.params)
+        : [];
+      if (candidates.length === 0) {
+        throw new ApiError(404, area.codes.notFound, `No route for ${req.method} ${url.pathname}`);
+      }
       const found = candidates.find((c) => c.r.method === req.method);
       if (!found) {
         const allow = [...new Set(candidates.map((c) => c.r.method))].join(', ');
-        throw new ApiError(405, area.codes.methodNotAllowed, `Method ${req.method} is not allowed here; use ${allow}`, undefined, {
-          allow,
-        });
+        throw new ApiError(
+          405,
+          area.codes.methodNotAllowed,
+          `Method ${req.method} is not allowed here; use ${allow}`,
+          undefined,
+          {
+            allow,
+          },
+        );
       }
       const caller = await deps.auth.authenticate(req, found.r.access, area);
       let parsed: Promise<unknown> | undefined;
+      const body = () => (parsed ??= readJson(req, area));
       return respond(
         await found.r.handle({
           req,
@@ -91,7 +109,18 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
           params: found.params!,
           query: url.searchParams,
           caller,
-          body: () => (parsed ??= readJson(req, area)),
+          body,
+          requiredBody: async () => {
+            const value = await body();
+            if (value === undefined) {
+              throw new ApiError(400, area.codes.validation, 'A JSON body is required', {
+                field: 'body',
+                value: null,
+                constraint: 'required',
+              });
+            }
+            return value;
+          },
         }),
       );
     } catch (error) {
@@ -137,10 +166,15 @@ function checkVersion(req: Request, area: Area) {
     for (const param of params) {
       const [key, value] = param.split('=').map((part) => part.trim());
       if (key.toLowerCase() === 'version' && !SUPPORTED_VERSIONS.has(value?.replace(/^"|"$/g, ''))) {
-        throw new ApiError(406, area.codes.unsupportedVersion, `API version ${value} is not supported; supported: 1.0`, {
-          requested_version: value,
-          supported_versions: ['1.0'],
-        });
+        throw new ApiError(
+          406,
+          area.codes.unsupportedVersion,
+          `API version ${value} is not supported; supported: 1.0`,
+          {
+            requested_version: value,
+            supported_versions: ['1.0'],
+          },
+        );
       }
     }
   }

@@ -1,7 +1,5 @@
-/** What the three stock functions share: the quantity rule and the JSON body they all require. */
+/** What the three stock functions share: the quantity rule and the id format. */
 import { z } from 'zod';
-import { ApiError, inventoryArea } from './errors.ts';
-import type { RequestContext } from './http.ts';
 
 export const MAX_STOCK_QUANTITY = 1_000_000_000;
 
@@ -13,15 +11,3 @@ export const stockQuantity = z
   .int('must be a whole number')
   .min(1, 'must be a positive whole number')
   .max(MAX_STOCK_QUANTITY, `must be at most ${MAX_STOCK_QUANTITY}`);
-
-export async function requiredBody(ctx: RequestContext): Promise<unknown> {
-  const body = await ctx.body();
-  if (body === undefined) {
-    throw new ApiError(400, inventoryArea.codes.validation, 'A JSON body is required', {
-      field: 'body',
-      value: null,
-      constraint: 'required',
-    });
-  }
-  return body;
-}

@@ -1,10 +1,10 @@
 /** The seven catalogue operations. Each reads or writes through one transaction as the caller. */
 import type { Database } from '../_shared/db.ts';
-import { ApiError, catalogueArea as area } from '../_shared/errors.ts';
+import { catalogueArea as area } from '../_shared/errors.ts';
 import type { Reply, RequestContext } from '../_shared/http.ts';
 import { ATTRIBUTION_LAYERS, LAYER_INFO } from '../_shared/layers.ts';
 import { queryObject, validate, validationError } from '../_shared/validation.ts';
-import { catalogueHealth, type CatalogueEntry } from './health.ts';
+import { type CatalogueEntry, catalogueHealth } from './health.ts';
 import { catalogueProblem, createBody, listQuery, TYPE_CODE_PATTERN, updateBody } from './schemas.ts';
 
 type Row = Record<string, unknown> & CatalogueEntry;
@@ -27,14 +27,23 @@ export function catalogueHandlers(db: Database) {
           limit ${perPage} offset ${(page - 1) * perPage}`;
       });
       // Past the last page the window count is gone with the rows; one count keeps the totals true.
-      const totalCount = rows.length > 0 ? rows[0].total_count : page === 1 ? 0 : await countTypes(ctx, query.includeInactive);
+      const totalCount = rows.length > 0
+        ? rows[0].total_count
+        : page === 1
+        ? 0
+        : await countTypes(ctx, query.includeInactive);
       const data = rows.map(({ total_count: _, ...row }) => row);
       return {
         body: {
           success: true,
           data,
           count: data.length,
-          pagination: { page, per_page: perPage, total_count: totalCount, total_pages: Math.ceil(totalCount / perPage) },
+          pagination: {
+            page,
+            per_page: perPage,
+            total_count: totalCount,
+            total_pages: Math.ceil(totalCount / perPage),
+          },
         },
       };
     },
@@ -62,15 +71,21 @@ export function catalogueHandlers(db: Database) {
     },
 
     async create(ctx: RequestContext): Promise<Reply> {
-      const config = validate(createBody, await requiredBody(ctx), area, catalogueProblem);
-      const [created] = await db.asCaller(ctx.caller, area, (tx) =>
-        tx<Row[]>`select * from public.create_campaign_type(${tx.json(config)})`);
-      return { status: 201, body: { success: true, data: created, message: `Campaign type ${created.type_code} created` } };
+      const config = validate(createBody, await ctx.requiredBody(), area, catalogueProblem);
+      const [created] = await db.asCaller(
+        ctx.caller,
+        area,
+        (tx) => tx<Row[]>`select * from public.create_campaign_type(${tx.json(config)})`,
+      );
+      return {
+        status: 201,
+        body: { success: true, data: created, message: `Campaign type ${created.type_code} created` },
+      };
     },
 
     async update(ctx: RequestContext): Promise<Reply> {
       const typeCode = ctx.params.type_code;
-      const body = await requiredBody(ctx);
+      const body = await ctx.requiredBody();
       if (body && typeof body === 'object' && 'type_code' in body) {
         throw validationError(area, {
           field: 'type_code',
@@ -79,8 +94,11 @@ export function catalogueHandlers(db: Database) {
         });
       }
       const changes = validate(updateBody, body, area, catalogueProblem);
-      const [updated] = await db.asCaller(ctx.caller, area, (tx) =>
-        tx<Row[]>`select * from public.update_campaign_type(${typeCode}, ${tx.json(changes)})`);
+      const [updated] = await db.asCaller(
+        ctx.caller,
+        area,
+        (tx) => tx<Row[]>`select * from public.update_campaign_type(${typeCode}, ${tx.json(changes)})`,
+      );
       return { body: { success: true, data: updated, message: `Campaign type ${typeCode} updated` } };
     },
 
@@ -95,8 +113,11 @@ export function catalogueHandlers(db: Database) {
       if (typeCode.length > 50 || !TYPE_CODE_PATTERN.test(typeCode)) {
         return verdict(false, undefined, 'type_code must match ^[a-z][a-z0-9_]*$ and be at most 50 characters');
       }
-      const [config] = await db.asCaller(ctx.caller, area, (tx) =>
-        tx<Row[]>`select * from public.campaign_type_config where type_code = ${typeCode}`);
+      const [config] = await db.asCaller(
+        ctx.caller,
+        area,
+        (tx) => tx<Row[]>`select * from public.campaign_type_config where type_code = ${typeCode}`,
+      );
       if (!config) return verdict(false, undefined, `Campaign type ${typeCode} does not exist`);
       if (!config.is_active) return verdict(false, config, `Campaign type ${typeCode} is inactive`);
       return verdict(true, config, `Campaign type ${typeCode} is valid and active`);
@@ -119,16 +140,4 @@ function verdict(isValid: boolean, config: Row | undefined, message: string): Re
       data: { is_valid: isValid, ...(config ? { type_config: config } : {}), validation_message: message },
     },
   };
-}
-
-async function requiredBody(ctx: RequestContext): Promise<unknown> {
-  const body = await ctx.body();
-  if (body === undefined) {
-    throw new ApiError(400, area.codes.validation, 'A JSON body is required', {
-      field: 'body',
-      value: null,
-      constraint: 'required',
-    });
-  }
-  return body;
 }

@@ -25,7 +25,10 @@ export interface CatalogueHealth {
 
 export function catalogueHealth(entries: CatalogueEntry[]): CatalogueHealth {
   const active = entries.filter((entry) => entry.is_active);
-  const coverage = Object.fromEntries(ATTRIBUTION_LAYERS.map((layer) => [layer, 0])) as Record<AttributionLayer, number>;
+  const coverage = Object.fromEntries(ATTRIBUTION_LAYERS.map((layer) => [layer, 0])) as Record<
+    AttributionLayer,
+    number
+  >;
   for (const entry of active) coverage[entry.attribution_layer] += 1;
 
   const uncovered = ATTRIBUTION_LAYERS.filter((layer) => coverage[layer] === 0);
@@ -38,13 +41,21 @@ export function catalogueHealth(entries: CatalogueEntry[]): CatalogueHealth {
 
   const recommendations = [
     ...uncovered.map((layer) =>
-      `No active type in the ${layer} layer (${LAYER_INFO[layer].display_name}): add or reactivate one so its campaigns can be attributed`
+      `No active type in the ${layer} layer (${
+        LAYER_INFO[layer].display_name
+      }): add or reactivate one so its campaigns can be attributed`
     ),
     ...(weightless.length
-      ? [`${weightless.length} active type(s) have weight 0 and receive no attribution: ${weightless.map((e) => e.type_code).join(', ')}`]
+      ? [
+        `${weightless.length} active type(s) have weight 0 and receive no attribution: ${
+          weightless.map((e) => e.type_code).join(', ')
+        }`,
+      ]
       : []),
     ...(inactiveCount
-      ? [`${inactiveCount} of ${entries.length} types are inactive: reactivate the ones still in use or leave them for history`]
+      ? [
+        `${inactiveCount} of ${entries.length} types are inactive: reactivate the ones still in use or leave them for history`,
+      ]
       : []),
   ];
 

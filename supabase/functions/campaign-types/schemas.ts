@@ -19,7 +19,10 @@ const weight = z
   .min(0, 'must be between 0.00 and 9.99')
   .max(9.99, 'must be between 0.00 and 9.99')
   .refine((value) => Math.abs(value * 100 - Math.round(value * 100)) < 1e-9, 'at most 2 decimal places');
-const priority = z.number().int('must be a whole number').min(0, 'must be between 0 and 100').max(100, 'must be between 0 and 100');
+const priority = z.number().int('must be a whole number').min(0, 'must be between 0 and 100').max(
+  100,
+  'must be between 0 and 100',
+);
 
 const editableFields = {
   display_name_zh: name,
@@ -84,7 +87,8 @@ export function catalogueProblem(problem: FieldProblem): ApiError | undefined {
     });
   }
   if (
-    problem.field === 'default_weight' && typeof problem.value === 'number' && (problem.value < 0 || problem.value > 9.99)
+    problem.field === 'default_weight' && typeof problem.value === 'number' &&
+    (problem.value < 0 || problem.value > 9.99)
   ) {
     return new ApiError(400, 'INVALID_WEIGHT_RANGE', `default_weight must be between 0.00 and 9.99`, {
       provided_weight: problem.value,
