@@ -3,7 +3,15 @@ import type { Database, Tx } from '../_shared/db.ts';
 import { ApiError, campaignArea as area } from '../_shared/errors.ts';
 import type { Reply, RequestContext } from '../_shared/http.ts';
 import { queryObject, validate } from '../_shared/validation.ts';
-import { attributionQuery, batchBody, bulkStatusBody, campaignId, createBody, listQuery, updateBody } from './schemas.ts';
+import {
+  attributionQuery,
+  batchBody,
+  bulkStatusBody,
+  campaignId,
+  createBody,
+  listQuery,
+  updateBody,
+} from './schemas.ts';
 
 /** The Campaign resource of seed 03: every field but the bookkeeping ones (creator, deletion). */
 const CAMPAIGN_FIELDS = [
@@ -79,7 +87,7 @@ export function campaignHandlers(db: Database) {
     },
 
     async create(ctx: RequestContext): Promise<Reply> {
-      const campaign = validate(createBody, await requiredBody(ctx), area);
+      const campaign = validate(createBody, await ctx.requiredBody(), area);
       const [created] = await db.asCaller(
         ctx.caller,
         area,
@@ -101,7 +109,7 @@ export function campaignHandlers(db: Database) {
 
     async update(ctx: RequestContext): Promise<Reply> {
       const id = pathId(ctx);
-      const changes = validate(updateBody, await requiredBody(ctx), area);
+      const changes = validate(updateBody, await ctx.requiredBody(), area);
       const [updated] = await db.asCaller(
         ctx.caller,
         area,
@@ -117,12 +125,12 @@ export function campaignHandlers(db: Database) {
     },
 
     async batch(ctx: RequestContext): Promise<Reply> {
-      const body = validate(batchBody, await requiredBody(ctx), area);
+      const body = validate(batchBody, await ctx.requiredBody(), area);
       return setStatuses(ctx, body.campaign_ids, body.data.status);
     },
 
     async bulkStatus(ctx: RequestContext): Promise<Reply> {
-      const body = validate(bulkStatusBody, await requiredBody(ctx), area);
+      const body = validate(bulkStatusBody, await ctx.requiredBody(), area);
       return setStatuses(ctx, body.campaign_ids, body.status);
     },
 
@@ -146,7 +154,9 @@ export function campaignHandlers(db: Database) {
       const query = validate(attributionQuery, queryObject(ctx.query), area);
       const [{ result }] = await db.asCaller(ctx.caller, area, (tx) =>
         tx<{ result: Row }[]>`
-          select public.calculate_campaign_attributions(${query.date}::date, ${query.order_amount ?? null}::numeric) as result`);
+          select public.calculate_campaign_attributions(${query.date}::date, ${
+          query.order_amount ?? null
+        }::numeric) as result`);
       return { body: { success: true, data: result } };
     },
 
@@ -200,16 +210,4 @@ function notFound(id: string): ApiError {
     value: id,
     constraint: 'an existing campaign',
   });
-}
-
-async function requiredBody(ctx: RequestContext): Promise<unknown> {
-  const body = await ctx.body();
-  if (body === undefined) {
-    throw new ApiError(400, area.codes.validation, 'A JSON body is required', {
-      field: 'body',
-      value: null,
-      constraint: 'required',
-    });
-  }
-  return body;
 }
