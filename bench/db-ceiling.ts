@@ -1,7 +1,8 @@
 /**
  * The database ceiling: a scenario's own SQL, run through the functions' own database layer
  * (`_shared/db.ts`: same driver, same pool size, same per-request transaction with role and claims),
- * by CONNECTIONS concurrent loops for DURATION seconds, with no HTTP in between.
+ * by CONNECTIONS concurrent loops for DURATION seconds (or, with AMOUNT, for that many calls), with no
+ * HTTP in between.
  * Prints {requests_per_sec, p50, p99, errors} as JSON.
  */
 import { createDatabase } from '../supabase/functions/_shared/db.ts';
@@ -20,25 +21,29 @@ const db = createDatabase(env('SUPABASE_DB_URL'), { max: Number(env('DB_POOL_SIZ
 const work = databaseWork[scenario];
 if (!work) throw new Error(`no database work for scenario ${scenario}`);
 const context = JSON.parse(env('BENCH_CONTEXT'));
+const amount = Number(Deno.env.get('AMOUNT') ?? 0);
 
 const latencies: number[] = [];
 let errors = 0;
 let n = 0;
-const until = performance.now() + duration;
+const started = performance.now();
+const more = () => amount ? n < amount : performance.now() < started + duration;
 await Promise.all(
   Array.from({ length: connections }, async () => {
-    while (performance.now() < until) {
-      const started = performance.now();
+    while (more()) {
+      const sent = performance.now();
+      const i = n++;
       try {
-        await db.asCaller(work.caller, catalogueArea, (tx) => work.run(tx, n++, context));
-        latencies.push(performance.now() - started);
+        await db.asCaller(work.caller, catalogueArea, (tx) => work.run(tx, i, context));
+        latencies.push(performance.now() - sent);
       } catch {
         errors++;
       }
     }
   }),
 );
+const elapsed = performance.now() - started;
 await db.end();
 latencies.sort((a, b) => a - b);
 const at = (q: number) => latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] : 0;
-console.log(JSON.stringify({ requests_per_sec: latencies.length / (duration / 1000), p50: at(0.5), p99: at(0.99), errors }));
+console.log(JSON.stringify({ requests_per_sec: latencies.length / (elapsed / 1000), p50: at(0.5), p99: at(0.99), errors }));
