@@ -98,19 +98,19 @@ async function benchContext(url) {
   }
 }
 
-function runAutocannon(url, requests) {
+function runAutocannon(url, requests, concurrency = connections) {
   return new Promise((resolve, reject) => {
     autocannon(
-      { url, connections, requests, ...(smoke ? { amount: SMOKE_REQUESTS } : { duration }) },
-      (error, result) => (error ? reject(error) : resolve(result)),
+      { url, connections: concurrency, requests, ...(smoke ? { amount: SMOKE_REQUESTS } : { duration }) },
+      (error, result) => (error ? reject(error) : resolve(summarise(result, concurrency))),
     );
   });
 }
 
-const summarise = (result) => ({
+const summarise = (result, concurrency) => ({
   // autocannon rounds a fixed-amount run up to whole seconds; for a closed loop, throughput is also
   // concurrency over mean latency (Little's law), which holds for a dozen requests too.
-  requests_per_sec: smoke ? (connections * 1000) / result.latency.mean : result.requests.total / result.duration,
+  requests_per_sec: smoke ? (concurrency * 1000) / result.latency.mean : result.requests.total / result.duration,
   p50: result.latency.p50,
   p99: result.latency.p99,
   non_2xx: result.non2xx + result.errors,
@@ -146,7 +146,7 @@ async function httpCeiling() {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
-    return summarise(await runAutocannon(`http://127.0.0.1:${port}`, [{ method: 'GET', path: '/' }]));
+    return await runAutocannon(`http://127.0.0.1:${port}`, [{ method: 'GET', path: '/' }]);
   } finally {
     child.kill();
   }
@@ -169,33 +169,36 @@ try {
   const http = await httpCeiling();
   const results = [];
   for (const scenario of scenarios) {
-    log(`${scenario.name}: endpoint…`);
     let n = 0;
     const token = tokens[scenario.caller];
-    const endpoint = summarise(
-      await runAutocannon(functions.url, [{
-        setupRequest: (request) => {
-          const { method, path: requestPath, body } = scenario.request(n++, context);
-          return {
-            ...request,
-            method,
-            path: requestPath,
-            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-            ...(body ? { body: JSON.stringify(body) } : {}),
-          };
-        },
-      }]),
-    );
-    log(`${scenario.name}: database ceiling…`);
-    const ceiling = await runDeno('bench/db-ceiling.ts', {
-      SCENARIO: scenario.name,
-      CONNECTIONS: String(connections),
-      DURATION: String(duration),
-      ...(smoke ? { AMOUNT: String(SMOKE_REQUESTS) } : {}),
-      DB_POOL_SIZE: String(POOL_SIZE),
-      SUPABASE_DB_URL: database.url,
-      BENCH_CONTEXT: JSON.stringify(context),
-    });
+    const requests = [{
+      setupRequest: (request) => {
+        const { method, path: requestPath, body } = scenario.request(n++, context);
+        return {
+          ...request,
+          method,
+          path: requestPath,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          ...(body ? { body: JSON.stringify(body) } : {}),
+        };
+      },
+    }];
+    const databaseCeiling = (concurrency) =>
+      runDeno('bench/db-ceiling.ts', {
+        SCENARIO: scenario.name,
+        CONNECTIONS: String(concurrency),
+        DURATION: String(duration),
+        ...(smoke ? { AMOUNT: String(SMOKE_REQUESTS) } : {}),
+        DB_POOL_SIZE: String(POOL_SIZE),
+        SUPABASE_DB_URL: database.url,
+        BENCH_CONTEXT: JSON.stringify(context),
+      });
+    log(`${scenario.name}: endpoint, then database ceiling, at c=${connections} and c=1…`);
+    const endpoint = await runAutocannon(functions.url, requests);
+    const ceiling = await databaseCeiling(connections);
+    // One request at a time: the latency a single user sees, without queueing behind 31 others.
+    const single = await runAutocannon(functions.url, requests, 1);
+    const singleCeiling = await databaseCeiling(1);
     results.push({
       scenario: scenario.name,
       kind: scenario.kind,
@@ -203,6 +206,7 @@ try {
       database_ceiling: ceiling,
       ratio_to_database_ceiling: endpoint.requests_per_sec / ceiling.requests_per_sec,
       ratio_to_http_ceiling: endpoint.requests_per_sec / http.requests_per_sec,
+      single: { endpoint: single, database_ceiling: singleCeiling },
     });
   }
   const invariants = await stockInvariantViolations(database.url);
@@ -236,10 +240,10 @@ function markdown(report) {
     `Concurrency ${report.connections}, ${report.mode === 'smoke' ? `${SMOKE_REQUESTS} requests` : `${report.duration_seconds} s`} per measurement, pool ${report.pool_size}; data set ${JSON.stringify(report.dataset)}.`,
     `HTTP ceiling (bare Deno.serve): ${n(report.http_ceiling.requests_per_sec)} req/s, p50 ${n(report.http_ceiling.p50, 1)} ms, p99 ${n(report.http_ceiling.p99, 1)} ms.`,
     '',
-    '| scenario | req/s | p50 ms | p99 ms | non-2xx | DB ceiling req/s | DB p50 ms | DB p99 ms | ratio to DB ceiling | ratio to HTTP ceiling |',
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| scenario | req/s | p50 ms | p99 ms | non-2xx | DB ceiling req/s | DB p50 ms | DB p99 ms | ratio to DB ceiling | ratio to HTTP ceiling | c=1 p50 ms | c=1 p99 ms | c=1 DB p50 ms |`,
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...report.results.map((r) =>
-      `| ${r.scenario} | ${n(r.endpoint.requests_per_sec)} | ${n(r.endpoint.p50, 1)} | ${n(r.endpoint.p99, 1)} | ${r.endpoint.non_2xx} | ${n(r.database_ceiling.requests_per_sec)} | ${n(r.database_ceiling.p50, 1)} | ${n(r.database_ceiling.p99, 1)} | ${n(r.ratio_to_database_ceiling * 100)}% | ${n(r.ratio_to_http_ceiling * 100)}% |`
+      `| ${r.scenario} | ${n(r.endpoint.requests_per_sec)} | ${n(r.endpoint.p50, 1)} | ${n(r.endpoint.p99, 1)} | ${r.endpoint.non_2xx} | ${n(r.database_ceiling.requests_per_sec)} | ${n(r.database_ceiling.p50, 1)} | ${n(r.database_ceiling.p99, 1)} | ${n(r.ratio_to_database_ceiling * 100)}% | ${n(r.ratio_to_http_ceiling * 100)}% | ${n(r.single.endpoint.p50, 1)} | ${n(r.single.endpoint.p99, 1)} | ${n(r.single.database_ceiling.p50, 1)} |`
     ),
     '',
     `Stock invariants after the write scenarios (never negative; lots = stock = ledger sum): ${report.stock_invariants.violations} violations over ${report.stock_invariants.products} products.`,
