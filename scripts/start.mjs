@@ -29,8 +29,8 @@ try {
     database = { url: externalUrl, stop: async () => {} };
     console.log('Using the database in DATABASE_URL');
   } else {
-    const dataDir = path.join(ROOT, '.data', 'postgres');
-    console.log(`Starting PostgreSQL on port ${dbPort} (data in .data/postgres)…`);
+    const dataDir = process.env.DATA_DIR ? path.resolve(process.env.DATA_DIR) : path.join(ROOT, '.data', 'postgres');
+    console.log(`Starting PostgreSQL on port ${dbPort} (data in ${path.relative(ROOT, dataDir) || dataDir})…`);
     database = await startEmbeddedPostgres({ dataDir, port: dbPort });
   }
   console.log('Applying the platform bootstrap, migrations and seed…');
