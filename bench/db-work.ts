@@ -74,7 +74,7 @@ export const databaseWork: Record<string, Work> = {
       const pattern = `%${decodeURIComponent(searchTerm(n))}%`;
       return tx`select id, name, status, start_date, end_date, budget, created_at, count(*) over () as total_count
                 from public.campaigns
-                where deleted_at is null and (name ilike ${pattern} or description ilike ${pattern})
+                where deleted_at is null and id in (select private.matching_campaign_ids(${pattern}))
                 order by created_at desc, id desc
                 limit 20 offset 0`;
     },

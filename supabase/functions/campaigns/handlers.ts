@@ -52,7 +52,7 @@ export function campaignHandlers(db: Database) {
       const { rows, totalCount } = await db.asCaller(ctx.caller, area, async (tx) => {
         const where = tx`deleted_at is null
           and ${query.status ? tx`status = ${query.status}` : tx`true`}
-          and ${pattern ? tx`(name ilike ${pattern} or description ilike ${pattern})` : tx`true`}
+          and ${pattern ? tx`id in (select private.matching_campaign_ids(${pattern}))` : tx`true`}
           and ${
           query.start_date || query.end_date
             ? tx`daterange(start_date, end_date, '[]')
