@@ -19,7 +19,29 @@ interface HealthReport {
 export const FUNCTION_NAME = 'business-health-analytics';
 export const RATE_LIMITS = { anonymous: 60, user: 120 } as const;
 
-export function healthHandlers(db: Database) {
+/**
+ * A report is CPU-bound work in PostgreSQL. Run many at once on a few cores and each takes as long as
+ * all of them together, until every one hits the statement timeout; so an instance computes at most a
+ * few at a time and queues the rest, which keeps throughput at what the cores allow.
+ */
+export function concurrencyLimit(slots: number) {
+  const waiting: (() => void)[] = [];
+  let running = 0;
+  return async function run<T>(work: () => Promise<T>): Promise<T> {
+    if (running >= slots) await new Promise<void>((resolve) => waiting.push(resolve));
+    else running++;
+    try {
+      return await work();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
+  };
+}
+
+export function healthHandlers(db: Database, reportSlots = 2) {
+  const limit = concurrencyLimit(reportSlots);
   return {
     async report(ctx: RequestContext): Promise<Reply> {
       const started = performance.now();
@@ -28,10 +50,12 @@ export function healthHandlers(db: Database) {
         await enforceRateLimit(db, ctx);
         const body = await readBody(ctx);
         const params = validate(requestBody, body === undefined ? {} : body, area, parameterProblem);
-        const [{ report }] = await db.asCaller(ctx.caller, area, (tx) =>
-          tx<{ report: HealthReport }[]>`
-            select health.business_health(${params.period}, ${params.includeSystemHealth},
-                                          ${params.includeTrends}, ${params.includeInsights}) as report`);
+        const [{ report }] = await limit(() =>
+          db.asCaller(ctx.caller, area, (tx) =>
+            tx<{ report: HealthReport }[]>`
+              select health.business_health(${params.period}, ${params.includeSystemHealth},
+                                            ${params.includeTrends}, ${params.includeInsights}) as report`)
+        );
         status = 200;
         // jsonb sorts keys; the seed's order reads better.
         const { metrics, scoreDetails, trends, insights } = report;
