@@ -98,10 +98,27 @@ async function benchContext(url) {
   }
 }
 
+/** Waits until no other session is running a statement. */
+async function settle(url) {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    for (;;) {
+      const [{ busy }] = await sql`
+        select count(*)::int as busy from pg_stat_activity
+        where state = 'active' and backend_type = 'client backend' and pid <> pg_backend_pid()`;
+      if (busy === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  } finally {
+    await sql.end();
+  }
+}
+
 function runAutocannon(url, requests, concurrency = connections) {
   return new Promise((resolve, reject) => {
     autocannon(
-      { url, connections: concurrency, requests, ...(smoke ? { amount: SMOKE_REQUESTS } : { duration }) },
+      // A generous timeout: a slow scenario should report its latency, not a wall of timeouts.
+      { url, connections: concurrency, requests, timeout: 60, ...(smoke ? { amount: SMOKE_REQUESTS } : { duration }) },
       (error, result) => (error ? reject(error) : resolve(summarise(result, concurrency))),
     );
   });
@@ -194,10 +211,15 @@ try {
         BENCH_CONTEXT: JSON.stringify(context),
       });
     log(`${scenario.name}: endpoint, then database ceiling, at c=${connections} and c=1…`);
+    // Each measurement starts on an idle database: requests a load run left queued or running would
+    // otherwise be measured as the next one's latency.
     const endpoint = await runAutocannon(functions.url, requests);
+    await settle(database.url);
     const ceiling = await databaseCeiling(connections);
+    await settle(database.url);
     // One request at a time: the latency a single user sees, without queueing behind 31 others.
     const single = await runAutocannon(functions.url, requests, 1);
+    await settle(database.url);
     const singleCeiling = await databaseCeiling(1);
     results.push({
       scenario: scenario.name,
