@@ -130,6 +130,13 @@ create trigger orders_daily_revenue_truncate
   after truncate on public.orders
   for each statement execute function private.orders_maintain_daily_revenue();
 
+-- Always, also with session_replication_role = replica (a logical replica receives orders that
+-- way): derived data must follow every write.
+alter table public.orders enable always trigger orders_daily_revenue_insert;
+alter table public.orders enable always trigger orders_daily_revenue_update;
+alter table public.orders enable always trigger orders_daily_revenue_delete;
+alter table public.orders enable always trigger orders_daily_revenue_truncate;
+
 truncate private.order_daily_revenue;
 insert into private.order_daily_revenue (order_date, revenue)
 select o.order_date, sum(o.total_amount)

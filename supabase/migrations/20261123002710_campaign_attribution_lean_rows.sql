@@ -1,4 +1,6 @@
 -- The same rows from the same rules (docs/attribution.md, 20261123002500), computed leaner (issue #6):
+--   * a campaign's days of activity come from its stored stretches (20261123002705) instead of a walk
+--     of its status history;
 --   * the precedence order used to break ties (layer, priority desc, weight desc, id) is one integer per
 --     campaign, ranked once, so each day's two remainder rankings sort integers rather than an enum, a
 --     numeric and a uuid;
@@ -30,6 +32,8 @@ returns table (
 language plpgsql
 stable
 set search_path = ''
+-- Planned for each call: one day and a whole history want different plans.
+set plan_cache_mode = 'force_custom_plan'
 as $$
 #variable_conflict use_column
 declare
@@ -49,20 +53,18 @@ begin
       and c.end_date >= from_date
       and c.start_date <= to_date
   ),
-  -- A campaign counts on a day when the day lies within its dates and its status history shows it
-  -- active at some moment of that day.
+  -- A campaign (named by its precedence, unique among the candidates) counts on a day when the day
+  -- lies within its dates and within one of its stretches of activity (private.campaign_active_spans,
+  -- kept from its status history).
   activity as materialized (
-    select distinct s.first_day + g.i as activity_date, s.id, s.raw_millionths, s.precedence
+    select distinct s.first_day + g.i as activity_date, s.precedence, s.raw_millionths
     from (
-      select c.id, c.raw_millionths, c.precedence,
-             greatest(c.start_date, from_date, (p.changed_at at time zone 'UTC')::date) as first_day,
-             least(c.end_date, to_date, ((p.until at time zone 'UTC') - interval '1 microsecond')::date) as last_day
-      from candidate c
-      join lateral (
-        select h.to_status, h.changed_at, lead(h.changed_at) over (order by h.changed_at, h.id) as until
-        from public.campaign_status_history h
-        where h.campaign_id = c.id
-      ) p on p.to_status = 'active' and (p.until is null or p.until > p.changed_at)
+      select c.precedence, c.raw_millionths,
+             greatest(c.start_date, from_date, a.first_day) as first_day,
+             least(c.end_date, to_date, a.last_day) as last_day
+      from private.campaign_active_spans a
+      join candidate c on c.id = a.campaign_id
+      where a.last_day >= from_date and a.first_day <= to_date
     ) s
     cross join lateral generate_series(0, s.last_day - s.first_day) as g(i)
   ),
@@ -73,14 +75,14 @@ begin
     group by a.activity_date
   ),
   shares as (
-    select a.activity_date, a.id, a.precedence, d.n,
+    select a.activity_date, a.precedence, d.n,
            case when d.total > 0 then a.raw_millionths * 10000 else 10000 end as numerator,
            case when d.total > 0 then d.total else d.n end as divisor
     from activity a
     join day_totals d using (activity_date)
   ),
   ranked_units as (
-    select s.activity_date, s.id, s.precedence, s.n, s.numerator / s.divisor as whole_units,
+    select s.activity_date, s.precedence, s.n, s.numerator / s.divisor as whole_units,
            10000 - sum(s.numerator / s.divisor) over (partition by s.activity_date) as deficit,
            row_number() over (partition by s.activity_date order by s.numerator % s.divisor desc, s.precedence)
              as remainder_rank
@@ -100,7 +102,7 @@ begin
           from day_totals t) d
   ),
   cents as (
-    select u.activity_date, u.id, u.precedence, u.n, u.units, m.amount, m.cents * u.units as cents_x10000,
+    select u.activity_date, u.precedence, u.n, u.units, m.amount, m.cents * u.units as cents_x10000,
            m.cents
     from (select r.*, r.whole_units + case when r.remainder_rank <= r.deficit then 1 else 0 end as units
           from ranked_units r) u
@@ -113,7 +115,7 @@ begin
              as cent_rank
     from cents c
   )
-  select r.activity_date, r.n, r.id, c.name, c.campaign_type, c.attribution_layer, c.attribution_weight,
+  select r.activity_date, r.n, c.id, c.name, c.campaign_type, c.attribution_layer, c.attribution_weight,
          c.priority_score,
          -- Exact: at most 6 decimals.
          trim_scale(c.raw_millionths / 1000000.0),
@@ -124,6 +126,6 @@ begin
          r.amount,
          ((r.cents_x10000 / 10000 + case when r.cent_rank <= r.cent_deficit then 1 else 0 end) / 100.0)::numeric(14, 2)
   from ranked_cents r
-  join candidate c using (id);
+  join candidate c using (precedence);
 end
 $$;
