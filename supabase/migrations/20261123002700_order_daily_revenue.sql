@@ -102,40 +102,41 @@ $$;
 revoke execute on function private.sees_all_orders() from public, anon;
 grant execute on function private.sees_all_orders() to authenticated, service_role;
 
+-- Derived data kept by triggers (this table, the campaigns' stretches of activity) is maintained by one
+-- statement-level function per source table, over its transition tables, for every kind of write. They
+-- fire always, also with session_replication_role = replica (as the demo seed and a logical replica
+-- write): derived data must follow every write.
+create or replace function private.keep_derived_data(source regclass, trigger_prefix text, maintainer regproc)
+returns void
+language plpgsql
+volatile
+set search_path = ''
+as $$
+declare
+  t record;
+begin
+  for t in
+    select trigger_prefix || '_' || v.operation as name, v.operation, v.transition
+    from (values ('insert', 'referencing new table as new_rows'),
+                 ('update', 'referencing old table as old_rows new table as new_rows'),
+                 ('delete', 'referencing old table as old_rows'),
+                 ('truncate', '')) v(operation, transition)
+  loop
+    execute format('drop trigger if exists %I on %s', t.name, source);
+    execute format('create trigger %I after %s on %s %s for each statement execute function %s()',
+                   t.name, t.operation, source, t.transition, maintainer);
+    execute format('alter table %s enable always trigger %I', source, t.name);
+  end loop;
+end
+$$;
+
+revoke execute on function private.keep_derived_data(regclass, text, regproc) from public, anon, authenticated, service_role;
+
 -- The triggers and the backfill in one transaction, writers waiting for it: no order written meanwhile
 -- is missed or counted twice.
 begin;
 lock table public.orders in share row exclusive mode;
-
-drop trigger if exists orders_daily_revenue_insert on public.orders;
-create trigger orders_daily_revenue_insert
-  after insert on public.orders
-  referencing new table as new_rows
-  for each statement execute function private.orders_maintain_daily_revenue();
-
-drop trigger if exists orders_daily_revenue_update on public.orders;
-create trigger orders_daily_revenue_update
-  after update on public.orders
-  referencing old table as old_rows new table as new_rows
-  for each statement execute function private.orders_maintain_daily_revenue();
-
-drop trigger if exists orders_daily_revenue_delete on public.orders;
-create trigger orders_daily_revenue_delete
-  after delete on public.orders
-  referencing old table as old_rows
-  for each statement execute function private.orders_maintain_daily_revenue();
-
-drop trigger if exists orders_daily_revenue_truncate on public.orders;
-create trigger orders_daily_revenue_truncate
-  after truncate on public.orders
-  for each statement execute function private.orders_maintain_daily_revenue();
-
--- Always, also with session_replication_role = replica (a logical replica receives orders that
--- way): derived data must follow every write.
-alter table public.orders enable always trigger orders_daily_revenue_insert;
-alter table public.orders enable always trigger orders_daily_revenue_update;
-alter table public.orders enable always trigger orders_daily_revenue_delete;
-alter table public.orders enable always trigger orders_daily_revenue_truncate;
+select private.keep_derived_data('public.orders', 'orders_daily_revenue', 'private.orders_maintain_daily_revenue');
 
 truncate private.order_daily_revenue;
 insert into private.order_daily_revenue (order_date, revenue)

@@ -80,39 +80,12 @@ $$;
 revoke execute on function private.refresh_campaign_active_spans(uuid[]) from public, anon, authenticated;
 revoke execute on function private.campaign_history_maintain_spans() from public, anon, authenticated;
 
--- The triggers and the backfill in one transaction, writers waiting for it.
+-- The triggers (always, see private.keep_derived_data) and the backfill in one transaction, writers
+-- waiting for it.
 begin;
 lock table public.campaign_status_history in share row exclusive mode;
-
-drop trigger if exists campaign_history_spans_insert on public.campaign_status_history;
-create trigger campaign_history_spans_insert
-  after insert on public.campaign_status_history
-  referencing new table as new_rows
-  for each statement execute function private.campaign_history_maintain_spans();
-
-drop trigger if exists campaign_history_spans_update on public.campaign_status_history;
-create trigger campaign_history_spans_update
-  after update on public.campaign_status_history
-  referencing old table as old_rows new table as new_rows
-  for each statement execute function private.campaign_history_maintain_spans();
-
-drop trigger if exists campaign_history_spans_delete on public.campaign_status_history;
-create trigger campaign_history_spans_delete
-  after delete on public.campaign_status_history
-  referencing old table as old_rows
-  for each statement execute function private.campaign_history_maintain_spans();
-
-drop trigger if exists campaign_history_spans_truncate on public.campaign_status_history;
-create trigger campaign_history_spans_truncate
-  after truncate on public.campaign_status_history
-  for each statement execute function private.campaign_history_maintain_spans();
-
--- Always, also with session_replication_role = replica (the demo seed writes history that way, as a
--- logical replica would): derived data must follow every write.
-alter table public.campaign_status_history enable always trigger campaign_history_spans_insert;
-alter table public.campaign_status_history enable always trigger campaign_history_spans_update;
-alter table public.campaign_status_history enable always trigger campaign_history_spans_delete;
-alter table public.campaign_status_history enable always trigger campaign_history_spans_truncate;
+select private.keep_derived_data('public.campaign_status_history', 'campaign_history_spans',
+                                 'private.campaign_history_maintain_spans');
 
 truncate private.campaign_active_spans;
 select private.refresh_campaign_active_spans(array(select distinct h.campaign_id from public.campaign_status_history h));
