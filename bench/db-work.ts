@@ -58,7 +58,7 @@ export const databaseWork: Record<string, Work> = {
   },
   'attribution (1,000 active campaigns)': {
     caller: ADMIN,
-    run: (tx, _, { today }) => tx`select public.calculate_campaign_attributions(${today}::date, ${'1000'}::numeric) as result`,
+    run: (tx, _, { today }) => tx`select private.campaign_attributions_json(${today}::date, ${'1000'}::numeric)::text as result`,
   },
   'campaign metrics': {
     caller: ADMIN,

@@ -53,7 +53,7 @@ export const scenarios = [
     name: 'attribution (1,000 active campaigns)',
     kind: 'read',
     caller: 'admin',
-    request: (n, { today }) => ({ method: 'GET', path: `/functions/v1/campaigns/attribution?date=${today}&order_amount=1000` }),
+    request: (_n, { today }) => ({ method: 'GET', path: `/functions/v1/campaigns/attribution?date=${today}&order_amount=1000` }),
   },
   {
     name: 'campaign metrics',

@@ -37,6 +37,19 @@ export interface Reply {
   headers?: Record<string, string>;
 }
 
+/**
+ * A body the database has already serialized, sent as it is: a large answer built as JSON text in SQL is
+ * not parsed into objects only to be serialized again.
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/** The success envelope around JSON text from the database. */
+export function successWithJsonText(data: string): Reply {
+  return { body: new JsonText(`{"success":true,"data":${data}}`) };
+}
+
 export interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Relative to the function, e.g. `/:type_code/validate`. */
@@ -63,7 +76,7 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
   return async (req) => {
     const cors = corsHeaders(req, deps.allowedOrigins);
     const respond = (reply: Reply) =>
-      new Response(JSON.stringify(reply.body), {
+      new Response(reply.body instanceof JsonText ? reply.body.text : JSON.stringify(reply.body), {
         status: reply.status ?? 200,
         headers: {
           'content-type': 'application/json; charset=utf-8',

@@ -1,7 +1,7 @@
 /** The campaign operations. Each is one transaction as the caller; writes are one SQL function each. */
 import type { Database, Tx } from '../_shared/db.ts';
 import { ApiError, campaignArea as area } from '../_shared/errors.ts';
-import type { Reply, RequestContext } from '../_shared/http.ts';
+import { type Reply, type RequestContext, successWithJsonText } from '../_shared/http.ts';
 import { queryObject, validate } from '../_shared/validation.ts';
 import {
   attributionQuery,
@@ -153,11 +153,11 @@ export function campaignHandlers(db: Database) {
     async attribution(ctx: RequestContext): Promise<Reply> {
       const query = validate(attributionQuery, queryObject(ctx.query), area);
       const [{ result }] = await db.asCaller(ctx.caller, area, (tx) =>
-        tx<{ result: Row }[]>`
-          select public.calculate_campaign_attributions(${query.date}::date, ${
+        tx<{ result: string }[]>`
+          select private.campaign_attributions_json(${query.date}::date, ${
           query.order_amount ?? null
-        }::numeric) as result`);
-      return { body: { success: true, data: result } };
+        }::numeric)::text as result`);
+      return successWithJsonText(result);
     },
 
     async metrics(ctx: RequestContext): Promise<Reply> {
