@@ -71,6 +71,23 @@ describe('daily revenue (kept by triggers on orders)', () => {
     });
   });
 
+  it('is kept for orders written with session_replication_role = replica, as a logical replica writes them', async () => {
+    const rollback = new Error('rollback');
+    await sql.begin(async (tx) => {
+      const customer = await newCustomer(tx);
+      await tx`select set_config('session_replication_role', 'replica', true)`;
+      await tx`insert into public.orders (customer_id, status, total_amount, ordered_at)
+               values (${customer}, 'paid', 70, '1977-05-01 10:00Z'), (${customer}, 'shipped', 30.25, '1977-05-01 11:00Z')`;
+      await tx`select set_config('session_replication_role', 'origin', true)`;
+      const { kept, recomputed } = await keptAndRecomputed(tx);
+      expect(kept['1977-05-01']).toBe(100.25);
+      expect(kept).toEqual(recomputed);
+      throw rollback;
+    }).catch((error) => {
+      if (error !== rollback) throw error;
+    });
+  });
+
   it('two dozen concurrent order writes on the same days add up exactly', async () => {
     const customer = await newCustomer(sql);
     try {

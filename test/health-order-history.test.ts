@@ -89,6 +89,23 @@ describe('customer order history (kept by triggers on orders)', () => {
     });
   });
 
+  it('is kept for orders written with session_replication_role = replica, as a logical replica writes them', async () => {
+    const rollback = new Error('rollback');
+    await sql.begin(async (tx) => {
+      const a = await newCustomer(tx);
+      await tx`select set_config('session_replication_role', 'replica', true)`;
+      await tx`insert into public.orders (customer_id, status, total_amount, ordered_at)
+               values (${a}, 'paid', 100, '1987-01-05 10:00Z'), (${a}, 'paid', 50, '1987-01-07 10:00Z')`;
+      await tx`select set_config('session_replication_role', 'origin', true)`;
+      const { kept, recomputed } = await historyAndRecomputation(tx, [a]);
+      expect((recomputed as unknown[]).length).toBe(1);
+      expect(kept).toEqual(recomputed);
+      throw rollback;
+    }).catch((error) => {
+      if (error !== rollback) throw error;
+    });
+  });
+
   it('stays exact under concurrent order writes for the same customers', async () => {
     const customers = [await newCustomer(sql), await newCustomer(sql)];
     try {
