@@ -2,7 +2,8 @@
 -- attribution question: one ordered walk of the history per campaign, a third of the cost of a day with
 -- 1,000 campaigns. This keeps the answer, one row per stretch of activity, as the history is written:
 -- derived data kept by triggers in the writing transaction, recomputed per campaign from its whole
--- history, so it always equals what the walk gives (test/attribution-rules checks both ways agree).
+-- history, so it always equals what the walk gives (test/campaigns-active-spans after every kind of
+-- write; test/attribution-rules for the days attribution counts).
 --
 -- A stretch starts with a move to `active` and ends with the next move; its days are the UTC days on
 -- which the campaign was active at some moment (a stretch of zero length counts for no day). Clipping to

@@ -4,9 +4,9 @@
 --   * the precedence order used to break ties (layer, priority desc, weight desc, id) is one integer per
 --     campaign, ranked once, so each day's two remainder rankings sort integers rather than an enum, a
 --     numeric and a uuid;
---   * each day's campaign count, weight total and unit total are grouped once per day instead of being
---     windowed over every row, and the rows carried between steps hold only integers: names and dates
---     are joined back from the candidates at the end;
+--   * each day's campaign count and weight total are grouped once per day instead of being windowed
+--     over every row, and the rows carried between steps hold only integers: names and dates are
+--     joined back from the candidates at the end;
 --   * a day's revenue comes from private.order_daily_revenue for callers who see every order; anyone
 --     else's is still summed from the orders their RLS shows them.
 create or replace function private.campaign_attribution_rows(
