@@ -198,6 +198,13 @@ describe('reading, updating and deleting one campaign', () => {
     const res = await call('campaigns/stats', { method: 'POST' });
     expect(res.status).toBe(405);
     expect(res.body.error.code).toBe('METHOD_NOT_ALLOWED');
+    expect(res.headers.get('allow')).toBe('GET');
+    // A fixed segment names its resource for every method: not a campaign with the id "stats".
+    for (const [method, path] of [['DELETE', 'campaigns/stats'], ['PUT', 'campaigns/attribution'], ['GET', 'campaigns/batch']]) {
+      const wrong = await call(path, { method, body: method === 'PUT' ? {} : undefined });
+      expect(wrong.status, `${method} ${path}`).toBe(405);
+      expect(wrong.body.error.code).toBe('METHOD_NOT_ALLOWED');
+    }
     const missing = await call('campaigns/a/b/c');
     expect(missing.status).toBe(404);
     expect(missing.body.error.code).toBe('NOT_FOUND');

@@ -93,9 +93,9 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
       checkVersion(req, area);
       const url = new URL(req.url);
       const segments = relativeSegments(url.pathname, spec.name);
-      const candidates = segments
-        ? routes.map((r) => ({ r, params: match(r.segments, segments) })).filter((c) => c.params)
-        : [];
+      const candidates = mostSpecific(
+        segments ? routes.map((r) => ({ r, params: match(r.segments, segments) })).filter((c) => c.params) : [],
+      );
       if (candidates.length === 0) {
         throw new ApiError(404, area.codes.notFound, `No route for ${req.method} ${url.pathname}`);
       }
@@ -205,6 +205,16 @@ function relativeSegments(pathname: string, name: string): string[] | undefined 
 
 function split(path: string): string[] {
   return path.split('/').filter(Boolean).map(decodeURIComponent);
+}
+
+/**
+ * The routes whose path matches with the most fixed segments: `/stats` is the stats resource for every
+ * method, so `DELETE /stats` is a 405 with `Allow: GET`, not a `DELETE /:id` with an invalid id.
+ */
+function mostSpecific<T extends { r: CompiledRoute }>(candidates: T[]): T[] {
+  const fixed = (c: T) => c.r.segments.filter((segment) => !segment.startsWith(':')).length;
+  const most = Math.max(...candidates.map(fixed));
+  return candidates.filter((c) => fixed(c) === most);
 }
 
 function match(pattern: string[], segments: string[]): Record<string, string> | undefined {

@@ -12,7 +12,6 @@ export function createHandler(deps: Dependencies) {
   return serveFunction({
     name: 'campaigns',
     area: campaignArea,
-    // Fixed segments before `/:id`: the router takes the first route that matches path and method.
     routes: [
       { method: 'GET', path: '/', access: 'user', handle: handlers.list },
       { method: 'POST', path: '/', access: 'user', handle: handlers.create },
