@@ -62,11 +62,7 @@ export const databaseWork: Record<string, Work> = {
   },
   'campaign metrics': {
     caller: ADMIN,
-    run: async (tx, n, { campaignIds }) => {
-      const id = campaignIds[n % campaignIds.length];
-      await tx`select 1 from public.campaigns where id = ${id} and deleted_at is null`;
-      return campaignMetrics(tx, id);
-    },
+    run: (tx, n, { campaignIds }) => campaignMetrics(tx, campaignIds[n % campaignIds.length]),
   },
   'campaign list search (100,000 campaigns)': {
     caller: ADMIN,

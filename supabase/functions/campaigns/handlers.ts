@@ -162,10 +162,7 @@ export function campaignHandlers(db: Database) {
 
     async metrics(ctx: RequestContext): Promise<Reply> {
       const id = pathId(ctx);
-      const metrics = await db.asCaller(ctx.caller, area, async (tx) => {
-        const [exists] = await tx`select 1 from public.campaigns where id = ${id} and deleted_at is null`;
-        return exists ? campaignMetrics(tx, id) : undefined;
-      });
+      const metrics = await db.asCaller(ctx.caller, area, (tx) => campaignMetrics(tx, id));
       if (!metrics) throw notFound(id);
       const { daily_attribution, ...figures } = metrics;
       return { body: { success: true, data: { campaign_id: id, metrics: figures, daily_attribution } } };
@@ -185,11 +182,16 @@ export function campaignHandlers(db: Database) {
 /**
  * A campaign's figures (docs/campaigns.md), from private.campaign_metrics: the same attribution rows as
  * campaign_overlap_calendar, computed only for the days of the campaign's dates, so they agree with the
- * views without reading the whole calendar.
+ * views without reading the whole calendar. Undefined when the caller sees no such campaign; one round
+ * trip either way.
  */
 export async function campaignMetrics(tx: Tx, id: string) {
-  const [row] = await tx<Row[]>`select * from private.campaign_metrics(${id}::uuid)`;
-  return row as Row & { daily_attribution: unknown };
+  const [row] = await tx<Row[]>`
+    select m.*
+    from public.campaigns c
+    cross join lateral private.campaign_metrics(c.id) m
+    where c.id = ${id}::uuid and c.deleted_at is null`;
+  return row as (Row & { daily_attribution: unknown }) | undefined;
 }
 
 function pathId(ctx: RequestContext): string {
