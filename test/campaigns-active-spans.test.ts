@@ -7,7 +7,7 @@
  */
 import type postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
-import { database } from './support/client.ts';
+import { database, rolledBack } from './support/client.ts';
 
 const sql = database(4);
 
@@ -41,16 +41,9 @@ async function spans(tx: postgres.TransactionSql, id: string) {
   return rows.map((r) => [r.first_day, r.last_day]);
 }
 
-async function rolledBack(work: (tx: postgres.TransactionSql) => Promise<void>) {
-  const rollback = new Error('rollback');
-  await sql.begin(work).then(() => { throw rollback; }).catch((error) => {
-    if (error !== rollback) throw error;
-  });
-}
-
 describe('stretches of activity (kept by triggers on the status history)', () => {
   it('hold the UTC days a campaign was active at some moment: a move at midnight ends the day before, a zero-length stretch counts for none', async () => {
-    await rolledBack(async (tx) => {
+    await rolledBack(sql, async (tx) => {
       const id = await newCampaign(tx);
       await addMoves(tx, id, [
         ['draft', '2001-01-01T09:00:00Z'],
@@ -65,7 +58,7 @@ describe('stretches of activity (kept by triggers on the status history)', () =>
   });
 
   it('follow every later write: a new move, a rewritten time, a removed row, a move made through the campaign', async () => {
-    await rolledBack(async (tx) => {
+    await rolledBack(sql, async (tx) => {
       const id = await newCampaign(tx);
       const [, activated] = await addMoves(tx, id, [['draft', '2001-01-01T09:00:00Z'], ['active', '2001-01-03T08:00:00Z']]);
       expect(await spans(tx, id)).toEqual([['2001-01-03', 'infinity']]);
@@ -87,7 +80,7 @@ describe('stretches of activity (kept by triggers on the status history)', () =>
   });
 
   it('are kept for history written with the triggers of replica mode off, as the demo seed writes it', async () => {
-    await rolledBack(async (tx) => {
+    await rolledBack(sql, async (tx) => {
       const id = await newCampaign(tx);
       await tx`select set_config('session_replication_role', 'replica', true)`;
       await addMoves(tx, id, [['draft', '2001-01-01T09:00:00Z'], ['active', '2001-01-04T08:00:00Z'], ['completed', '2001-01-09T08:00:00Z']]);

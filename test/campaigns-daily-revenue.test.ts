@@ -6,7 +6,7 @@
  */
 import type postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
-import { asRole, database, DEMO_ADMIN_ID, DEMO_CUSTOMER_ID, unique } from './support/client.ts';
+import { asRole, createCustomer, database, DEMO_ADMIN_ID, DEMO_CUSTOMER_ID, rolledBack } from './support/client.ts';
 
 const sql = database(12);
 
@@ -26,18 +26,10 @@ async function keptAndRecomputed(db: postgres.Sql | postgres.TransactionSql) {
   return row as { kept: Record<string, number>; recomputed: Record<string, number> };
 }
 
-async function newCustomer(db: postgres.Sql | postgres.TransactionSql) {
-  const [{ id }] = await db`
-    insert into public.customers (email, name) values (${`${unique('revenue')}@test.example`}, 'Revenue test')
-    returning id`;
-  return id as string;
-}
-
 describe('daily revenue (kept by triggers on orders)', () => {
   it('equals a recomputation from orders after inserts, updates of status, amount and date, and deletes', async () => {
-    const rollback = new Error('rollback');
-    await sql.begin(async (tx) => {
-      const customer = await newCustomer(tx);
+    await rolledBack(sql, async (tx) => {
+      const customer = await createCustomer(tx, 'revenue');
       const expectConsistent = async () => {
         const { kept, recomputed } = await keptAndRecomputed(tx);
         expect(kept).toEqual(recomputed);
@@ -65,16 +57,12 @@ describe('daily revenue (kept by triggers on orders)', () => {
       await expectConsistent();
       await tx`delete from public.orders where customer_id = ${customer}`;
       await expectConsistent();
-      throw rollback;
-    }).catch((error) => {
-      if (error !== rollback) throw error;
     });
   });
 
   it('is kept for orders written with session_replication_role = replica, as a logical replica writes them', async () => {
-    const rollback = new Error('rollback');
-    await sql.begin(async (tx) => {
-      const customer = await newCustomer(tx);
+    await rolledBack(sql, async (tx) => {
+      const customer = await createCustomer(tx, 'revenue');
       await tx`select set_config('session_replication_role', 'replica', true)`;
       await tx`insert into public.orders (customer_id, status, total_amount, ordered_at)
                values (${customer}, 'paid', 70, '1977-05-01 10:00Z'), (${customer}, 'shipped', 30.25, '1977-05-01 11:00Z')`;
@@ -82,14 +70,11 @@ describe('daily revenue (kept by triggers on orders)', () => {
       const { kept, recomputed } = await keptAndRecomputed(tx);
       expect(kept['1977-05-01']).toBe(100.25);
       expect(kept).toEqual(recomputed);
-      throw rollback;
-    }).catch((error) => {
-      if (error !== rollback) throw error;
     });
   });
 
   it('two dozen concurrent order writes on the same days add up exactly', async () => {
-    const customer = await newCustomer(sql);
+    const customer = await createCustomer(sql, 'revenue');
     try {
       await Promise.all(Array.from({ length: 24 }, (_, i) => sql.begin(async (tx) => {
         const [{ id }] = await tx`

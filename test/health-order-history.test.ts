@@ -7,7 +7,7 @@
  */
 import type postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
-import { database, unique } from './support/client.ts';
+import { createCustomer, database, rolledBack } from './support/client.ts';
 
 const sql = database(12);
 
@@ -38,19 +38,11 @@ async function historyAndRecomputation(db: postgres.Sql | postgres.TransactionSq
   return row as { kept: unknown; recomputed: unknown };
 }
 
-async function newCustomer(db: postgres.Sql | postgres.TransactionSql) {
-  const [{ id }] = await db`
-    insert into public.customers (email, name) values (${`${unique('history')}@test.example`}, 'History test')
-    returning id`;
-  return id as string;
-}
-
 describe('customer order history (kept by triggers on orders)', () => {
   it('equals a recomputation from orders after inserts, updates of every counted column, and deletes', async () => {
-    const rollback = new Error('rollback');
-    await sql.begin(async (tx) => {
-      const a = await newCustomer(tx);
-      const b = await newCustomer(tx);
+    await rolledBack(sql, async (tx) => {
+      const a = await createCustomer(tx, 'history');
+      const b = await createCustomer(tx, 'history');
       const expectConsistent = async () => {
         const { kept, recomputed } = await historyAndRecomputation(tx, [a, b]);
         expect(kept).toEqual(recomputed);
@@ -83,16 +75,12 @@ describe('customer order history (kept by triggers on orders)', () => {
       await expectConsistent();
       await tx`delete from public.orders where customer_id = any(${[a, b]}::uuid[])`;
       await expectConsistent();
-      throw rollback;
-    }).catch((error) => {
-      if (error !== rollback) throw error;
     });
   });
 
   it('is kept for orders written with session_replication_role = replica, as a logical replica writes them', async () => {
-    const rollback = new Error('rollback');
-    await sql.begin(async (tx) => {
-      const a = await newCustomer(tx);
+    await rolledBack(sql, async (tx) => {
+      const a = await createCustomer(tx, 'history');
       await tx`select set_config('session_replication_role', 'replica', true)`;
       await tx`insert into public.orders (customer_id, status, total_amount, ordered_at)
                values (${a}, 'paid', 100, '1987-01-05 10:00Z'), (${a}, 'paid', 50, '1987-01-07 10:00Z')`;
@@ -100,14 +88,11 @@ describe('customer order history (kept by triggers on orders)', () => {
       const { kept, recomputed } = await historyAndRecomputation(tx, [a]);
       expect((recomputed as unknown[]).length).toBe(1);
       expect(kept).toEqual(recomputed);
-      throw rollback;
-    }).catch((error) => {
-      if (error !== rollback) throw error;
     });
   });
 
   it('stays exact under concurrent order writes for the same customers', async () => {
-    const customers = [await newCustomer(sql), await newCustomer(sql)];
+    const customers = [await createCustomer(sql, 'history'), await createCustomer(sql, 'history')];
     try {
       await Promise.all(Array.from({ length: 24 }, (_, i) => sql.begin(async (tx) => {
         const [{ id }] = await tx`
@@ -132,11 +117,10 @@ describe('customer order history (kept by triggers on orders)', () => {
   });
 
   it('gives the RFM figures computed from the orders alone, for an as_of inside a day and late cancellations', async () => {
-    const rollback = new Error('rollback');
-    await sql.begin(async (tx) => {
-      const a = await newCustomer(tx);
-      const b = await newCustomer(tx);
-      const c = await newCustomer(tx);
+    await rolledBack(sql, async (tx) => {
+      const a = await createCustomer(tx, 'history');
+      const b = await createCustomer(tx, 'history');
+      const c = await createCustomer(tx, 'history');
       await tx`
         insert into public.orders (customer_id, status, total_amount, ordered_at, cancelled_at)
         values
@@ -175,9 +159,6 @@ describe('customer order history (kept by triggers on orders)', () => {
         expect(figures.repeat_customers).toBe(reference.repeat_customers);
         expect(Number(figures.average_rfm)).toBeCloseTo(Number(reference.average_rfm), 12);
       }
-      throw rollback;
-    }).catch((error) => {
-      if (error !== rollback) throw error;
     });
   });
 });

@@ -102,6 +102,28 @@ export async function createUser(sql: Sql, { admin = false } = {}) {
   return { id, token: await mintToken({ role: 'authenticated', sub: id }) };
 }
 
+/**
+ * Runs `work` in a transaction as the table owner and rolls it back afterwards, so a test of derived
+ * data can write freely and leave nothing behind. Errors from `work` are thrown.
+ */
+export async function rolledBack(sql: Sql, work: (tx: postgres.TransactionSql) => Promise<void>) {
+  const rollback = new Error('rollback');
+  await sql.begin(async (tx) => {
+    await work(tx);
+    throw rollback;
+  }).catch((error) => {
+    if (error !== rollback) throw error;
+  });
+}
+
+/** A fresh customer row (no user), for tests that write orders. */
+export async function createCustomer(db: postgres.Sql | postgres.TransactionSql, prefix = 'customer') {
+  const [{ id }] = await db`
+    insert into public.customers (email, name) values (${`${unique(prefix)}@test.example`}, ${`${prefix} test`})
+    returning id`;
+  return id as string;
+}
+
 /** A short unique suffix for codes and names, so test files never collide on the shared database. */
 export function unique(prefix: string) {
   return `${prefix}_${randomUUID().replaceAll('-', '').slice(0, 10)}`;
