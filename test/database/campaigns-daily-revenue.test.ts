@@ -1,0 +1,110 @@
+/**
+ * `private.order_daily_revenue`, each UTC day's revenue that attribution reads instead of the day's
+ * orders, is derived data kept by triggers on `public.orders`: it must equal a recomputation from the
+ * orders after any write, concurrent writes of one day included, and only callers who see every order
+ * may read it. Orders are dated in the 1970s, outside every window other tests read.
+ */
+import type postgres from 'postgres';
+import { describe, expect, it } from 'vitest';
+import { asRole, createCustomer, database, DEMO_ADMIN_ID, DEMO_CUSTOMER_ID, rolledBack } from '../support/client.ts';
+
+const sql = database(12);
+
+/** The kept revenue of the 1970s' days, and the same recomputed from the orders. */
+async function keptAndRecomputed(db: postgres.Sql | postgres.TransactionSql) {
+  const [row] = await db`
+    select
+      (select coalesce(jsonb_object_agg(r.order_date, r.revenue), '{}')
+       from private.order_daily_revenue r
+       where r.order_date < '1980-01-01' and r.revenue <> 0) as kept,
+      (select coalesce(jsonb_object_agg(o.order_date, o.revenue), '{}')
+       from (select order_date, sum(total_amount) as revenue
+             from public.orders
+             where order_date < '1980-01-01' and status in ('paid', 'shipped', 'delivered', 'completed')
+             group by order_date) o
+       where o.revenue <> 0) as recomputed`;
+  return row as { kept: Record<string, number>; recomputed: Record<string, number> };
+}
+
+describe('daily revenue (kept by triggers on orders)', () => {
+  it('equals a recomputation from orders after inserts, updates of status, amount and date, and deletes', async () => {
+    await rolledBack(sql, async (tx) => {
+      const customer = await createCustomer(tx, 'revenue');
+      const expectConsistent = async () => {
+        const { kept, recomputed } = await keptAndRecomputed(tx);
+        expect(kept).toEqual(recomputed);
+      };
+      const ids = await tx`
+        insert into public.orders (customer_id, status, total_amount, ordered_at, cancelled_at)
+        values (${customer}, 'paid', 100, '1975-03-01 10:00Z', null), (${customer}, 'delivered', 250.5, '1975-03-01 23:59Z', null),
+               (${customer}, 'pending', 40, '1975-03-02 08:00Z', null), (${customer}, 'refunded', 999, '1975-03-02 12:00Z', null),
+               (${customer}, 'cancelled', 70, '1975-03-02 12:00Z', '1975-03-02 13:00Z')
+        returning id`.then((rows) => rows.map((r) => r.id as string));
+      const { kept } = await keptAndRecomputed(tx);
+      expect(kept).toEqual({ '1975-03-01': 350.5 });
+
+      await tx`update public.orders set status = 'paid' where id = ${ids[2]}`;
+      await expectConsistent();
+      await tx`update public.orders set total_amount = 12.34 where id = ${ids[1]}`;
+      await expectConsistent();
+      await tx`update public.orders set ordered_at = '1975-02-28 23:59Z' where id = ${ids[0]}`;
+      await expectConsistent();
+      await tx`update public.orders set status = 'refunded' where customer_id = ${customer}`;
+      await expectConsistent();
+      await tx`update public.orders set status = 'shipped' where customer_id = ${customer}`;
+      await expectConsistent();
+      await tx`delete from public.orders where id = ${ids[3]}`;
+      await expectConsistent();
+      await tx`delete from public.orders where customer_id = ${customer}`;
+      await expectConsistent();
+    });
+  });
+
+  it('is kept for orders written with session_replication_role = replica, as a logical replica writes them', async () => {
+    await rolledBack(sql, async (tx) => {
+      const customer = await createCustomer(tx, 'revenue');
+      await tx`select set_config('session_replication_role', 'replica', true)`;
+      await tx`insert into public.orders (customer_id, status, total_amount, ordered_at)
+               values (${customer}, 'paid', 70, '1977-05-01 10:00Z'), (${customer}, 'shipped', 30.25, '1977-05-01 11:00Z')`;
+      await tx`select set_config('session_replication_role', 'origin', true)`;
+      const { kept, recomputed } = await keptAndRecomputed(tx);
+      expect(kept['1977-05-01']).toBe(100.25);
+      expect(kept).toEqual(recomputed);
+    });
+  });
+
+  it('two dozen concurrent order writes on the same days add up exactly', async () => {
+    const customer = await createCustomer(sql, 'revenue');
+    try {
+      await Promise.all(Array.from({ length: 24 }, (_, i) => sql.begin(async (tx) => {
+        const [{ id }] = await tx`
+          insert into public.orders (customer_id, status, total_amount, ordered_at)
+          values (${customer}, 'paid', ${10 + i}, timestamptz '1976-01-01 12:00Z' + make_interval(days => ${i % 3}))
+          returning id`;
+        await tx`select pg_sleep(0.01)`;
+        if (i % 3 === 0) await tx`update public.orders set status = 'refunded' where id = ${id}`;
+        else if (i % 3 === 1) await tx`update public.orders set total_amount = total_amount + 1 where id = ${id}`;
+      })));
+      const { kept, recomputed } = await keptAndRecomputed(sql);
+      expect(Object.keys(recomputed).filter((day) => day.startsWith('1976-'))).toHaveLength(2);
+      expect(kept).toEqual(recomputed);
+    } finally {
+      await sql`delete from public.orders where customer_id = ${customer}`;
+      await sql`delete from public.customers where id = ${customer}`;
+    }
+  });
+
+  it('a customer cannot read the store’s daily revenue; an administrator can', async () => {
+    const read = (sub: string) =>
+      asRole(sql, { role: 'authenticated', sub }, async (tx) => {
+        const [{ days }] = await tx`select count(*)::integer as days from private.order_daily_revenue`;
+        return days as number;
+      });
+    const customer = await read(DEMO_CUSTOMER_ID);
+    const admin = await read(DEMO_ADMIN_ID);
+    expect(customer).toEqual({ result: 0 });
+    expect(admin.result).toBeGreaterThan(0);
+    const anonymous = await asRole(sql, { role: 'anon' }, (tx) => tx`select 1 from private.order_daily_revenue`);
+    expect(anonymous.error?.code).toBe('42501');
+  });
+});

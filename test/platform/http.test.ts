@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { errorReply } from '../../supabase/functions/_shared/http.ts';
+import { DatabaseError } from '../../supabase/functions/_shared/db.ts';
+import { catalogueArea } from '../../supabase/functions/_shared/errors.ts';
+import { apiUrl, call, database, tokens, unique } from '../support/client.ts';
+
+const sql = database();
+const ONE_MIB = 1024 * 1024;
+
+describe('CORS', () => {
+  it('answers a preflight without credentials, allowing the Supabase client headers', async () => {
+    const res = await fetch(`${apiUrl}/functions/v1/campaign-types`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://localhost:3000', 'access-control-request-method': 'POST' },
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    const allowed = res.headers.get('access-control-allow-headers')!.split(',').map((h) => h.trim());
+    expect(allowed).toEqual(
+      expect.arrayContaining(['authorization', 'x-client-info', 'apikey', 'content-type', 'accept', 'idempotency-key']),
+    );
+    expect(res.headers.get('access-control-allow-methods')).toContain('POST');
+  });
+
+  it('marks ordinary responses and errors alike', async () => {
+    expect((await call('campaign-types')).headers.get('access-control-allow-origin')).toBe('*');
+    expect((await call('campaign-types', { token: null })).headers.get('access-control-allow-origin')).toBe('*');
+  });
+});
+
+describe('the request pipeline', () => {
+  it('answers an unknown route with 404 in the function envelope', async () => {
+    const res = await call('campaign-types/some/where/else');
+    expect(res.status).toBe(404);
+    expect(res.body).toMatchObject({ success: false, error_code: 'NOT_FOUND', error: expect.any(String) });
+  });
+
+  it('answers a wrong method with 405 and an Allow header', async () => {
+    const res = await call('campaign-types', { method: 'PATCH', body: {} });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET, POST');
+    expect(res.body).toMatchObject({ success: false, error_code: 'METHOD_NOT_ALLOWED' });
+  });
+
+  it('refuses malformed JSON with 400', async () => {
+    const res = await call('campaign-types', { method: 'POST', rawBody: '{"type_code": ', headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ success: false, error_code: 'VALIDATION_ERROR', details: { field: 'body' } });
+  });
+
+  it('refuses a body that is not JSON with 400', async () => {
+    const type_code = unique('form');
+    const res = await call('campaign-types', {
+      method: 'POST',
+      rawBody: `type_code=${type_code}&display_name_zh=x&attribution_layer=general`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.details).toMatchObject({ field: 'content-type' });
+    expect(await sql`select 1 from public.campaign_type_config where type_code = ${type_code}`).toHaveLength(0);
+  });
+
+  it('refuses a body over 1 MiB with 413, declared or streamed', async () => {
+    const big = JSON.stringify({ type_code: 'big', display_name_zh: 'x', attribution_layer: 'general', description: 'x'.repeat(ONE_MIB) });
+    const declared = await call('campaign-types', { method: 'POST', rawBody: big, headers: { 'content-type': 'application/json' } });
+    expect(declared.status).toBe(413);
+    expect(declared.body).toMatchObject({ success: false, error_code: 'PAYLOAD_TOO_LARGE' });
+
+    const chunks = [new TextEncoder().encode(big.slice(0, ONE_MIB / 2)), new TextEncoder().encode(big.slice(ONE_MIB / 2))];
+    const stream = new ReadableStream({
+      pull(controller) {
+        const next = chunks.shift();
+        if (next) controller.enqueue(next);
+        else controller.close();
+      },
+    });
+    const streamed = await fetch(`${apiUrl}/functions/v1/campaign-types`, {
+      method: 'POST',
+      body: stream,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.admin}` },
+      duplex: 'half',
+    } as RequestInit);
+    expect(streamed.status).toBe(413);
+  });
+
+  it('accepts a body just under 1 MiB (the limit is the limit, not less)', async () => {
+    const body = { type_code: unique('near'), display_name_zh: 'x', attribution_layer: 'general', description: 'y' };
+    const padded = JSON.stringify(body).replace('}', `${' '.repeat(ONE_MIB - JSON.stringify(body).length)}}`);
+    expect(Buffer.byteLength(padded)).toBe(ONE_MIB);
+    const res = await call('campaign-types', { method: 'POST', rawBody: padded, headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(201);
+  });
+});
+
+describe('a 500', () => {
+  it('leaks no SQL, driver message or stack', () => {
+    for (const error of [
+      new DatabaseError('42P01: relation "secret_table" does not exist'),
+      new Error('select password from users'),
+    ]) {
+      const reply = errorReply(error, catalogueArea);
+      expect(reply.status).toBe(500);
+      expect(reply.body).toEqual({ success: false, error: expect.any(String), error_code: 'INTERNAL_ERROR' });
+      expect(JSON.stringify(reply.body)).not.toMatch(/secret_table|password|select|at /i);
+    }
+  });
+});

@@ -1,0 +1,141 @@
+// `npm start` as a newcomer runs it: it serves, Ctrl-C stops everything, and a second start reuses the
+// data. `npm run token` prints tokens the served stack accepts.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import postgres from 'postgres';
+import { freePort, ROOT } from '../../scripts/lib/stack.mjs';
+import { dbUrl } from '../support/client.ts';
+
+let dir: string;
+let apiPort: number;
+let dbPort: number;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'store-start-'));
+  await chmod(dir, 0o755);
+  apiPort = await freePort();
+  dbPort = await freePort();
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+function start(databaseUrl = ''): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(process.execPath, ['scripts/start.mjs'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      SUPABASE_DB_URL: '',
+      API_PORT: String(apiPort),
+      DB_PORT: String(dbPort),
+      DATA_DIR: path.join(dir, 'data'),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  return new Promise((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (output.includes('Ctrl-C stops everything')) {
+        clearInterval(timer);
+        resolve({ child, output: () => output });
+      } else if (child.exitCode !== null) {
+        clearInterval(timer);
+        reject(new Error(`npm start exited early:\n${output}`));
+      }
+    }, 100);
+  });
+}
+
+function interrupt(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    child.once('exit', (code) => resolve(code));
+    child.kill('SIGINT');
+  });
+}
+
+const portOpen = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = createConnection({ port, host: '127.0.0.1' });
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+
+const token = (kind: string) => execFileSync(process.execPath, ['scripts/token.mjs', kind], { cwd: ROOT, encoding: 'utf8' }).trim();
+
+describe('npm start', () => {
+  it('serves every function, stops cleanly on Ctrl-C, and keeps its data for the next start', async () => {
+    const first = await start();
+    const base = `http://127.0.0.1:${apiPort}/functions/v1`;
+    expect(first.output()).toContain(`http://127.0.0.1:${apiPort}/functions/v1/<name>`);
+    expect(first.output()).toContain('anon key');
+    expect(first.output()).toContain('npm run token -- admin');
+
+    const admin = { authorization: `Bearer ${token('admin')}`, 'content-type': 'application/json' };
+    for (const name of ['campaign-types', 'campaigns']) {
+      expect((await fetch(`${base}/${name}`, { headers: admin })).status, name).toBe(200);
+    }
+    const health = await fetch(`${base}/business-health-analytics`, { method: 'POST', body: '{"period":"7d"}', headers: { 'content-type': 'application/json' } });
+    expect(health.status).toBe(200);
+    const stock = await fetch(`${base}/stock-in`, { method: 'POST', body: '{}', headers: admin });
+    expect(stock.status).toBe(400);
+
+    const created = await fetch(`${base}/campaign-types`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ type_code: 'kept_between_runs', display_name_zh: '留存', attribution_layer: 'general' }),
+    });
+    expect(created.status).toBe(201);
+    const customer = await fetch(`${base}/campaign-types`, {
+      method: 'POST',
+      headers: { ...admin, authorization: `Bearer ${token('customer')}` },
+      body: JSON.stringify({ type_code: 'not_allowed', display_name_zh: '客', attribution_layer: 'general' }),
+    });
+    expect(customer.status).toBe(403);
+
+    expect(await interrupt(first.child)).toBe(0);
+    expect(await portOpen(apiPort)).toBe(false);
+    expect(await portOpen(dbPort)).toBe(false);
+
+    const second = await start();
+    try {
+      const validate = await fetch(`${base}/campaign-types/kept_between_runs/validate`, { method: 'POST', headers: admin });
+      expect((await validate.json()).data.is_valid).toBe(true);
+    } finally {
+      expect(await interrupt(second.child)).toBe(0);
+    }
+  }, 180_000);
+
+  it('with DATABASE_URL set, prepares and serves that database, starts no PostgreSQL of its own, and stops on Ctrl-C', async () => {
+    const admin = postgres(dbUrl, { max: 1, onnotice: () => {} });
+    const name = `start_external_${process.pid}`;
+    await admin.unsafe(`create database ${name}`);
+    const external = dbUrl.replace(/\/[^/?]+(\?|$)/, `/${name}$1`);
+    try {
+      const started = await start(external);
+      try {
+        expect(started.output()).toContain('Using the database in DATABASE_URL');
+        expect(await portOpen(dbPort)).toBe(false);
+        const res = await fetch(`http://127.0.0.1:${apiPort}/functions/v1/campaign-types`, {
+          headers: { authorization: `Bearer ${token('admin')}` },
+        });
+        expect(res.status).toBe(200);
+        expect((await res.json()).data.length).toBeGreaterThan(0);
+      } finally {
+        expect(await interrupt(started.child)).toBe(0);
+      }
+      expect(await portOpen(apiPort)).toBe(false);
+      const db = postgres(external, { max: 1, onnotice: () => {} });
+      const [{ types }] = await db`select count(*)::integer as types from public.campaign_type_config`;
+      await db.end();
+      expect(types).toBeGreaterThan(0);
+    } finally {
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    }
+  }, 180_000);
+});

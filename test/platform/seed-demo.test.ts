@@ -1,0 +1,83 @@
+/**
+ * npm run seed:demo: deterministic, idempotent, set-based, with a progress bar. It runs against a
+ * database of its own on the test server, so its year of orders never reaches the shared one.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prepareDatabase } from '../../scripts/lib/stack.mjs';
+import { seedDemo } from '../../scripts/seed-demo.mjs';
+import { dbUrl } from '../support/client.ts';
+
+const name = `health_demo_${process.pid}_${Date.now()}`;
+const url = Object.assign(new URL(dbUrl), { pathname: `/${name}` }).toString();
+const admin = postgres(dbUrl, { max: 1, onnotice: () => {} });
+let sql: postgres.Sql;
+
+beforeAll(async () => {
+  await admin.unsafe(`create database ${name}`);
+  await prepareDatabase(url, { seed: false });
+  sql = postgres(url, { max: 2, onnotice: () => {}, types: { numeric: { to: 1700, from: [1700], serialize: String, parse: Number } } as never });
+});
+
+afterAll(async () => {
+  await sql?.end({ timeout: 5 });
+  await admin.unsafe(`drop database if exists ${name} with (force)`);
+  await admin.end({ timeout: 5 });
+});
+
+const options = { orders: 400, seed: 7, customers: 60, tickets: 40, products: 25, asOf: '2026-06-01' };
+
+async function fingerprint() {
+  const [row] = await sql`
+    select (select count(*)::int from public.customers) as customers,
+           (select count(*)::int from public.orders) as orders,
+           (select count(*)::int from public.support_tickets) as tickets,
+           (select count(*)::int from public.products) as products,
+           (select count(*)::int from public.stock_movements) as movements,
+           (select md5(string_agg(p::text, '|' order by p.id)) from
+              (select p.id, p.current_stock, r.quantity, r.available_quantity
+               from public.products p join public.inventory_records r on r.product_id = p.id) p) as products_md5,
+           (select md5(string_agg(o::text, '|' order by o.id)) from
+              (select id, customer_id, status, total_amount, ordered_at, promised_at, delivered_at, completed_at, cancelled_at
+               from public.orders) o) as orders_md5,
+           (select md5(string_agg(t::text, '|' order by t.id)) from
+              (select id, customer_id, status, opened_at, first_response_at, resolved_at, satisfaction_rating
+               from public.support_tickets) t) as tickets_md5`;
+  return row;
+}
+
+describe('seed:demo', () => {
+  it('writes the requested rows through the command line, with a progress bar on stderr', async () => {
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      ['scripts/seed-demo.mjs', '--orders', '400', '--seed', '7', '--customers', '60', '--tickets', '40', '--products', '25', '--as-of', '2026-06-01'],
+      { env: { ...process.env, DATABASE_URL: url } },
+    );
+    expect(stderr).toMatch(/orders\s+\[#{30}\] 100% 400\/400/);
+    expect(stdout).toMatch(/Seeded 60 customers, 400 orders, 40 tickets and 25 products/);
+    expect(await fingerprint()).toMatchObject({ customers: 60, orders: 400, tickets: 40, products: 25, movements: 50 });
+  });
+
+  it('is deterministic: the same seed gives the same rows, and running it again adds nothing', async () => {
+    const first = await fingerprint();
+    await seedDemo(url, options, { quiet: true });
+    expect(await fingerprint()).toEqual(first);
+    await sql`delete from public.stock_movements`;
+    await sql`delete from public.inventory_records`;
+    await sql`delete from public.products`;
+    await sql`delete from public.support_tickets`;
+    await sql`delete from public.orders`;
+    await sql`delete from public.customers`;
+    await seedDemo(url, options, { quiet: true });
+    expect(await fingerprint()).toEqual(first);
+  });
+
+  it('gives a store the report can score on every dimension it feeds', async () => {
+    const [{ report }] = await sql`select private.health_report('30d', false, true, true, '2026-06-01Z') as report`;
+    for (const name of ['revenue', 'satisfaction', 'fulfillment', 'support', 'products']) expect(report.metrics[name], name).toBeGreaterThan(0);
+    expect(report.scoreDetails.customerQuality).toBeGreaterThan(0);
+    expect(report.insights.length).toBeGreaterThan(0);
+  });
+});
