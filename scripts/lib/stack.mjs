@@ -4,7 +4,7 @@
 // prove is what a developer runs.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -89,12 +89,38 @@ export async function prepareDatabase(url, { seed = true } = {}) {
     if (!hasPlatform[0].ok || !(await sql`select 1 from pg_publication where pubname = 'supabase_realtime'`).length) {
       await sql.unsafe(await readFile(path.join(ROOT, 'supabase/bootstrap/platform.sql'), 'utf8'));
     }
+    await refuseUnknownMigrationHistory(sql);
   } finally {
     await sql.end();
   }
   await supabaseCli(['db', 'push', `--remote=${url}`, '--include-all', ...(seed ? ['--include-seed'] : []), '--yes'], {
     env: { SUPABASE_YES: 'true' },
   });
+}
+
+/** Thrown when a database's migration history is not this checkout's: the message says what to do. */
+export class MigrationHistoryError extends Error {}
+
+/**
+ * A database made by another version of the project (before the schema was squashed into its baseline,
+ * say) has applied migrations this checkout does not have, and `supabase db push` would fail with a raw
+ * CLI error. Say in one line what to do instead.
+ */
+async function refuseUnknownMigrationHistory(sql) {
+  const [{ history }] = await sql`select to_regclass('supabase_migrations.schema_migrations') is not null as history`;
+  if (!history) return;
+  const local = new Set(
+    (await readdir(path.join(ROOT, 'supabase', 'migrations'))).map((name) => name.split('_')[0]),
+  );
+  const applied = await sql`select version from supabase_migrations.schema_migrations order by version`;
+  const unknown = applied.map((row) => row.version).filter((version) => !local.has(version));
+  if (unknown.length) {
+    throw new MigrationHistoryError(
+      `This database was built by another version of the schema (it has applied migration ${unknown[0]}, which ` +
+        'supabase/migrations/ does not hold): run `npm run db:reset` to rebuild the local database (its data is lost), ' +
+        'or point DATABASE_URL at another database.',
+    );
+  }
 }
 
 /** Starts the one Deno process that serves every function, and waits until it answers. */

@@ -2,7 +2,7 @@
 -- timestamp the formulas need is a column, so a report "as of" any past moment reads the tickets as they
 -- stood then (a ticket resolved later is open in an earlier report). Raw rows are for administrators.
 
-create table if not exists public.support_tickets (
+create table public.support_tickets (
   id uuid primary key default gen_random_uuid(),
   customer_id uuid references public.customers (id) on delete set null,
   order_id uuid references public.orders (id) on delete set null,
@@ -21,34 +21,32 @@ create table if not exists public.support_tickets (
   constraint support_tickets_resolved_has_time check (status not in ('resolved', 'closed') or resolved_at is not null)
 );
 
-create index if not exists support_tickets_opened_at_idx on public.support_tickets (opened_at);
-create index if not exists support_tickets_customer_idx on public.support_tickets (customer_id);
-create index if not exists support_tickets_order_idx on public.support_tickets (order_id);
+create index support_tickets_opened_at_covering_idx on public.support_tickets (opened_at)
+  include (first_response_at, resolved_at, satisfaction_rating);
 
-drop trigger if exists support_tickets_touch_updated_at on public.support_tickets;
+create index support_tickets_customer_idx on public.support_tickets (customer_id);
+
+create index support_tickets_order_idx on public.support_tickets (order_id);
+
 create trigger support_tickets_touch_updated_at
   before update on public.support_tickets
   for each row execute function private.touch_updated_at();
 
 alter table public.support_tickets enable row level security;
 
-drop policy if exists "admins read tickets" on public.support_tickets;
 create policy "admins read tickets" on public.support_tickets
   for select to authenticated
   using ((select private.is_admin()));
 
-drop policy if exists "admins add tickets" on public.support_tickets;
 create policy "admins add tickets" on public.support_tickets
   for insert to authenticated
   with check ((select private.is_admin()));
 
-drop policy if exists "admins change tickets" on public.support_tickets;
 create policy "admins change tickets" on public.support_tickets
   for update to authenticated
   using ((select private.is_admin()))
   with check ((select private.is_admin()));
 
-drop policy if exists "admins remove tickets" on public.support_tickets;
 create policy "admins remove tickets" on public.support_tickets
   for delete to authenticated
   using ((select private.is_admin()));

@@ -5,7 +5,7 @@
 
 -- One row per caller bucket and fixed 60-second window. A request is one atomic upsert on this row, so
 -- concurrent requests in any number of instances count exactly.
-create table if not exists private.rate_limit_windows (
+create table private.rate_limit_windows (
   bucket text not null,
   window_start timestamptz not null,
   hits integer not null default 0,
@@ -13,11 +13,10 @@ create table if not exists private.rate_limit_windows (
 );
 
 -- Stale windows are pruned by age, across buckets.
-create index if not exists rate_limit_windows_window_start_idx on private.rate_limit_windows (window_start);
+create index rate_limit_windows_window_start_idx on private.rate_limit_windows (window_start);
 
 alter table private.rate_limit_windows enable row level security;
 
-drop policy if exists "admins read rate limits" on private.rate_limit_windows;
 create policy "admins read rate limits" on private.rate_limit_windows
   for select to authenticated
   using ((select private.is_admin()));
@@ -48,10 +47,11 @@ end
 $$;
 
 revoke execute on function private.hit_rate_limit(text, integer) from public, anon, authenticated;
+
 grant execute on function private.hit_rate_limit(text, integer) to service_role;
 
 -- What the function answered and how long it took, one row per request, written after the response.
-create table if not exists private.function_requests (
+create table private.function_requests (
   id bigint generated always as identity primary key,
   function_name text not null,
   status smallint not null,
@@ -59,11 +59,10 @@ create table if not exists private.function_requests (
   at timestamptz not null default now()
 );
 
-create index if not exists function_requests_at_idx on private.function_requests (function_name, at);
+create index function_requests_at_idx on private.function_requests (function_name, at);
 
 alter table private.function_requests enable row level security;
 
-drop policy if exists "admins read request outcomes" on private.function_requests;
 create policy "admins read request outcomes" on private.function_requests
   for select to authenticated
   using ((select private.is_admin()));
@@ -85,6 +84,7 @@ end
 $$;
 
 revoke execute on function private.record_function_request(text, integer, integer) from public, anon, authenticated;
+
 grant execute on function private.record_function_request(text, integer, integer) to service_role;
 
 grant select on private.function_requests to service_role;

@@ -1,130 +1,6 @@
--- The trend's current week read from the period's own pass instead of two more: the customers active
--- in the last 7 days of a 30- or 90-day window are scored as of the same `as_of`, with the same recency,
--- frequency and spend, so their average is a filter of the period's; likewise the week's orders. The
--- figure functions gain the week's columns (a new result type, so drop and create).
-
--- The figure queries are planned for each call: after five calls PostgreSQL may switch a function's
--- statements to a generic plan, blind to how many orders the window holds, which made 90 days 30 % slower.
-alter function private.health_ticket_figures(timestamptz, integer) set plan_cache_mode = 'force_custom_plan';
-
-drop function if exists private.health_order_figures(timestamptz, integer);
-drop function if exists private.health_customer_figures(timestamptz, integer);
-
--- Orders in the window and the previous equal window, as of `as_of`; `week_*` are the last 7 days'.
-create function private.health_order_figures(as_of timestamptz, days integer)
-returns table (
-  orders bigint, completed bigint, cancelled bigint, due bigint, on_time bigint,
-  revenue numeric, previous_revenue numeric, week_orders bigint, week_completed bigint
-)
-language plpgsql
-stable
-set search_path = ''
-set work_mem = '64MB'
-set plan_cache_mode = 'force_custom_plan'
-as $$
-declare
-  window_start timestamptz := as_of - make_interval(days => days);
-  previous_start timestamptz := as_of - make_interval(days => 2 * days);
-  week_start timestamptz := as_of - interval '7 days';
-begin
-  return query
-  select
-    count(*) filter (where o.in_window),
-    count(*) filter (where o.in_window and o.completed_at < as_of),
-    count(*) filter (where o.in_window and o.is_cancelled),
-    count(*) filter (where o.in_window and o.promised_at < as_of and not o.is_cancelled),
-    count(*) filter (where o.in_window and o.promised_at < as_of and not o.is_cancelled
-                       and o.delivered_at <= o.promised_at),
-    coalesce(sum(o.total_amount) filter (where o.in_window and o.status <> 'refunded' and not o.is_cancelled), 0),
-    coalesce(sum(o.total_amount) filter (where not o.in_window and o.status <> 'refunded' and not o.is_cancelled), 0),
-    count(*) filter (where o.in_week),
-    count(*) filter (where o.in_week and o.completed_at < as_of)
-  from (
-    select o.ordered_at >= window_start as in_window, o.ordered_at >= week_start as in_week, coalesce(o.cancelled_at < as_of, false) as is_cancelled,
-           o.completed_at, o.promised_at, o.delivered_at, o.status, o.total_amount
-    from public.orders o
-    where o.ordered_at >= previous_start and o.ordered_at < as_of
-  ) o;
-end
-$$;
-
--- RFM of the customers with a counted order in the window (see 20261123003510); `week_*` are the
--- figures of those with one in its last 7 days (the whole window when it is 7 days).
-create function private.health_customer_figures(as_of timestamptz, days integer)
-returns table (
-  customers bigint, average_rfm numeric, repeat_customers bigint, week_customers bigint, week_average_rfm numeric
-)
-language plpgsql
-stable
-set search_path = ''
-set work_mem = '64MB'
-set plan_cache_mode = 'force_custom_plan'
-as $$
-declare
-  year_start timestamptz := as_of - interval '365 days';
-  week_start timestamptz := as_of - interval '7 days';
-  last_day date := (as_of at time zone 'UTC')::date;
-  first_day date := (year_start at time zone 'UTC')::date;
-begin
-  return query
-  with active as (
-    select o.customer_id, max(o.ordered_at) as last_ordered_at
-    from public.orders o
-    where o.ordered_at >= as_of - make_interval(days => days) and o.ordered_at < as_of
-      and o.status <> 'refunded' and not coalesce(o.cancelled_at < as_of, false)
-    group by o.customer_id
-  ),
-  corrections as (
-    select e.customer_id, sum(e.n) as n, sum(e.s) as s
-    from (
-      select o.customer_id,
-             case when o.ordered_at >= year_start then 1 else -1 end as n,
-             case when o.ordered_at >= year_start then o.total_amount else -o.total_amount end as s
-      from public.orders o
-      where o.status <> 'refunded' and o.cancelled_at is null
-        and ((o.ordered_at >= last_day::timestamp at time zone 'UTC' and o.ordered_at < as_of)
-          or (o.ordered_at >= first_day::timestamp at time zone 'UTC' and o.ordered_at < year_start))
-      union all
-      select o.customer_id, 1, o.total_amount
-      from public.orders o
-      where o.cancelled_at >= as_of and o.status <> 'refunded'
-        and o.ordered_at >= year_start and o.ordered_at < as_of
-    ) e
-    group by e.customer_id
-  ),
-  scored as (
-    select a.last_ordered_at >= week_start as in_week,
-           extract(epoch from as_of - a.last_ordered_at) / 86400 as recency_days,
-           (coalesce(h.cum_orders[width_bucket(last_day - 1, h.days)], 0)
-             - coalesce(h.cum_orders[width_bucket(first_day - 1, h.days)], 0) + coalesce(c.n, 0))::bigint as frequency,
-           coalesce(h.cum_spend[width_bucket(last_day - 1, h.days)], 0)
-             - coalesce(h.cum_spend[width_bucket(first_day - 1, h.days)], 0) + coalesce(c.s, 0) as spend
-    from active a
-    left join private.customer_order_history h on h.customer_id = a.customer_id
-    left join corrections c on c.customer_id = a.customer_id
-  )
-  select f.customers, f.average_rfm, f.repeat_customers,
-         case when days > 7 then f.week_customers else f.customers end,
-         case when days > 7 then f.week_average_rfm else f.average_rfm end
-  from (
-    select count(*) as customers,
-           private.health_average_rfm_score(array_agg(s.recency_days), array_agg(s.frequency), array_agg(s.spend))
-             as average_rfm,
-           count(*) filter (where s.frequency >= 2) as repeat_customers,
-           count(*) filter (where days > 7 and s.in_week) as week_customers,
-           private.health_average_rfm_score(array_agg(s.recency_days) filter (where days > 7 and s.in_week),
-                                            array_agg(s.frequency) filter (where days > 7 and s.in_week),
-                                            array_agg(s.spend) filter (where days > 7 and s.in_week)) as week_average_rfm
-    from scored s
-  ) f;
-end
-$$;
-
-revoke execute on function private.health_order_figures(timestamptz, integer) from public, anon, authenticated;
-grant execute on function private.health_order_figures(timestamptz, integer) to service_role;
-revoke execute on function private.health_customer_figures(timestamptz, integer) from public, anon, authenticated;
-grant execute on function private.health_customer_figures(timestamptz, integer) to service_role;
-
+-- The business-health report (seed 03 area B): figures gathered in SQL (50_figures.sql), scored by the
+-- pure functions of 40_scoring.sql, with the trend and the insights, as one JSON document. Computed at
+-- every call.
 create or replace function private.health_report(
   period text,
   include_system boolean,
@@ -339,3 +215,46 @@ exception
 end
 $$;
 
+revoke execute on function private.health_report(text, boolean, boolean, boolean, timestamptz) from public, anon, authenticated;
+
+grant execute on function private.health_report(text, boolean, boolean, boolean, timestamptz) to service_role;
+
+-- The function's one entry point, in its own schema: not exposed by PostgREST (config.toml exposes
+-- `public` only), so the rate limits of the edge function cannot be walked around through /rest/v1/rpc.
+-- Security definer because anonymous callers get scores of rows they may not read; it returns scores,
+-- ratios and percentages only.
+create schema if not exists health;
+
+grant usage on schema health to anon, authenticated, service_role;
+
+create or replace function health.business_health(
+  period text,
+  include_system boolean,
+  include_trends boolean,
+  include_insights boolean
+)
+returns jsonb
+language plpgsql
+stable
+security definer
+set search_path = ''
+as $$
+declare
+  banned_until text;
+begin
+  -- A signed token whose account is gone or banned no longer speaks for anyone.
+  if auth.role() = 'authenticated' then
+    select to_jsonb(u) ->> 'banned_until' into banned_until from auth.users u where u.id = (select auth.uid());
+    if not found or banned_until::timestamptz > now() then
+      perform private.raise_api_error(403, 'PERMISSION_DENIED', 'This account may not view business health');
+    end if;
+  elsif coalesce(auth.role(), '') not in ('anon', 'service_role') then
+    perform private.raise_api_error(403, 'PERMISSION_DENIED', 'This role may not view business health');
+  end if;
+  return private.health_report(period, include_system, include_trends, include_insights, now());
+end
+$$;
+
+revoke execute on function health.business_health(text, boolean, boolean, boolean) from public;
+
+grant execute on function health.business_health(text, boolean, boolean, boolean) to anon, authenticated, service_role;

@@ -68,11 +68,25 @@ as $$
   from (select (customer_change + operational_change) / 2 as avg_change) a
 $$;
 
--- RFM on fixed thresholds (CONTRACT §3B): recency in days since the last order (≤ 3, 7, 14, 30 days →
--- 5, 4, 3, 2, else 1), frequency as orders in the last 365 days (≥ 10, 6, 3, 2 → 5, 4, 3, 2, else 1),
--- monetary as spend in the last 365 days (≥ 20000, 10000, 5000, 1000 → 5, 4, 3, 2, else 1; store
--- currency units). The customer's score is (R + F + M) / 3. One call per customer with width_bucket, not
--- three CASE functions: it runs once for each customer of the period, so its cost is the report's.
+-- Scoring a population in one call. The formula functions carry `set search_path = ''`, which keeps
+-- PostgreSQL from inlining them, so a call per customer or per ticket would cost 5–30 µs each. The
+-- formulas live in the population functions, written over arrays; the per-item functions call them with
+-- one element, so there is one definition of each formula and the per-item tests check it.
+
+-- Average RFM over customers (recency days, orders and spend in the year, element by element).
+create or replace function private.health_average_rfm_score(recency_days numeric[], orders bigint[], spend numeric[])
+returns numeric
+language sql
+immutable
+parallel safe
+set search_path = ''
+as $$
+  select avg((1 + width_bucket(-c.recency_days, array[-30, -14, -7, -3]::numeric[])
+            + 1 + width_bucket(c.orders, array[2, 3, 6, 10]::bigint[])
+            + 1 + width_bucket(c.spend, array[1000, 5000, 10000, 20000]::numeric[]))::numeric / 3)
+  from unnest(recency_days, orders, spend) c(recency_days, orders, spend)
+$$;
+
 create or replace function private.health_rfm_score(recency_days numeric, orders bigint, spend numeric)
 returns numeric
 language sql
@@ -80,12 +94,20 @@ immutable
 parallel safe
 set search_path = ''
 as $$
-  select (1 + width_bucket(-recency_days, array[-30, -14, -7, -3]::numeric[])
-        + 1 + width_bucket(orders, array[2, 3, 6, 10]::bigint[])
-        + 1 + width_bucket(spend, array[1000, 5000, 10000, 20000]::numeric[]))::numeric / 3
+  select private.health_average_rfm_score(array[recency_days], array[orders], array[spend])
 $$;
 
--- One ticket's response score: answered within 1 hour is 1, after 24 hours (or not yet, 24 hours on) 0.
+-- Average response score over tickets: scale(hours, 24, 1) for each.
+create or replace function private.health_average_response_score(hours numeric[])
+returns numeric
+language sql
+immutable
+parallel safe
+set search_path = ''
+as $$
+  select avg(greatest(0, least(1, (t.hours - 24) / (1 - 24)))) from unnest(hours) t(hours)
+$$;
+
 create or replace function private.health_response_score(hours numeric)
 returns numeric
 language sql
@@ -93,7 +115,7 @@ immutable
 parallel safe
 set search_path = ''
 as $$
-  select private.health_scale(hours, 24, 1)
+  select private.health_average_response_score(array[hours])
 $$;
 
 -- revenue: this period's revenue against the previous equal period. Target +10 % (score 10); floor half
@@ -179,21 +201,22 @@ as $$
   select round(observations::numeric / (observations + 20), 2)
 $$;
 
-do $$
-declare
-  f text;
-begin
-  foreach f in array array[
-    'private.health_scale(numeric, numeric, numeric)', 'private.health_rating(numeric)',
-    'private.health_percent_change(numeric, numeric)', 'private.health_trend(numeric, numeric)',
-    'private.health_rfm_score(numeric, bigint, numeric)',
-    'private.health_response_score(numeric)', 'private.health_revenue_score(numeric, numeric)',
-    'private.health_satisfaction_score(numeric, numeric)', 'private.health_fulfillment_score(numeric, numeric)',
-    'private.health_products_score(numeric, numeric)', 'private.health_system_score(numeric, numeric, numeric)',
-    'private.health_confidence(bigint)'
-  ] loop
-    execute format('revoke execute on function %s from public, anon, authenticated', f);
-    execute format('grant execute on function %s to service_role', f);
-  end loop;
-end
-$$;
+revoke execute on function
+  private.health_scale(numeric, numeric, numeric), private.health_rating(numeric),
+  private.health_percent_change(numeric, numeric), private.health_trend(numeric, numeric),
+  private.health_average_rfm_score(numeric[], bigint[], numeric[]), private.health_rfm_score(numeric, bigint, numeric),
+  private.health_average_response_score(numeric[]), private.health_response_score(numeric),
+  private.health_revenue_score(numeric, numeric), private.health_satisfaction_score(numeric, numeric),
+  private.health_fulfillment_score(numeric, numeric), private.health_products_score(numeric, numeric),
+  private.health_system_score(numeric, numeric, numeric), private.health_confidence(bigint)
+from public, anon, authenticated;
+
+grant execute on function
+  private.health_scale(numeric, numeric, numeric), private.health_rating(numeric),
+  private.health_percent_change(numeric, numeric), private.health_trend(numeric, numeric),
+  private.health_average_rfm_score(numeric[], bigint[], numeric[]), private.health_rfm_score(numeric, bigint, numeric),
+  private.health_average_response_score(numeric[]), private.health_response_score(numeric),
+  private.health_revenue_score(numeric, numeric), private.health_satisfaction_score(numeric, numeric),
+  private.health_fulfillment_score(numeric, numeric), private.health_products_score(numeric, numeric),
+  private.health_system_score(numeric, numeric, numeric), private.health_confidence(bigint)
+to service_role;

@@ -1,14 +1,13 @@
--- RFM reads a year of orders for every customer of the period: on a million orders that was nearly the
--- whole report (about 1.8 s for a week's 35,000 customers, each with a dozen orders in the year). This
--- keeps, per customer, the running totals of their orders by UTC day, so the year is two array lookups
--- per customer. It is derived data kept in the writing transaction by triggers on `public.orders`, not a
--- cached answer: the report still computes every figure from it and the orders at request time.
+-- RFM reads a year of orders for every customer of the period. This keeps, per customer, the running
+-- totals of their orders by UTC day, so the year is two array lookups per customer. It is derived data
+-- kept in the writing transaction by triggers on `public.orders`, not a cached answer: the report still
+-- computes every figure from it and the orders at request time.
 --
 -- Members are the orders that count whatever `as_of` is: not refunded and not cancelled. Orders
 -- cancelled after a report's `as_of` still count in that report, and the partial days at both ends of
 -- its year are not whole days: the report takes those few from `public.orders`.
 
-create table if not exists private.customer_order_history (
+create table private.customer_order_history (
   customer_id uuid primary key references public.customers (id) on delete cascade,
   -- Ascending UTC days with at least one member order; cum_orders[i] and cum_spend[i] are the customer's
   -- member orders and spend on days up to and including days[i].
@@ -19,7 +18,6 @@ create table if not exists private.customer_order_history (
 
 alter table private.customer_order_history enable row level security;
 
-drop policy if exists "admins read customer order history" on private.customer_order_history;
 create policy "admins read customer order history" on private.customer_order_history
   for select to authenticated
   using ((select private.is_admin()));
@@ -130,49 +128,10 @@ $$;
 
 revoke execute on function private.order_history_merge(date[], integer[], numeric[], date[], integer[], numeric[])
   from public, anon, authenticated;
+
 revoke execute on function private.apply_order_history_changes(uuid[], date[], integer[], numeric[])
   from public, anon, authenticated;
+
 revoke execute on function private.orders_maintain_history() from public, anon, authenticated;
 
--- The triggers and the backfill in one transaction, writers waiting for it: no order written meanwhile
--- is missed or counted twice.
-begin;
-lock table public.orders in share row exclusive mode;
-
-drop trigger if exists orders_history_insert on public.orders;
-create trigger orders_history_insert
-  after insert on public.orders
-  referencing new table as new_rows
-  for each statement execute function private.orders_maintain_history();
-
-drop trigger if exists orders_history_update on public.orders;
-create trigger orders_history_update
-  after update on public.orders
-  referencing old table as old_rows new table as new_rows
-  for each statement execute function private.orders_maintain_history();
-
-drop trigger if exists orders_history_delete on public.orders;
-create trigger orders_history_delete
-  after delete on public.orders
-  referencing old table as old_rows
-  for each statement execute function private.orders_maintain_history();
-
-drop trigger if exists orders_history_truncate on public.orders;
-create trigger orders_history_truncate
-  after truncate on public.orders
-  for each statement execute function private.orders_maintain_history();
-
-truncate private.customer_order_history;
-insert into private.customer_order_history (customer_id, days, cum_orders, cum_spend)
-select d.customer_id, array_agg(d.order_date order by d.order_date), array_agg(d.total_orders order by d.order_date),
-       array_agg(d.total_spend order by d.order_date)
-from (
-  select o.customer_id, o.order_date,
-         (sum(count(*)) over (partition by o.customer_id order by o.order_date))::integer as total_orders,
-         sum(sum(o.total_amount)) over (partition by o.customer_id order by o.order_date) as total_spend
-  from public.orders o
-  where o.status <> 'refunded' and o.cancelled_at is null
-  group by o.customer_id, o.order_date
-) d
-group by d.customer_id;
-commit;
+select private.keep_derived_data('public.orders', 'orders_history', 'private.orders_maintain_history');

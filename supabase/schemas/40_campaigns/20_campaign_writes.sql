@@ -210,22 +210,38 @@ end
 $$;
 
 revoke execute on function public.create_campaign(jsonb) from public, anon;
+
 revoke execute on function public.update_campaign(uuid, jsonb) from public, anon;
+
 revoke execute on function public.delete_campaign(uuid) from public, anon;
+
 revoke execute on function public.set_campaign_statuses(uuid[], text) from public, anon;
+
 grant execute on function public.create_campaign(jsonb) to authenticated, service_role;
+
 grant execute on function public.update_campaign(uuid, jsonb) to authenticated, service_role;
+
 grant execute on function public.delete_campaign(uuid) to authenticated, service_role;
+
 grant execute on function public.set_campaign_statuses(uuid[], text) to authenticated, service_role;
 
 revoke execute on function private.require_campaign_admin() from public, anon;
+
 revoke execute on function private.campaign_not_found(uuid) from public, anon;
+
 revoke execute on function private.campaign_overlap_message(uuid, date, date) from public, anon;
+
 revoke execute on function private.campaign_field_error(integer, text, text, text, jsonb, text) from public, anon;
+
 revoke execute on function private.campaign_status_move_allowed(public.campaign_status, public.campaign_status) from public, anon;
+
 grant execute on function private.require_campaign_admin() to authenticated, service_role;
+
 grant execute on function private.campaign_not_found(uuid) to authenticated, service_role;
+
 grant execute on function private.campaign_overlap_message(uuid, date, date) to authenticated, service_role;
+
 grant execute on function private.campaign_field_error(integer, text, text, text, jsonb, text) to authenticated, service_role;
+
 grant execute on function private.campaign_status_move_allowed(public.campaign_status, public.campaign_status)
   to authenticated, service_role;

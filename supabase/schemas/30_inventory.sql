@@ -1,3 +1,194 @@
+-- Products and their inventory records (lots). A lot remembers what entered it (`quantity`) and what is
+-- left (`available_quantity`); a product's stock is the sum of its lots' available quantity, kept also
+-- in `products.current_stock` so that every signed-in caller, business health and Realtime subscribers
+-- can read it without seeing the lots. The CHECK constraints make negative stock impossible whoever
+-- writes; only the stock functions (below) may write the quantities.
+
+create table public.products (
+  id uuid primary key default gen_random_uuid(),
+  -- A deleted product keeps its SKU: movements and orders keep naming it, so it is never reused.
+  sku text not null unique
+    constraint products_sku_format check (sku ~ '^[A-Za-z0-9][A-Za-z0-9._-]*$' and char_length(sku) <= 64),
+  name text not null constraint products_name_length check (char_length(name) between 1 and 200),
+  is_active boolean not null default true,
+  current_stock bigint not null default 0 constraint products_current_stock_not_negative check (current_stock >= 0),
+  deleted_at timestamptz,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now()
+);
+
+create table public.inventory_records (
+  id uuid primary key default gen_random_uuid(),
+  product_id uuid not null references public.products (id) on delete restrict,
+  -- What entered the lot: received, plus any increase adjusted onto it.
+  quantity bigint not null constraint inventory_records_quantity_positive check (quantity > 0),
+  available_quantity bigint not null
+    constraint inventory_records_available_within_quantity check (available_quantity between 0 and quantity),
+  source text not null
+    constraint inventory_records_source_known check (source in (
+      'manual_stock_in', 'purchase_order', 'return_goods', 'transfer_in', 'production_complete', 'supplier_direct',
+      'other', 'manual_adjustment', 'inventory_count', 'system_correction'
+    )),
+  note text constraint inventory_records_note_length check (char_length(note) <= 1000),
+  received_at timestamptz not null default now(),
+  -- clock_timestamp, not now(): lots created in one transaction still have an order ("latest record").
+  created_at timestamptz not null default clock_timestamp(),
+  updated_at timestamptz not null default now(),
+  -- No foreign key to auth.users: the audit trail outlives a deleted user.
+  created_by uuid,
+  created_by_role text not null
+    constraint inventory_records_created_by_role_known check (created_by_role in ('authenticated', 'service_role')),
+  constraint inventory_records_user_has_id check (created_by_role <> 'authenticated' or created_by is not null)
+);
+
+-- Seed rule 1 (the latest record) and FIFO (the oldest record that still has stock).
+create index inventory_records_latest_idx
+  on public.inventory_records (product_id, created_at desc, id desc);
+
+create index inventory_records_fifo_idx
+  on public.inventory_records (product_id, received_at, created_at, id)
+  where available_quantity > 0;
+
+create index inventory_records_created_by_idx on public.inventory_records (created_by);
+
+create trigger products_touch_updated_at
+  before update on public.products
+  for each row execute function private.touch_updated_at();
+
+create trigger inventory_records_touch_updated_at
+  before update on public.inventory_records
+  for each row execute function private.touch_updated_at();
+
+alter table public.products enable row level security;
+
+alter table public.inventory_records enable row level security;
+
+create policy "signed-in callers see products, admins also deleted ones" on public.products
+  for select to authenticated
+  using (deleted_at is null or (select private.is_admin()));
+
+create policy "admins add products" on public.products
+  for insert to authenticated
+  with check ((select private.is_admin()));
+
+create policy "admins change products" on public.products
+  for update to authenticated
+  using ((select private.is_admin()))
+  with check ((select private.is_admin()));
+
+create policy "operators see their lots, admins see all" on public.inventory_records
+  for select to authenticated
+  using (created_by = (select auth.uid()) or (select private.is_admin()));
+
+-- Stock moves only through the stock functions, so no API role writes a quantity directly: products
+-- are soft-deleted (deleted_at) and their stock column is not writable; lots are not writable at all.
+revoke all on public.products, public.inventory_records from anon;
+
+revoke insert, update, delete, truncate on public.products from authenticated, service_role;
+
+grant insert (id, sku, name, is_active) on public.products to authenticated, service_role;
+
+grant update (sku, name, is_active, deleted_at) on public.products to authenticated, service_role;
+
+revoke insert, update, delete, truncate on public.inventory_records from authenticated, service_role;
+
+-- The audit side of inventory: the stock-in history (seed 02), the append-only movement ledger (one row
+-- per lot touched, so sum(delta) per product always equals its stock) and the idempotency records that
+-- let a client retry a stock change safely. Rows are written only by the stock functions; no API role
+-- may change or remove one, so the trail cannot be edited after the fact.
+
+create table public.stock_in_history (
+  id uuid primary key default gen_random_uuid(),
+  inventory_record_id uuid not null unique references public.inventory_records (id) on delete restrict,
+  product_id uuid not null references public.products (id) on delete restrict,
+  quantity bigint not null constraint stock_in_history_quantity_positive check (quantity > 0),
+  source text not null,
+  note text,
+  received_at timestamptz not null,
+  operator_id uuid,
+  operator_role text not null
+    constraint stock_in_history_operator_role_known check (operator_role in ('authenticated', 'service_role')),
+  created_at timestamptz not null default now()
+);
+
+create index stock_in_history_product_idx on public.stock_in_history (product_id, created_at desc);
+
+create index stock_in_history_operator_idx on public.stock_in_history (operator_id);
+
+create table public.stock_movements (
+  id bigint generated always as identity primary key,
+  -- Groups the rows of one request: a FIFO decrease across three lots is one operation, three rows.
+  operation_id uuid not null,
+  operation text not null
+    constraint stock_movements_operation_known check (operation in ('stock_in', 'stock_adjust', 'stock_out')),
+  product_id uuid not null references public.products (id) on delete restrict,
+  inventory_record_id uuid not null references public.inventory_records (id) on delete restrict,
+  delta bigint not null constraint stock_movements_delta_not_zero check (delta <> 0),
+  stock_before bigint not null,
+  stock_after bigint not null,
+  record_available_before bigint not null,
+  record_available_after bigint not null,
+  source text,
+  reason text,
+  reason_note text,
+  reference text,
+  operator_id uuid,
+  operator_role text not null
+    constraint stock_movements_operator_role_known check (operator_role in ('authenticated', 'service_role')),
+  created_at timestamptz not null default now(),
+  constraint stock_movements_stock_arithmetic
+    check (stock_before >= 0 and stock_after >= 0 and stock_after = stock_before + delta),
+  constraint stock_movements_record_arithmetic
+    check (record_available_before >= 0 and record_available_after >= 0
+      and record_available_after = record_available_before + delta)
+);
+
+create index stock_movements_product_idx on public.stock_movements (product_id, id);
+
+create index stock_movements_record_idx on public.stock_movements (inventory_record_id);
+
+create index stock_movements_operator_idx on public.stock_movements (operator_id);
+
+-- Keyed by caller, not globally: one caller's key can neither collide with nor replay another's.
+-- `operator` is the user id, or 'service_role' for the service key.
+create table public.idempotency_records (
+  operator text not null,
+  idempotency_key text not null
+    constraint idempotency_records_key_format check (idempotency_key ~ '^[\x21-\x7e]{1,255}$'),
+  operation text not null,
+  request_hash text not null,
+  response jsonb,
+  created_at timestamptz not null default now(),
+  primary key (operator, idempotency_key)
+);
+
+alter table public.stock_in_history enable row level security;
+
+alter table public.stock_movements enable row level security;
+
+alter table public.idempotency_records enable row level security;
+
+create policy "operators see their stock-ins, admins see all" on public.stock_in_history
+  for select to authenticated
+  using (operator_id = (select auth.uid()) or (select private.is_admin()));
+
+create policy "operators see their movements, admins see all" on public.stock_movements
+  for select to authenticated
+  using (operator_id = (select auth.uid()) or (select private.is_admin()));
+
+create policy "callers see their own idempotency records" on public.idempotency_records
+  for select to authenticated
+  using (operator = (select auth.uid())::text);
+
+revoke all on public.stock_in_history, public.stock_movements, public.idempotency_records from anon;
+
+revoke insert, update, delete, truncate on public.stock_in_history, public.stock_movements, public.idempotency_records
+  from authenticated, service_role;
+
+-- Realtime: postgres_changes subscribers see every stock change (RLS decides which rows each one gets).
+alter publication supabase_realtime
+  add table public.products, public.inventory_records, public.stock_in_history, public.stock_movements;
+
 -- The three stock operations (seed 02, CONTRACT §2). Each is one function, so one transaction, whether
 -- called by the edge functions or by `supabase.rpc`: the same validation, the same locks, the same
 -- ledger rows and the same errors either way. Security definer because no API role may write the
@@ -508,8 +699,15 @@ revoke execute on function
   public.stock_out(uuid, bigint, text, text),
   public.stock_adjust(bigint, text, uuid, uuid, text, text, text)
 from public, anon;
+
 grant execute on function
   public.stock_in(uuid, bigint, text, text, timestamptz, text),
   public.stock_out(uuid, bigint, text, text),
   public.stock_adjust(bigint, text, uuid, uuid, text, text, text)
 to authenticated, service_role;
+
+-- Business health's products dimension reads a window's stock-outs once, through an index that holds
+-- only them, instead of probing each product's whole ledger.
+create index stock_movements_stock_out_idx
+  on public.stock_movements (created_at) include (product_id)
+  where operation = 'stock_out';

@@ -1,0 +1,113 @@
+-- Administrators are a database fact: a row in public.user_roles. One function reads it, for RLS
+-- policies and for the SQL functions behind the edge functions alike, so revoking the row takes effect
+-- on the caller's next statement.
+
+create schema if not exists private;
+
+grant usage on schema private to authenticated, service_role;
+
+create table public.user_roles (
+  user_id uuid not null references auth.users (id) on delete cascade,
+  role text not null constraint user_roles_role_known check (role in ('admin')),
+  granted_at timestamptz not null default now(),
+  primary key (user_id, role)
+);
+
+alter table public.user_roles enable row level security;
+
+-- Kept out of the API schema: it is a building block for policies, not an endpoint. Security definer so
+-- a policy on user_roles itself can call it without recursing through that policy.
+create or replace function private.is_admin()
+returns boolean
+language sql
+stable
+security definer
+set search_path = ''
+as $$
+  select coalesce(auth.role() = 'service_role', false)
+      or exists (
+        select 1
+        from public.user_roles
+        where user_id = (select auth.uid())
+          and role = 'admin'
+      )
+$$;
+
+revoke execute on function private.is_admin() from public, anon;
+
+grant execute on function private.is_admin() to authenticated, service_role;
+
+create policy "users see their own roles, admins see all" on public.user_roles
+  for select to authenticated
+  using (user_id = (select auth.uid()) or (select private.is_admin()));
+
+create policy "admins grant roles" on public.user_roles
+  for insert to authenticated
+  with check ((select private.is_admin()));
+
+create policy "admins revoke roles" on public.user_roles
+  for delete to authenticated
+  using ((select private.is_admin()));
+
+-- Keeps `updated_at` honest whoever writes the row.
+create or replace function private.touch_updated_at()
+returns trigger
+language plpgsql
+set search_path = ''
+as $$
+begin
+  new.updated_at := now();
+  return new;
+end
+$$;
+
+-- Business failures raised by SQL functions, the PostgREST way: SQLSTATE `PTxxx` carries the HTTP
+-- status, so `supabase.rpc` callers get the same status as the edge functions' callers. The message is
+-- the machine-readable code, `detail` the human message, `hint` a JSON object of details.
+create or replace function private.raise_api_error(status integer, code text, message text, details jsonb default null)
+returns void
+language plpgsql
+set search_path = ''
+as $$
+begin
+  raise exception using
+    errcode = 'PT' || status::text,
+    message = code,
+    detail = message,
+    hint = coalesce(details::text, '');
+end
+$$;
+
+revoke execute on function private.raise_api_error(integer, text, text, jsonb) from public, anon;
+
+grant execute on function private.raise_api_error(integer, text, text, jsonb) to authenticated, service_role;
+
+-- Derived data kept by triggers (a day's revenue, a campaign's stretches of activity, a customer's order
+-- history) is maintained by one statement-level function per source table, over its transition tables,
+-- for every kind of write. They fire always, also with session_replication_role = replica (as the demo
+-- seed and a logical replica write): derived data must follow every write.
+create or replace function private.keep_derived_data(source regclass, trigger_prefix text, maintainer regproc)
+returns void
+language plpgsql
+volatile
+set search_path = ''
+as $$
+declare
+  t record;
+begin
+  for t in
+    select trigger_prefix || '_' || v.operation as name, v.operation, v.transition
+    from (values ('insert', 'referencing new table as new_rows'),
+                 ('update', 'referencing old table as old_rows new table as new_rows'),
+                 ('delete', 'referencing old table as old_rows'),
+                 ('truncate', '')) v(operation, transition)
+  loop
+    execute format('drop trigger if exists %I on %s', t.name, source);
+    execute format('create trigger %I after %s on %s %s for each statement execute function %s()',
+                   t.name, t.operation, source, t.transition, maintainer);
+    execute format('alter table %s enable always trigger %I', source, t.name);
+  end loop;
+end
+$$;
+
+revoke execute on function private.keep_derived_data(regclass, text, regproc) from public, anon, authenticated, service_role;

@@ -1,0 +1,96 @@
+/**
+ * supabase/schemas/ is the schema as it stands; supabase/migrations/ is how a database reaches it. Both
+ * are applied to fresh databases on the suite's server and their catalogues compared object by object.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CATALOGUES, readSchema, schemaDifferences } from '../../scripts/lib/schema-catalogue.mjs';
+import { applySchemaFiles, SCHEMAS_DIR, schemaFiles } from '../../scripts/lib/schema-files.mjs';
+import { prepareDatabase, ROOT } from '../../scripts/lib/stack.mjs';
+import { dbUrl } from '../support/client.ts';
+
+const suffix = `${process.pid}_${Date.now()}`;
+const names = { fromSchemas: `drift_schemas_${suffix}`, fromMigrations: `drift_migrations_${suffix}` };
+const admin = postgres(dbUrl, { max: 1, onnotice: () => {} });
+const urlOf = (name: string) => Object.assign(new URL(dbUrl), { pathname: `/${name}` }).toString();
+
+async function bootstrapped(name: string) {
+  await admin.unsafe(`create database ${name}`);
+  const sql = postgres(urlOf(name), { max: 1, onnotice: () => {} });
+  await sql.unsafe(await readFile(path.join(ROOT, 'supabase/bootstrap/platform.sql'), 'utf8'));
+  return sql;
+}
+
+let fromSchemas: postgres.Sql;
+let fromMigrations: postgres.Sql;
+
+beforeAll(async () => {
+  [fromSchemas, fromMigrations] = await Promise.all([bootstrapped(names.fromSchemas), bootstrapped(names.fromMigrations)]);
+  await Promise.all([
+    applySchemaFiles(urlOf(names.fromSchemas)),
+    prepareDatabase(urlOf(names.fromMigrations), { seed: false }),
+  ]);
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all([fromSchemas?.end(), fromMigrations?.end()]);
+  for (const name of Object.values(names)) await admin.unsafe(`drop database if exists ${name} with (force)`);
+  await admin.end();
+});
+
+describe('the schema files and the migrations', () => {
+  it('build the same schema, catalogue by catalogue', async () => {
+    const [expected, actual] = await Promise.all([readSchema(fromSchemas), readSchema(fromMigrations)]);
+    expect(schemaDifferences(expected, actual)).toEqual([]);
+    // The comparison saw the project's objects, not two empty catalogues.
+    expect(expected.functions.has('public.stock_in(uuid,bigint,text,text,timestamp with time zone,text)')).toBe(true);
+    expect(expected.policies.size).toBeGreaterThan(20);
+  });
+
+  it('a change to one object is reported with its name', async () => {
+    await fromSchemas.begin(async (tx) => {
+      await tx`alter function private.health_rating(numeric) set work_mem = '1MB'`;
+      await tx`create index drift_probe_idx on public.orders (status)`;
+      await tx`alter policy "admins add orders" on public.orders to authenticated, service_role`;
+      const [expected, actual] = await Promise.all([readSchema(tx as unknown as postgres.Sql), readSchema(fromMigrations)]);
+      const reported = schemaDifferences(expected, actual).map((line) => line.split('\n')[0]);
+      expect(reported).toEqual([
+        'indexes: public.drift_probe_idx is only in the schema files',
+        'functions: private.health_rating(numeric) differs (- schema files, + migrations)',
+        'policies: admins add orders on public.orders differs (- schema files, + migrations)',
+      ]);
+      throw new RollBack();
+    }).catch((error) => {
+      if (!(error instanceof RollBack)) throw error;
+    });
+  });
+
+  it('compare every catalogue the drift rule names', () => {
+    expect(Object.keys(CATALOGUES)).toEqual(expect.arrayContaining([
+      'relations', 'columns', 'constraints', 'indexes', 'functions', 'views', 'triggers', 'policies',
+      'default_privileges', 'publications',
+    ]));
+  });
+});
+
+describe('supabase/schemas/', () => {
+  it('defines each function, view, table and policy in one place only', async () => {
+    const definitions = new Map<string, string[]>();
+    for (const file of await schemaFiles()) {
+      const text = await readFile(path.join(SCHEMAS_DIR, file), 'utf8');
+      const pattern =
+        /^create (?:or replace )?(function|view|table|policy|trigger|index|type)\s+("[^"]+"(?:\s+on\s+[\w.]+)?|[\w.]+(?:\s+on\s+[\w.]+)?)/gim;
+      for (const [, kind, name] of text.matchAll(pattern)) {
+        const key = `${kind.toLowerCase()} ${name.toLowerCase()}`;
+        definitions.set(key, [...(definitions.get(key) ?? []), file]);
+      }
+    }
+    const repeated = [...definitions].filter(([, files]) => files.length > 1).map(([key, files]) => `${key}: ${files.join(', ')}`);
+    expect(repeated).toEqual([]);
+    expect(definitions.size).toBeGreaterThan(100);
+  });
+});
+
+class RollBack extends Error {}
