@@ -5,6 +5,7 @@
  */
 import { createRemoteJWKSet, type JWTPayload, jwtVerify } from 'jose';
 import { ApiError, type Area } from './errors.ts';
+import { uuid } from './validation.ts';
 
 export type Caller =
   | { kind: 'anonymous'; role: 'anon'; userId: null; claims: JWTPayload }
@@ -23,7 +24,6 @@ export interface Authenticator {
   authenticate(req: Request, access: Access, area: Area): Promise<Caller>;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ANONYMOUS: Caller = { kind: 'anonymous', role: 'anon', userId: null, claims: { role: 'anon' } };
 
 export function createAuthenticator(config: AuthConfig): Authenticator {
@@ -67,7 +67,7 @@ export function createAuthenticator(config: AuthConfig): Authenticator {
       case 'service_role':
         return { kind: 'service', role: 'service_role', userId: null, claims };
       case 'authenticated':
-        return typeof claims.sub === 'string' && UUID.test(claims.sub)
+        return typeof claims.sub === 'string' && uuid.safeParse(claims.sub).success
           ? { kind: 'user', role: 'authenticated', userId: claims.sub, claims }
           : undefined;
       default:

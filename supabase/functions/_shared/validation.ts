@@ -66,6 +66,29 @@ export function queryObject(query: URLSearchParams): Record<string, string> {
 /** A query-string boolean: exactly `true` or `false`. */
 export const queryBoolean = z.enum(['true', 'false']).transform((value) => value === 'true');
 
+/** Any 8-4-4-4-12 hex string, as PostgreSQL's uuid type accepts; z.uuid() would also demand an RFC version. */
+export const uuid = z.guid('must be a UUID');
+
+/**
+ * At most two decimal places, allowing for binary floating point: `tolerance` is how far from a whole
+ * number of cents `value * 100` may land. Money keeps 1e-6, which amounts from 131072.02 up need; the
+ * catalogue's weights (at most 9.99) have always been held to 1e-9.
+ */
+export function twoDecimals(tolerance = 1e-6) {
+  return z.refine<number>(
+    (value) => Math.abs(value * 100 - Math.round(value * 100)) < tolerance,
+    'at most 2 decimal places',
+  );
+}
+
+/** A partial update: any of `fields` and nothing else, at least one of them. */
+export function patchBody<Shape extends z.core.$ZodLooseShape>(fields: Shape) {
+  return z
+    .strictObject(fields)
+    .partial()
+    .refine((changes) => Object.keys(changes).length > 0, 'the body must contain at least one field to change');
+}
+
 /** A positive integer sent in a query string. */
 export function queryInteger(min: number, max: number) {
   return z

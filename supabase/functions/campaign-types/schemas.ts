@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ApiError } from '../_shared/errors.ts';
 import { ATTRIBUTION_LAYERS, isAttributionLayer } from '../_shared/layers.ts';
 import type { FieldProblem } from '../_shared/validation.ts';
-import { queryBoolean, queryInteger } from '../_shared/validation.ts';
+import { patchBody, queryBoolean, queryInteger, twoDecimals } from '../_shared/validation.ts';
 
 export const TYPE_CODE_PATTERN = /^[a-z][a-z0-9_]*$/;
 export const WEIGHT_RANGE = '0.00-9.99';
@@ -18,7 +18,7 @@ const weight = z
   .number()
   .min(0, 'must be between 0.00 and 9.99')
   .max(9.99, 'must be between 0.00 and 9.99')
-  .refine((value) => Math.abs(value * 100 - Math.round(value * 100)) < 1e-9, 'at most 2 decimal places');
+  .check(twoDecimals(1e-9));
 const priority = z.number().int('must be a whole number').min(0, 'must be between 0 and 100').max(
   100,
   'must be between 0 and 100',
@@ -48,10 +48,7 @@ export const createBody = z.strictObject({
   is_active: z.boolean().optional(),
 });
 
-export const updateBody = z
-  .strictObject(editableFields)
-  .partial()
-  .refine((changes) => Object.keys(changes).length > 0, 'the body must contain at least one field to change');
+export const updateBody = patchBody(editableFields);
 
 export const SORTABLE_COLUMNS = [
   'type_code',

@@ -4,13 +4,12 @@
  * (date order, weight range, status moves, overlap: 422) are the database's.
  */
 import { z } from 'zod';
-import { queryInteger } from '../_shared/validation.ts';
+import { patchBody, queryInteger, twoDecimals, uuid } from '../_shared/validation.ts';
 
 export const CAMPAIGN_STATUSES = ['draft', 'active', 'paused', 'completed', 'cancelled'] as const;
 
-// Any RFC 4122 layout, not only version 4: the seed's ids are derived from fixed keys.
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const campaignId = z.string().regex(UUID_PATTERN, 'must be a UUID');
+// A non-string is refused with zod's own type message, like every other campaign field.
+export const campaignId = z.string().pipe(uuid);
 
 const isoDate = z
   .string()
@@ -19,8 +18,6 @@ const isoDate = z
     const parsed = new Date(`${value}T00:00:00Z`);
     return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(value);
   }, 'must be a real calendar date');
-
-const twoDecimals = (value: number) => Math.abs(value * 100 - Math.round(value * 100)) < 1e-6;
 
 const status = z.enum(CAMPAIGN_STATUSES, `must be one of ${CAMPAIGN_STATUSES.join(', ')}`);
 const fields = {
@@ -32,7 +29,7 @@ const fields = {
     .number()
     .min(0, 'must be at least 0')
     .max(999_999_999_999.99, 'must be below 1000000000000')
-    .refine(twoDecimals, 'at most 2 decimal places'),
+    .check(twoDecimals()),
   target_audience: z.string().max(500, 'at most 500 characters').nullable(),
   // Range and precision are the database's rule (422 ATTRIBUTION_WEIGHT_EXCEEDED), for rpc callers too.
   attribution_weight: z.number(),
@@ -54,10 +51,7 @@ export const createBody = z.strictObject({
   priority_score: fields.priority_score.optional(),
 });
 
-export const updateBody = z
-  .strictObject({ ...fields, status })
-  .partial()
-  .refine((changes) => Object.keys(changes).length > 0, 'the body must contain at least one field to change');
+export const updateBody = patchBody({ ...fields, status });
 
 export const listQuery = z.strictObject({
   page: queryInteger(1, 1_000_000).optional(),

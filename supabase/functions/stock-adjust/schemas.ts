@@ -3,7 +3,8 @@
  * same way as the quantity (a write-off cannot add stock); `other` needs a `reason_note`.
  */
 import { z } from 'zod';
-import { MAX_STOCK_QUANTITY, uuid } from '../_shared/inventory.ts';
+import { MAX_STOCK_QUANTITY } from '../_shared/inventory.ts';
+import { uuid } from '../_shared/validation.ts';
 
 export const INCREASE_REASONS = [
   'inventory_audit_increase',

@@ -1,6 +1,7 @@
 /** What stock-in accepts: seed 02's request and CONTRACT §2's limits. */
 import { z } from 'zod';
-import { stockQuantity, uuid } from '../_shared/inventory.ts';
+import { stockQuantity } from '../_shared/inventory.ts';
+import { uuid } from '../_shared/validation.ts';
 
 export const STOCK_IN_SOURCES = [
   'manual_stock_in',
