@@ -15,23 +15,23 @@ export function catalogueHandlers(db: Database) {
       const query = validate(listQuery, queryObject(ctx.query), area);
       const page = query.page ?? 1;
       const perPage = query.per_page ?? 50;
-      const rows = await db.asCaller(ctx.caller, area, (tx) => {
+      const { rows, totalCount } = await db.asCaller(ctx.caller, area, async (tx) => {
+        const where = query.includeInactive ? tx`true` : tx`is_active`;
         const order = query.sort_by
           ? tx`${tx(query.sort_by)} ${query.sort_order === 'desc' ? tx`desc` : tx`asc`}, type_code`
           : tx`attribution_layer, default_priority desc, type_code`;
-        return tx<(Row & { total_count: number })[]>`
+        const rows = await tx<(Row & { total_count: number })[]>`
           select *, count(*) over () as total_count
           from public.campaign_type_config
-          where ${query.includeInactive ? tx`true` : tx`is_active`}
+          where ${where}
           order by ${order}
           limit ${perPage} offset ${(page - 1) * perPage}`;
+        // Past the last page the window count is gone with the rows.
+        if (rows.length > 0 || page === 1) return { rows, totalCount: rows[0]?.total_count ?? 0 };
+        const [{ count }] = await tx<{ count: number }[]>`
+          select count(*) from public.campaign_type_config where ${where}`;
+        return { rows, totalCount: count };
       });
-      // Past the last page the window count is gone with the rows; one count keeps the totals true.
-      const totalCount = rows.length > 0
-        ? rows[0].total_count
-        : page === 1
-        ? 0
-        : await countTypes(ctx, query.includeInactive);
       const data = rows.map(({ total_count: _, ...row }) => row);
       return {
         body: {
@@ -123,14 +123,6 @@ export function catalogueHandlers(db: Database) {
       return verdict(true, config, `Campaign type ${typeCode} is valid and active`);
     },
   };
-
-  function countTypes(ctx: RequestContext, includeInactive = false): Promise<number> {
-    return db.asCaller(ctx.caller, area, async (tx) => {
-      const [{ count }] = await tx<{ count: number }[]>`
-        select count(*) from public.campaign_type_config where ${includeInactive ? tx`true` : tx`is_active`}`;
-      return count;
-    });
-  }
 }
 
 function verdict(isValid: boolean, config: Row | undefined, message: string): Reply {
