@@ -1,11 +1,13 @@
 /**
  * The request pipeline every function shares: CORS, API versioning, routing with 404/405, caller
  * authentication, JSON bodies with the 1 MiB limit, the area's error envelope, and a 500 that leaks
- * nothing. A function declares its routes; this turns them into a `(Request) => Promise<Response>`.
+ * nothing; per route, on request, rate limits and a log of each answer. A function declares its routes;
+ * this turns them into a `(Request) => Promise<Response>`.
  */
 import type { Access, Authenticator, Caller } from './auth.ts';
 import { type Database, DatabaseError } from './db.ts';
 import { ApiError, type Area } from './errors.ts';
+import { enforceRateLimit, type RateLimits } from './limits.ts';
 
 export const API_VERSION = '1.0.0';
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -55,6 +57,10 @@ export interface Route {
   /** Relative to the function, e.g. `/:type_code/validate`. */
   path: string;
   access: Access;
+  /** Checked after authentication, before anything else the route does (limits.ts). */
+  rateLimit?: RateLimits;
+  /** Records each answer's status and duration, the health report's `system` figures. */
+  log?: boolean;
   handle(ctx: RequestContext): Promise<Reply>;
 }
 
@@ -112,11 +118,13 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
           },
         );
       }
-      const caller = await deps.auth.authenticate(req, found.r.access, area);
+      const route = found.r;
+      const caller = await deps.auth.authenticate(req, route.access, area);
       let parsed: Promise<unknown> | undefined;
       const body = () => (parsed ??= readJson(req, area));
-      return respond(
-        await found.r.handle({
+      const run = async () => {
+        if (route.rateLimit) await enforceRateLimit(deps.db, area, caller, req.headers, route.rateLimit);
+        return route.handle({
           req,
           url,
           params: found.params!,
@@ -134,12 +142,33 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
             }
             return value;
           },
-        }),
-      );
+        });
+      };
+      return respond(await (route.log ? logged(deps.db, spec.name, run) : run()));
     } catch (error) {
       return respond(errorReply(error, area));
     }
   };
+}
+
+/**
+ * Runs `work` and records the status and duration of its answer, or of its failure. The write is not
+ * awaited: a failed log write must not fail, nor slow, the request it describes.
+ */
+async function logged(db: Database, name: string, work: () => Promise<Reply>): Promise<Reply> {
+  const started = performance.now();
+  const record = (status: number) => {
+    const duration = Math.round(performance.now() - started);
+    db.sql`select private.record_function_request(${name}, ${status}, ${duration})`.catch(() => {});
+  };
+  try {
+    const reply = await work();
+    record(reply.status ?? 200);
+    return reply;
+  } catch (error) {
+    record(error instanceof ApiError ? error.status : 500);
+    throw error;
+  }
 }
 
 export function errorReply(error: unknown, area: Area): Reply {

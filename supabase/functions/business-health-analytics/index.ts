@@ -6,14 +6,16 @@
 import { dependenciesFromEnv } from '../_shared/deps.ts';
 import { healthArea } from '../_shared/errors.ts';
 import { type Dependencies, serveFunction } from '../_shared/http.ts';
-import { FUNCTION_NAME, healthHandlers } from './handlers.ts';
+import { FUNCTION_NAME, healthHandlers, RATE_LIMITS } from './handlers.ts';
 
 export function createHandler(deps: Dependencies) {
   const handlers = healthHandlers(deps.db);
   return serveFunction({
     name: FUNCTION_NAME,
     area: healthArea,
-    routes: [{ method: 'POST', path: '/', access: 'public', handle: handlers.report }],
+    routes: [
+      { method: 'POST', path: '/', access: 'public', rateLimit: RATE_LIMITS, log: true, handle: handlers.report },
+    ],
   }, deps);
 }
 

@@ -1,0 +1,64 @@
+/**
+ * Limits a route asks `serveFunction` for (http.ts): requests a minute per caller. Windows are fixed,
+ * 60 seconds, counted in PostgreSQL so every instance shares them.
+ */
+import type { Caller } from './auth.ts';
+import { type Database, translateDatabaseError } from './db.ts';
+import { ApiError, type Area } from './errors.ts';
+
+/** Requests a minute: anonymous callers per client IP, users per account; the service key is not limited. */
+export interface RateLimits {
+  anonymous: number;
+  user: number;
+}
+
+/**
+ * Counts the request against the caller's window; past the limit, a 429 with `Retry-After`. Every
+ * request counts, invalid ones too: a flood of malformed requests costs the database as much as any other.
+ */
+export async function enforceRateLimit(
+  db: Database,
+  area: Area,
+  caller: Caller,
+  headers: Headers,
+  limits: RateLimits,
+): Promise<void> {
+  const bucket = rateLimitBucket(caller, headers, limits);
+  if (!bucket) return;
+  let outcome: { hits: number; allowed: boolean; retry_after: number };
+  try {
+    [outcome] = await db.sql<typeof outcome[]>`select * from private.hit_rate_limit(${bucket.key}, ${bucket.limit})`;
+  } catch (error) {
+    throw translateDatabaseError(error, area);
+  }
+  if (!outcome.allowed) {
+    throw new ApiError(
+      429,
+      'RATE_LIMIT_EXCEEDED',
+      `Rate limit exceeded: ${bucket.limit} requests per minute`,
+      { limit: bucket.limit, period: '60s', retry_after: outcome.retry_after },
+      { 'retry-after': String(outcome.retry_after) },
+    );
+  }
+}
+
+/** Users by account, anonymous callers by client IP, the service key not at all. */
+export function rateLimitBucket(
+  caller: Caller,
+  headers: Headers,
+  limits: RateLimits,
+): { key: string; limit: number } | undefined {
+  if (caller.kind === 'service') return undefined;
+  if (caller.kind === 'user') return { key: `user:${caller.userId}`, limit: limits.user };
+  return { key: `ip:${clientIp(headers)}`, limit: limits.anonymous };
+}
+
+/**
+ * The gateway in front of the function (Supabase's, or any proxy) appends the client to
+ * `x-forwarded-for`, so its first hop is the client; `x-real-ip` is the fallback. Without either every
+ * anonymous caller shares one bucket, which fails safe.
+ */
+export function clientIp(headers: Headers): string {
+  const forwarded = headers.get('x-forwarded-for')?.split(',')[0]?.trim();
+  return forwarded || headers.get('x-real-ip')?.trim() || 'unknown';
+}
