@@ -1399,6 +1399,26 @@ revoke execute on function private.matching_campaign_ids(text) from public, anon
 
 grant execute on function private.matching_campaign_ids(text) to authenticated, service_role;
 
+-- The campaigns' figures at a glance (GET /campaigns/stats), as a view so a supabase-js caller reads the
+-- same figures under the same RLS as the campaigns function.
+create or replace view public.campaign_stats with (security_invoker = true) as
+select count(*) as total_campaigns,
+       count(*) filter (where status = 'active') as active_campaigns,
+       count(*) filter (where status = 'draft') as draft_campaigns,
+       count(*) filter (where status = 'completed') as completed_campaigns,
+       count(*) filter (where status = 'paused') as paused_campaigns,
+       count(*) filter (where status = 'cancelled') as cancelled_campaigns,
+       coalesce(sum(budget), 0) as total_budget,
+       coalesce(sum(budget) filter (where status = 'active'), 0) as active_budget
+from public.campaigns
+where deleted_at is null;
+
+revoke all on public.campaign_stats from anon;
+
+revoke insert, update, delete, truncate on public.campaign_stats from authenticated, service_role;
+
+grant select on public.campaign_stats to authenticated, service_role;
+
 -- supabase/schemas/40_campaigns/20_campaign_writes.sql
 
 -- Each campaign write is one function, so one transaction, whether called by the campaigns function or
@@ -2895,6 +2915,125 @@ grant execute on function private.health_product_figures(timestamptz, integer) t
 -- The business-health report (seed 03 area B): figures gathered in SQL (50_figures.sql), scored by the
 -- pure functions of 40_scoring.sql, with the trend and the insights, as one JSON document. Computed at
 -- every call.
+
+-- The insight rules (docs/business-health.md): each rule's condition, its words and its actions over the
+-- report's figures, the five most important that apply. `figures` holds the period's order, customer,
+-- ticket and product figures (the columns of the figure functions) and the report's own scores.
+create or replace function private.health_insights(figures jsonb)
+returns jsonb
+language sql
+stable
+set search_path = ''
+as $$
+  with f as (
+    select *
+    from jsonb_to_record(figures) as f(
+      days integer, include_system boolean,
+      orders bigint, completed bigint, cancelled bigint, due bigint, on_time bigint, revenue numeric,
+      previous_revenue numeric, customers bigint, repeat_customers bigint, tickets bigint, resolved bigint,
+      rated bigint, average_rating numeric, response_score numeric, average_response_hours numeric,
+      products bigint, in_stock_share numeric, sold_share numeric,
+      revenue_score numeric, customer_quality numeric, overall numeric,
+      system_requests bigint, system_failures bigint, system_p95_ms numeric)
+  ),
+  rule (n, applies, title, description, type, impact, observations, category, actions) as (
+    select v.*
+    from f cross join lateral (
+      values
+      (1, f.previous_revenue > 0 and f.revenue < 0.9 * f.previous_revenue,
+       '營收下滑',
+       format('本期營收較前一期下降 %s%%，營收分數 %s/10。', round((1 - f.revenue / nullif(f.previous_revenue, 0)) * 100, 1),
+              round(f.revenue_score, 1)),
+       'warning', case when f.revenue < 0.7 * f.previous_revenue then 'high' else 'medium' end, f.orders, 'revenue',
+       array['比較本期與前期的流量與轉換率', '對近 90 天未回購的顧客推出限時優惠', '確認熱銷商品沒有缺貨']),
+      (2, f.previous_revenue > 0 and f.revenue >= 1.1 * f.previous_revenue,
+       '營收成長',
+       format('本期營收較前一期成長 %s%%，已達成長 10%% 的目標。', round((f.revenue / nullif(f.previous_revenue, 0) - 1) * 100, 1)),
+       'opportunity', 'medium', f.orders, 'revenue',
+       array['加碼投放帶來成長的通路', '為熱銷商品提前備貨']),
+      (3, f.orders > 0 and f.completed < 0.8 * f.orders,
+       '訂單完成率偏低',
+       format('本期訂單完成率 %s%%，低於 80%% 的目標。', round(f.completed::numeric / nullif(f.orders, 0) * 100, 1)),
+       'warning', 'high', f.orders, 'fulfillment',
+       array['檢查卡在付款與出貨之間的訂單', '縮短從付款到出貨的處理時間']),
+      (4, f.due > 0 and f.on_time < 0.9 * f.due,
+       '準時出貨率不足',
+       format('已到承諾日期的訂單中，準時送達率 %s%%（目標 90%%）。', round(f.on_time::numeric / nullif(f.due, 0) * 100, 1)),
+       'warning', case when f.on_time < 0.75 * f.due then 'high' else 'medium' end, f.due, 'fulfillment',
+       array['檢視物流商的延遲紀錄', '依實際出貨能力調整承諾到貨日']),
+      (5, f.orders > 0 and f.cancelled > 0.1 * f.orders,
+       '取消率偏高',
+       format('本期 %s%% 的訂單被取消（警戒線 10%%）。', round(f.cancelled::numeric / nullif(f.orders, 0) * 100, 1)),
+       'warning', 'medium', f.orders, 'fulfillment',
+       array['分析取消原因（缺貨、付款失敗、到貨太慢）', '在結帳頁清楚標示到貨時間']),
+      (6, f.tickets > 0 and f.resolved < 0.8 * f.tickets,
+       '客服工單解決率偏低',
+       format('本期工單解決率 %s%%，低於 80%% 的目標。', round(f.resolved::numeric / nullif(f.tickets, 0) * 100, 1)),
+       'warning', 'high', f.tickets, 'support',
+       array['每日清查超過 48 小時未結的工單', '為常見問題建立標準處理流程']),
+      (7, f.tickets > 0 and f.response_score < 0.7,
+       '客服回覆速度偏慢',
+       format('平均首次回覆時間 %s 小時，回覆分數 %s%%。', round(f.average_response_hours, 1), round(f.response_score * 100, 1)),
+       'warning', 'medium', f.tickets, 'support',
+       array['設定 1 小時內首次回覆的服務目標', '在尖峰時段增加客服人力或自動回覆']),
+      (8, f.rated > 0 and f.average_rating < 3.5,
+       '顧客滿意度偏低',
+       format('已評分工單的平均滿意度 %s/5（%s%% 的工單有評分）。', round(f.average_rating, 2),
+              round(f.rated::numeric / nullif(f.tickets, 0) * 100, 1)),
+       'warning', 'high', f.rated, 'satisfaction',
+       array['回訪給出 1–2 分的顧客', '檢討低分工單的共同原因']),
+      (9, f.customers > 0 and f.repeat_customers < 0.3 * f.customers,
+       '回購率有成長空間',
+       format('本期活躍顧客中僅 %s%% 在過去一年內回購，顧客品質分數 %s。',
+              round(f.repeat_customers::numeric / nullif(f.customers, 0) * 100, 1), round(f.customer_quality, 1)),
+       'opportunity', 'medium', f.customers, 'customers',
+       array['對首購顧客寄送回購優惠', '推出會員或集點方案']),
+      (10, f.products > 0 and f.in_stock_share < 0.9,
+       '缺貨商品偏多',
+       format('%s%% 的上架商品目前缺貨（目標 10%% 以下）。', round((1 - f.in_stock_share) * 100, 1)),
+       'warning', case when f.in_stock_share < 0.75 then 'high' else 'medium' end, f.products, 'products',
+       array['優先補貨近期有銷售的缺貨商品', '為熱銷商品設定安全庫存']),
+      (11, f.products > 0 and f.sold_share < 0.5,
+       '滯銷商品偏多',
+       format('本期僅 %s%% 的上架商品有出貨。', round(f.sold_share * 100, 1)),
+       'opportunity', 'low', f.products, 'products',
+       array['為滯銷商品安排組合或折扣', '下架長期沒有銷售的商品']),
+      (12, f.include_system and f.system_requests > 0 and f.system_failures > 0.01 * f.system_requests,
+       '系統錯誤率偏高',
+       format('最近 15 分鐘有 %s%% 的請求失敗，p95 延遲 %s 毫秒。',
+              round(f.system_failures::numeric / nullif(f.system_requests, 0) * 100, 1), round(f.system_p95_ms)),
+       'warning', 'high', f.system_requests, 'system',
+       array['檢查資料庫連線與錯誤日誌', '確認最近的部署沒有引入錯誤']),
+      (13, f.orders = 0,
+       '本期沒有訂單',
+       format('最近 %s 天沒有任何訂單，各項分數以 0 計。', f.days),
+       'info', 'low', null::bigint, 'revenue',
+       array['確認商店與結帳流程正常運作', '安排一檔促銷活動帶動首批訂單']),
+      (14, f.overall >= 75,
+       '整體表現良好',
+       format('綜合健康分數 %s，評等「%s」。', round(f.overall, 1), private.health_rating(f.overall)),
+       'info', 'low', f.orders, 'overall',
+       array['維持目前的營運節奏', '每週追蹤趨勢，及早發現下滑'])
+    ) v
+  )
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'title', title, 'description', description, 'type', type, 'impact', impact,
+           'confidence', confidence, 'category', category, 'actions', to_jsonb(actions))
+         order by rank desc, confidence desc, n), '[]'::jsonb)
+  from (
+    select r.*, coalesce(private.health_confidence(r.observations), 1.00) as confidence,
+           case r.impact when 'high' then 3 when 'medium' then 2 else 1 end as rank
+    from rule r
+    where r.applies
+    order by rank desc, confidence desc, n
+    limit 5
+  ) ranked
+$$;
+
+revoke execute on function private.health_insights(jsonb) from public, anon, authenticated;
+
+grant execute on function private.health_insights(jsonb) to service_role;
+
 create or replace function private.health_report(
   period text,
   include_system boolean,
@@ -3008,97 +3147,12 @@ begin
 
   if include_insights then
     stage := 'insights';
-    result := result || jsonb_build_object('insights', (
-      with rule (n, applies, title, description, type, impact, observations, category, actions) as (
-        values
-        (1, o.previous_revenue > 0 and o.revenue < 0.9 * o.previous_revenue,
-         '營收下滑',
-         format('本期營收較前一期下降 %s%%，營收分數 %s/10。', round((1 - o.revenue / nullif(o.previous_revenue, 0)) * 100, 1),
-                round((metrics ->> 'revenue')::numeric, 1)),
-         'warning', case when o.revenue < 0.7 * o.previous_revenue then 'high' else 'medium' end, o.orders, 'revenue',
-         array['比較本期與前期的流量與轉換率', '對近 90 天未回購的顧客推出限時優惠', '確認熱銷商品沒有缺貨']),
-        (2, o.previous_revenue > 0 and o.revenue >= 1.1 * o.previous_revenue,
-         '營收成長',
-         format('本期營收較前一期成長 %s%%，已達成長 10%% 的目標。', round((o.revenue / nullif(o.previous_revenue, 0) - 1) * 100, 1)),
-         'opportunity', 'medium', o.orders, 'revenue',
-         array['加碼投放帶來成長的通路', '為熱銷商品提前備貨']),
-        (3, o.orders > 0 and o.completed < 0.8 * o.orders,
-         '訂單完成率偏低',
-         format('本期訂單完成率 %s%%，低於 80%% 的目標。', round(o.completed::numeric / nullif(o.orders, 0) * 100, 1)),
-         'warning', 'high', o.orders, 'fulfillment',
-         array['檢查卡在付款與出貨之間的訂單', '縮短從付款到出貨的處理時間']),
-        (4, o.due > 0 and o.on_time < 0.9 * o.due,
-         '準時出貨率不足',
-         format('已到承諾日期的訂單中，準時送達率 %s%%（目標 90%%）。', round(o.on_time::numeric / nullif(o.due, 0) * 100, 1)),
-         'warning', case when o.on_time < 0.75 * o.due then 'high' else 'medium' end, o.due, 'fulfillment',
-         array['檢視物流商的延遲紀錄', '依實際出貨能力調整承諾到貨日']),
-        (5, o.orders > 0 and o.cancelled > 0.1 * o.orders,
-         '取消率偏高',
-         format('本期 %s%% 的訂單被取消（警戒線 10%%）。', round(o.cancelled::numeric / nullif(o.orders, 0) * 100, 1)),
-         'warning', 'medium', o.orders, 'fulfillment',
-         array['分析取消原因（缺貨、付款失敗、到貨太慢）', '在結帳頁清楚標示到貨時間']),
-        (6, t.tickets > 0 and t.resolved < 0.8 * t.tickets,
-         '客服工單解決率偏低',
-         format('本期工單解決率 %s%%，低於 80%% 的目標。', round(t.resolved::numeric / nullif(t.tickets, 0) * 100, 1)),
-         'warning', 'high', t.tickets, 'support',
-         array['每日清查超過 48 小時未結的工單', '為常見問題建立標準處理流程']),
-        (7, t.tickets > 0 and t.response_score < 0.7,
-         '客服回覆速度偏慢',
-         format('平均首次回覆時間 %s 小時，回覆分數 %s%%。', round(t.average_response_hours, 1), round(t.response_score * 100, 1)),
-         'warning', 'medium', t.tickets, 'support',
-         array['設定 1 小時內首次回覆的服務目標', '在尖峰時段增加客服人力或自動回覆']),
-        (8, t.rated > 0 and t.average_rating < 3.5,
-         '顧客滿意度偏低',
-         format('已評分工單的平均滿意度 %s/5（%s%% 的工單有評分）。', round(t.average_rating, 2),
-                round(t.rated::numeric / nullif(t.tickets, 0) * 100, 1)),
-         'warning', 'high', t.rated, 'satisfaction',
-         array['回訪給出 1–2 分的顧客', '檢討低分工單的共同原因']),
-        (9, c.customers > 0 and c.repeat_customers < 0.3 * c.customers,
-         '回購率有成長空間',
-         format('本期活躍顧客中僅 %s%% 在過去一年內回購，顧客品質分數 %s。',
-                round(c.repeat_customers::numeric / nullif(c.customers, 0) * 100, 1), round(customer_quality, 1)),
-         'opportunity', 'medium', c.customers, 'customers',
-         array['對首購顧客寄送回購優惠', '推出會員或集點方案']),
-        (10, p.products > 0 and p.in_stock_share < 0.9,
-         '缺貨商品偏多',
-         format('%s%% 的上架商品目前缺貨（目標 10%% 以下）。', round((1 - p.in_stock_share) * 100, 1)),
-         'warning', case when p.in_stock_share < 0.75 then 'high' else 'medium' end, p.products, 'products',
-         array['優先補貨近期有銷售的缺貨商品', '為熱銷商品設定安全庫存']),
-        (11, p.products > 0 and p.sold_share < 0.5,
-         '滯銷商品偏多',
-         format('本期僅 %s%% 的上架商品有出貨。', round(p.sold_share * 100, 1)),
-         'opportunity', 'low', p.products, 'products',
-         array['為滯銷商品安排組合或折扣', '下架長期沒有銷售的商品']),
-        (12, include_system and sys_requests > 0 and sys_failures > 0.01 * sys_requests,
-         '系統錯誤率偏高',
-         format('最近 15 分鐘有 %s%% 的請求失敗，p95 延遲 %s 毫秒。',
-                round(sys_failures::numeric / nullif(sys_requests, 0) * 100, 1), round(sys_p95)),
-         'warning', 'high', sys_requests, 'system',
-         array['檢查資料庫連線與錯誤日誌', '確認最近的部署沒有引入錯誤']),
-        (13, o.orders = 0,
-         '本期沒有訂單',
-         format('最近 %s 天沒有任何訂單，各項分數以 0 計。', days),
-         'info', 'low', null::bigint, 'revenue',
-         array['確認商店與結帳流程正常運作', '安排一檔促銷活動帶動首批訂單']),
-        (14, overall >= 75,
-         '整體表現良好',
-         format('綜合健康分數 %s，評等「%s」。', round(overall, 1), private.health_rating(overall)),
-         'info', 'low', o.orders, 'overall',
-         array['維持目前的營運節奏', '每週追蹤趨勢，及早發現下滑'])
-      )
-      select coalesce(jsonb_agg(jsonb_build_object(
-               'title', title, 'description', description, 'type', type, 'impact', impact,
-               'confidence', confidence, 'category', category, 'actions', to_jsonb(actions))
-             order by rank desc, confidence desc, n), '[]'::jsonb)
-      from (
-        select r.*, coalesce(private.health_confidence(r.observations), 1.00) as confidence,
-               case r.impact when 'high' then 3 when 'medium' then 2 else 1 end as rank
-        from rule r
-        where r.applies
-        order by rank desc, confidence desc, n
-        limit 5
-      ) ranked
-    ));
+    result := result || jsonb_build_object('insights',
+      -- Every figure the rules read, by the names of the figure functions' columns.
+      private.health_insights(to_jsonb(o) || to_jsonb(c) || to_jsonb(t) || to_jsonb(p) || jsonb_build_object(
+        'days', days, 'include_system', include_system, 'revenue_score', (metrics ->> 'revenue')::numeric,
+        'customer_quality', customer_quality, 'overall', overall,
+        'system_requests', sys_requests, 'system_failures', sys_failures, 'system_p95_ms', sys_p95)));
   end if;
 
   return result;

@@ -253,3 +253,23 @@ $$;
 revoke execute on function private.matching_campaign_ids(text) from public, anon;
 
 grant execute on function private.matching_campaign_ids(text) to authenticated, service_role;
+
+-- The campaigns' figures at a glance (GET /campaigns/stats), as a view so a supabase-js caller reads the
+-- same figures under the same RLS as the campaigns function.
+create or replace view public.campaign_stats with (security_invoker = true) as
+select count(*) as total_campaigns,
+       count(*) filter (where status = 'active') as active_campaigns,
+       count(*) filter (where status = 'draft') as draft_campaigns,
+       count(*) filter (where status = 'completed') as completed_campaigns,
+       count(*) filter (where status = 'paused') as paused_campaigns,
+       count(*) filter (where status = 'cancelled') as cancelled_campaigns,
+       coalesce(sum(budget), 0) as total_budget,
+       coalesce(sum(budget) filter (where status = 'active'), 0) as active_budget
+from public.campaigns
+where deleted_at is null;
+
+revoke all on public.campaign_stats from anon;
+
+revoke insert, update, delete, truncate on public.campaign_stats from authenticated, service_role;
+
+grant select on public.campaign_stats to authenticated, service_role;
