@@ -1,13 +1,16 @@
 /**
  * The request pipeline every function shares: CORS, API versioning, routing with 404/405, caller
- * authentication, JSON bodies with the 1 MiB limit, the area's error envelope, and a 500 that leaks
- * nothing; per route, on request, rate limits and a log of each answer. A function declares its routes;
- * this turns them into a `(Request) => Promise<Response>`.
+ * authentication, JSON bodies with the 1 MiB limit, the input each route declares checked with zod, the
+ * area's error envelope, and a 500 that leaks nothing; per route, on request, rate limits, a concurrency
+ * gate and a log of each answer. A function declares its routes; this turns them into a
+ * `(Request) => Promise<Response>`.
  */
+import type { z } from 'zod';
 import type { Access, Authenticator, Caller } from './auth.ts';
 import { type Database, DatabaseError } from './db.ts';
 import { ApiError, type Area } from './errors.ts';
-import { enforceRateLimit, type RateLimits } from './limits.ts';
+import { concurrencyLimit, enforceRateLimit, type RateLimits } from './limits.ts';
+import { type FieldProblem, type ProblemMapper, queryObject, validate } from './validation.ts';
 
 export const API_VERSION = '1.0.0';
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -21,16 +24,28 @@ export interface Dependencies {
   allowedOrigins: string[] | '*';
 }
 
-export interface RequestContext {
+/** The zod schemas a route may declare for the parts of a request (Hono's `zValidator` targets). */
+export interface Schemas {
+  params?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+}
+
+type Parsed<S, K extends keyof Schemas, Otherwise> = S extends { [P in K]: infer T extends z.ZodType } ? z.output<T>
+  : Otherwise;
+
+export interface RequestContext<S extends Schemas = Schemas> {
   req: Request;
-  url: URL;
-  params: Record<string, string>;
-  query: URLSearchParams;
   caller: Caller;
-  /** The parsed JSON body, or `undefined` when the request has none. */
-  body(): Promise<unknown>;
-  /** The parsed JSON body; a request without one is the area's 400. */
-  requiredBody(): Promise<unknown>;
+  /**
+   * The request's parts as the route's schemas parsed them. A part without a schema is left as sent:
+   * path parameters and query as strings, and the body not read at all.
+   */
+  input: {
+    params: Parsed<S, 'params', Record<string, string>>;
+    query: Parsed<S, 'query', Record<string, string>>;
+    body: Parsed<S, 'body', undefined>;
+  };
 }
 
 export interface Reply {
@@ -52,16 +67,56 @@ export function successWithJsonText(data: string): Reply {
   return { body: new JsonText(`{"success":true,"data":${data}}`) };
 }
 
-export interface Route {
+export interface RouteOptions {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Relative to the function, e.g. `/:type_code/validate`. */
   path: string;
   access: Access;
+  /** Turns a refused input, or a body that is not JSON, into the area's own error (business health's). */
+  problem?: ProblemMapper;
   /** Checked after authentication, before anything else the route does (limits.ts). */
   rateLimit?: RateLimits;
+  /** At most this many of the route's handlers run at once per instance; the rest wait their turn. */
+  concurrency?: number;
   /** Records each answer's status and duration, the health report's `system` figures. */
   log?: boolean;
-  handle(ctx: RequestContext): Promise<Reply>;
+}
+
+/** A route as a function declares it: options, schemas, and a handler taking what the schemas parse. */
+export type RouteSpec<S extends Schemas> = RouteOptions & S & {
+  handle: (ctx: RequestContext<S>) => Promise<Reply>;
+};
+
+export interface Route extends RouteOptions {
+  /** Checks the request's parts against the route's schemas and hands back the handler bound to them. */
+  parse(request: Received, area: Area): Promise<() => Promise<Reply>>;
+}
+
+interface Received {
+  req: Request;
+  url: URL;
+  caller: Caller;
+  params: Record<string, string>;
+}
+
+/** Declares a route; the compiler checks that its handler takes what its schemas produce. */
+export function route<S extends Schemas>(spec: RouteSpec<S>): Route {
+  // A body schema that accepts `undefined` (optional, or with a default) makes the body optional.
+  const bodyOptional = spec.body?.safeParse(undefined).success ?? true;
+  return {
+    ...spec,
+    async parse({ req, url, caller, params }, area) {
+      const check = (schema: z.ZodType, value: unknown) => validate(schema, value, area, spec.problem);
+      const query = queryObject(url.searchParams);
+      // In this order: a malformed path parameter wins over a bad body.
+      const input = {
+        params: spec.params ? check(spec.params, params) : params,
+        query: spec.query ? check(spec.query, query) : query,
+        body: spec.body ? check(spec.body, await readBody(req, area, bodyOptional, spec.problem)) : undefined,
+      } as RequestContext<S>['input'];
+      return () => spec.handle({ req, caller, input });
+    },
+  };
 }
 
 export interface FunctionSpec {
@@ -73,10 +128,15 @@ export interface FunctionSpec {
 
 interface CompiledRoute extends Route {
   segments: string[];
+  gate?: <T>(work: () => Promise<T>) => Promise<T>;
 }
 
 export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Request) => Promise<Response> {
-  const routes: CompiledRoute[] = spec.routes.map((route) => ({ ...route, segments: split(route.path) }));
+  const routes: CompiledRoute[] = spec.routes.map((route) => ({
+    ...route,
+    segments: split(route.path),
+    gate: route.concurrency ? concurrencyLimit(route.concurrency) : undefined,
+  }));
   const { area } = spec;
 
   return async (req) => {
@@ -120,29 +180,10 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
       }
       const route = found.r;
       const caller = await deps.auth.authenticate(req, route.access, area);
-      let parsed: Promise<unknown> | undefined;
-      const body = () => (parsed ??= readJson(req, area));
       const run = async () => {
         if (route.rateLimit) await enforceRateLimit(deps.db, area, caller, req.headers, route.rateLimit);
-        return route.handle({
-          req,
-          url,
-          params: found.params!,
-          query: url.searchParams,
-          caller,
-          body,
-          requiredBody: async () => {
-            const value = await body();
-            if (value === undefined) {
-              throw new ApiError(400, area.codes.validation, 'A JSON body is required', {
-                field: 'body',
-                value: null,
-                constraint: 'required',
-              });
-            }
-            return value;
-          },
-        });
+        const handle = await route.parse({ req, url, caller, params: found.params! }, area);
+        return route.gate ? route.gate(handle) : handle();
       };
       return respond(await (route.log ? logged(deps.db, spec.name, run) : run()));
     } catch (error) {
@@ -256,7 +297,22 @@ function match(pattern: string[], segments: string[]): Record<string, string> | 
   return params;
 }
 
-async function readJson(req: Request, area: Area): Promise<unknown> {
+/** The JSON body; a request without one is the area's 400 unless the route's body is optional. */
+async function readBody(req: Request, area: Area, optional: boolean, mapProblem?: ProblemMapper): Promise<unknown> {
+  const value = await readJson(req, area, mapProblem);
+  if (value === undefined && !optional) {
+    throw new ApiError(400, area.codes.validation, 'A JSON body is required', {
+      field: 'body',
+      value: null,
+      constraint: 'required',
+    });
+  }
+  return value;
+}
+
+async function readJson(req: Request, area: Area, mapProblem?: ProblemMapper): Promise<unknown> {
+  const unreadable = (message: string, problem: FieldProblem) =>
+    mapProblem?.(problem) ?? new ApiError(400, area.codes.validation, message, { ...problem });
   const tooLarge = () => new ApiError(413, area.codes.payloadTooLarge, `Request body exceeds ${MAX_BODY_BYTES} bytes`);
   const declared = Number(req.headers.get('content-length') ?? '0');
   if (declared > MAX_BODY_BYTES) throw tooLarge();
@@ -279,7 +335,7 @@ async function readJson(req: Request, area: Area): Promise<unknown> {
 
   const contentType = req.headers.get('content-type') ?? '';
   if (!/^application\/([a-z.+-]*\+)?json\b/i.test(contentType.trim())) {
-    throw new ApiError(400, area.codes.validation, 'Request body must be JSON (Content-Type: application/json)', {
+    throw unreadable('Request body must be JSON (Content-Type: application/json)', {
       field: 'content-type',
       value: contentType || null,
       constraint: 'application/json',
@@ -294,10 +350,6 @@ async function readJson(req: Request, area: Area): Promise<unknown> {
   try {
     return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
   } catch {
-    throw new ApiError(400, area.codes.validation, 'Request body is not valid JSON', {
-      field: 'body',
-      value: null,
-      constraint: 'valid JSON',
-    });
+    throw unreadable('Request body is not valid JSON', { field: 'body', value: null, constraint: 'valid JSON' });
   }
 }

@@ -1,6 +1,6 @@
 /**
- * Limits a route asks `serveFunction` for (http.ts): requests a minute per caller. Windows are fixed,
- * 60 seconds, counted in PostgreSQL so every instance shares them.
+ * Limits a route asks `serveFunction` for (http.ts): requests a minute per caller, in fixed 60-second
+ * windows counted in PostgreSQL so every instance shares them; and how many of its requests run at once.
  */
 import type { Caller } from './auth.ts';
 import { type Database, translateDatabaseError } from './db.ts';
@@ -61,4 +61,21 @@ export function rateLimitBucket(
 export function clientIp(headers: Headers): string {
   const forwarded = headers.get('x-forwarded-for')?.split(',')[0]?.trim();
   return forwarded || headers.get('x-real-ip')?.trim() || 'unknown';
+}
+
+/** Runs at most `slots` pieces of work at once; the rest wait, first come first served. */
+export function concurrencyLimit(slots: number) {
+  const waiting: (() => void)[] = [];
+  let running = 0;
+  return async function run<T>(work: () => Promise<T>): Promise<T> {
+    if (running >= slots) await new Promise<void>((resolve) => waiting.push(resolve));
+    else running++;
+    try {
+      return await work();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
+  };
 }

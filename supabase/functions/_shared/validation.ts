@@ -9,7 +9,8 @@ export interface FieldProblem {
   field: string;
   value: unknown;
   constraint: string;
-  issue: z.core.$ZodIssue;
+  /** The rule zod found broken; absent when the body could not be read as JSON at all. */
+  issue?: z.core.$ZodIssue;
 }
 
 /** Maps the first problem to an error; the default is the area's 400 validation error. */

@@ -1,14 +1,16 @@
 /**
- * The one operation: validate, compute the report in one database call as the caller. Its route
- * (index.ts) has the caller rate-limited and each answer logged for the `system` dimension.
- * docs/business-health.md has the formulas.
+ * The one operation: compute the report in one database call as the caller. Its route (index.ts) has
+ * the body checked, the caller rate-limited, the report queued behind the others and each answer logged
+ * for the `system` dimension. docs/business-health.md has the formulas.
  */
 import type { Database } from '../_shared/db.ts';
-import { ApiError, healthArea as area } from '../_shared/errors.ts';
+import { healthArea as area } from '../_shared/errors.ts';
 import type { Reply, RequestContext } from '../_shared/http.ts';
 import type { RateLimits } from '../_shared/limits.ts';
-import { validate } from '../_shared/validation.ts';
-import { invalidParameter, parameterProblem, requestBody } from './schemas.ts';
+import type { requestBody } from './schemas.ts';
+
+// The gate's own test (test/api/business-health-concurrency.test.ts) imports it from here.
+export { concurrencyLimit } from '../_shared/limits.ts';
 
 interface HealthReport {
   metrics: Record<string, number | null>;
@@ -25,34 +27,16 @@ export const RATE_LIMITS: RateLimits = { anonymous: 60, user: 120 };
  * all of them together, until every one hits the statement timeout; so an instance computes at most a
  * few at a time and queues the rest, which keeps throughput at what the cores allow.
  */
-export function concurrencyLimit(slots: number) {
-  const waiting: (() => void)[] = [];
-  let running = 0;
-  return async function run<T>(work: () => Promise<T>): Promise<T> {
-    if (running >= slots) await new Promise<void>((resolve) => waiting.push(resolve));
-    else running++;
-    try {
-      return await work();
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else running--;
-    }
-  };
-}
+export const REPORT_SLOTS = 2;
 
-export function healthHandlers(db: Database, reportSlots = 2) {
-  const limit = concurrencyLimit(reportSlots);
+export function healthHandlers(db: Database) {
   return {
-    async report(ctx: RequestContext): Promise<Reply> {
-      const body = await readBody(ctx);
-      const params = validate(requestBody, body === undefined ? {} : body, area, parameterProblem);
-      const [{ report }] = await limit(() =>
-        db.asCaller(ctx.caller, area, (tx) =>
-          tx<{ report: HealthReport }[]>`
-            select health.business_health(${params.period}, ${params.includeSystemHealth},
-                                          ${params.includeTrends}, ${params.includeInsights}) as report`)
-      );
+    async report(ctx: RequestContext<{ body: typeof requestBody }>): Promise<Reply> {
+      const params = ctx.input.body;
+      const [{ report }] = await db.asCaller(ctx.caller, area, (tx) =>
+        tx<{ report: HealthReport }[]>`
+          select health.business_health(${params.period}, ${params.includeSystemHealth},
+                                        ${params.includeTrends}, ${params.includeInsights}) as report`);
       // jsonb sorts keys; the seed's order reads better.
       const { metrics, scoreDetails, trends, insights } = report;
       return {
@@ -63,17 +47,4 @@ export function healthHandlers(db: Database, reportSlots = 2) {
       };
     },
   };
-}
-
-/** The shared layer's malformed-body errors, reshaped into the seed's INVALID_PARAMETER details. */
-async function readBody(ctx: RequestContext): Promise<unknown> {
-  try {
-    return await ctx.body();
-  } catch (error) {
-    if (error instanceof ApiError && error.status === 400) {
-      const details = error.details as { value?: unknown } | undefined;
-      throw invalidParameter('body', details?.value ?? null, ['a JSON object sent as application/json']);
-    }
-    throw error;
-  }
 }

@@ -5,8 +5,9 @@
  */
 import { dependenciesFromEnv } from '../_shared/deps.ts';
 import { healthArea } from '../_shared/errors.ts';
-import { type Dependencies, serveFunction } from '../_shared/http.ts';
-import { FUNCTION_NAME, healthHandlers, RATE_LIMITS } from './handlers.ts';
+import { type Dependencies, route, serveFunction } from '../_shared/http.ts';
+import { FUNCTION_NAME, healthHandlers, RATE_LIMITS, REPORT_SLOTS } from './handlers.ts';
+import { parameterProblem, requestBody } from './schemas.ts';
 
 export function createHandler(deps: Dependencies) {
   const handlers = healthHandlers(deps.db);
@@ -14,7 +15,17 @@ export function createHandler(deps: Dependencies) {
     name: FUNCTION_NAME,
     area: healthArea,
     routes: [
-      { method: 'POST', path: '/', access: 'public', rateLimit: RATE_LIMITS, log: true, handle: handlers.report },
+      route({
+        method: 'POST',
+        path: '/',
+        access: 'public',
+        body: requestBody,
+        problem: parameterProblem,
+        rateLimit: RATE_LIMITS,
+        concurrency: REPORT_SLOTS,
+        log: true,
+        handle: handlers.report,
+      }),
     ],
   }, deps);
 }

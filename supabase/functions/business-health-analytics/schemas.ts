@@ -10,12 +10,15 @@ import type { FieldProblem } from '../_shared/validation.ts';
 export const PERIODS = ['7d', '30d', '90d'] as const;
 export const PARAMETERS = ['period', 'includeSystemHealth', 'includeTrends', 'includeInsights'] as const;
 
-export const requestBody = z.strictObject({
-  period: z.enum(PERIODS).default('30d'),
-  includeSystemHealth: z.boolean().default(true),
-  includeTrends: z.boolean().default(true),
-  includeInsights: z.boolean().default(true),
-});
+// No body at all is the same as `{}`: every default.
+export const requestBody = z
+  .strictObject({
+    period: z.enum(PERIODS).default('30d'),
+    includeSystemHealth: z.boolean().default(true),
+    includeTrends: z.boolean().default(true),
+    includeInsights: z.boolean().default(true),
+  })
+  .prefault({});
 
 export type HealthRequest = z.infer<typeof requestBody>;
 
@@ -28,6 +31,7 @@ export function invalidParameter(parameter: string, provided: unknown, expected:
 }
 
 export function parameterProblem(problem: FieldProblem): ApiError {
+  if (!problem.issue) return invalidParameter('body', problem.value, ['a JSON object sent as application/json']);
   switch (problem.field) {
     case 'period':
       return invalidParameter('period', problem.value, [...PERIODS]);

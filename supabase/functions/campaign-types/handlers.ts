@@ -3,16 +3,15 @@ import type { Database } from '../_shared/db.ts';
 import { catalogueArea as area } from '../_shared/errors.ts';
 import type { Reply, RequestContext } from '../_shared/http.ts';
 import { ATTRIBUTION_LAYERS, LAYER_INFO } from '../_shared/layers.ts';
-import { queryObject, validate, validationError } from '../_shared/validation.ts';
 import { type CatalogueEntry, catalogueHealth } from './health.ts';
-import { catalogueProblem, createBody, listQuery, TYPE_CODE_PATTERN, updateBody } from './schemas.ts';
+import { type createBody, type listQuery, TYPE_CODE_PATTERN, type updateBody } from './schemas.ts';
 
 type Row = Record<string, unknown> & CatalogueEntry;
 
 export function catalogueHandlers(db: Database) {
   return {
-    async list(ctx: RequestContext): Promise<Reply> {
-      const query = validate(listQuery, queryObject(ctx.query), area);
+    async list(ctx: RequestContext<{ query: typeof listQuery }>): Promise<Reply> {
+      const query = ctx.input.query;
       const page = query.page ?? 1;
       const perPage = query.per_page ?? 50;
       const { rows, totalCount } = await db.asCaller(ctx.caller, area, async (tx) => {
@@ -70,8 +69,8 @@ export function catalogueHandlers(db: Database) {
       return { body: { success: true, data: catalogueHealth(rows) } };
     },
 
-    async create(ctx: RequestContext): Promise<Reply> {
-      const config = validate(createBody, await ctx.requiredBody(), area, catalogueProblem);
+    async create(ctx: RequestContext<{ body: typeof createBody }>): Promise<Reply> {
+      const config = ctx.input.body;
       const [created] = await db.asCaller(
         ctx.caller,
         area,
@@ -83,17 +82,9 @@ export function catalogueHandlers(db: Database) {
       };
     },
 
-    async update(ctx: RequestContext): Promise<Reply> {
-      const typeCode = ctx.params.type_code;
-      const body = await ctx.requiredBody();
-      if (body && typeof body === 'object' && 'type_code' in body) {
-        throw validationError(area, {
-          field: 'type_code',
-          value: (body as Record<string, unknown>).type_code,
-          constraint: 'type_code cannot be changed',
-        });
-      }
-      const changes = validate(updateBody, body, area, catalogueProblem);
+    async update(ctx: RequestContext<{ body: typeof updateBody }>): Promise<Reply> {
+      const typeCode = ctx.input.params.type_code;
+      const changes = ctx.input.body;
       const [updated] = await db.asCaller(
         ctx.caller,
         area,
@@ -103,13 +94,13 @@ export function catalogueHandlers(db: Database) {
     },
 
     async deactivate(ctx: RequestContext): Promise<Reply> {
-      const typeCode = ctx.params.type_code;
+      const typeCode = ctx.input.params.type_code;
       await db.asCaller(ctx.caller, area, (tx) => tx`select 1 from public.deactivate_campaign_type(${typeCode})`);
       return { body: { success: true, message: `Campaign type ${typeCode} deactivated` } };
     },
 
     async validateType(ctx: RequestContext): Promise<Reply> {
-      const typeCode = ctx.params.type_code;
+      const typeCode = ctx.input.params.type_code;
       if (typeCode.length > 50 || !TYPE_CODE_PATTERN.test(typeCode)) {
         return verdict(false, undefined, 'type_code must match ^[a-z][a-z0-9_]*$ and be at most 50 characters');
       }

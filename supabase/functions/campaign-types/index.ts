@@ -4,8 +4,9 @@
  */
 import { dependenciesFromEnv } from '../_shared/deps.ts';
 import { catalogueArea } from '../_shared/errors.ts';
-import { type Dependencies, serveFunction } from '../_shared/http.ts';
+import { type Dependencies, route, serveFunction } from '../_shared/http.ts';
 import { catalogueHandlers } from './handlers.ts';
+import { catalogueProblem, createBody, listQuery, updateBody } from './schemas.ts';
 
 export function createHandler(deps: Dependencies) {
   const handlers = catalogueHandlers(deps.db);
@@ -13,13 +14,28 @@ export function createHandler(deps: Dependencies) {
     name: 'campaign-types',
     area: catalogueArea,
     routes: [
-      { method: 'GET', path: '/', access: 'user', handle: handlers.list },
-      { method: 'POST', path: '/', access: 'user', handle: handlers.create },
-      { method: 'GET', path: '/groups', access: 'user', handle: handlers.groups },
-      { method: 'GET', path: '/health', access: 'user', handle: handlers.health },
-      { method: 'PUT', path: '/:type_code', access: 'user', handle: handlers.update },
-      { method: 'DELETE', path: '/:type_code', access: 'user', handle: handlers.deactivate },
-      { method: 'POST', path: '/:type_code/validate', access: 'user', handle: handlers.validateType },
+      route({ method: 'GET', path: '/', access: 'user', query: listQuery, handle: handlers.list }),
+      route({
+        method: 'POST',
+        path: '/',
+        access: 'user',
+        body: createBody,
+        problem: catalogueProblem,
+        handle: handlers.create,
+      }),
+      route({ method: 'GET', path: '/groups', access: 'user', handle: handlers.groups }),
+      route({ method: 'GET', path: '/health', access: 'user', handle: handlers.health }),
+      route({
+        method: 'PUT',
+        path: '/:type_code',
+        access: 'user',
+        body: updateBody,
+        problem: catalogueProblem,
+        handle: handlers.update,
+      }),
+      route({ method: 'DELETE', path: '/:type_code', access: 'user', handle: handlers.deactivate }),
+      // An invalid code is a verdict (200, is_valid false), not a 400, so the handler checks it.
+      route({ method: 'POST', path: '/:type_code/validate', access: 'user', handle: handlers.validateType }),
     ],
   }, deps);
 }

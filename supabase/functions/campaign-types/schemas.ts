@@ -48,7 +48,14 @@ export const createBody = z.strictObject({
   is_active: z.boolean().optional(),
 });
 
-export const updateBody = patchBody(editableFields);
+// The type code names the row: a body that tries to change it is refused before anything else in it.
+export const updateBody = z
+  .unknown()
+  .refine((body) => !(body !== null && typeof body === 'object' && 'type_code' in body), {
+    path: ['type_code'],
+    message: 'type_code cannot be changed',
+  })
+  .pipe(patchBody(editableFields));
 
 export const SORTABLE_COLUMNS = [
   'type_code',

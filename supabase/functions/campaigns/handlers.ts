@@ -1,13 +1,13 @@
 /** The campaign operations. Each is one transaction as the caller; writes are one SQL function each. */
+import type { Caller } from '../_shared/auth.ts';
 import type { Database, Tx } from '../_shared/db.ts';
 import { ApiError, campaignArea as area } from '../_shared/errors.ts';
 import { type Reply, type RequestContext, successWithJsonText } from '../_shared/http.ts';
-import { queryObject, validate } from '../_shared/validation.ts';
-import {
+import type {
   attributionQuery,
   batchBody,
   bulkStatusBody,
-  campaignId,
+  campaignPath,
   createBody,
   listQuery,
   updateBody,
@@ -36,8 +36,8 @@ type Row = Record<string, unknown>;
 
 export function campaignHandlers(db: Database) {
   return {
-    async list(ctx: RequestContext): Promise<Reply> {
-      const query = validate(listQuery, queryObject(ctx.query), area);
+    async list(ctx: RequestContext<{ query: typeof listQuery }>): Promise<Reply> {
+      const query = ctx.input.query;
       if (query.start_date && query.end_date && query.start_date > query.end_date) {
         throw new ApiError(422, 'INVALID_DATE_RANGE', 'start_date must not be later than end_date', {
           field: 'end_date',
@@ -86,8 +86,8 @@ export function campaignHandlers(db: Database) {
       };
     },
 
-    async create(ctx: RequestContext): Promise<Reply> {
-      const campaign = validate(createBody, await ctx.requiredBody(), area);
+    async create(ctx: RequestContext<{ body: typeof createBody }>): Promise<Reply> {
+      const campaign = ctx.input.body;
       const [created] = await db.asCaller(
         ctx.caller,
         area,
@@ -96,8 +96,8 @@ export function campaignHandlers(db: Database) {
       return { status: 201, body: { success: true, data: created } };
     },
 
-    async read(ctx: RequestContext): Promise<Reply> {
-      const id = pathId(ctx);
+    async read(ctx: RequestContext<{ params: typeof campaignPath }>): Promise<Reply> {
+      const { id } = ctx.input.params;
       const [campaign] = await db.asCaller(
         ctx.caller,
         area,
@@ -107,9 +107,9 @@ export function campaignHandlers(db: Database) {
       return { body: { success: true, data: campaign } };
     },
 
-    async update(ctx: RequestContext): Promise<Reply> {
-      const id = pathId(ctx);
-      const changes = validate(updateBody, await ctx.requiredBody(), area);
+    async update(ctx: RequestContext<{ params: typeof campaignPath; body: typeof updateBody }>): Promise<Reply> {
+      const { id } = ctx.input.params;
+      const changes = ctx.input.body;
       const [updated] = await db.asCaller(
         ctx.caller,
         area,
@@ -118,20 +118,20 @@ export function campaignHandlers(db: Database) {
       return { body: { success: true, data: updated } };
     },
 
-    async remove(ctx: RequestContext): Promise<Reply> {
-      const id = pathId(ctx);
+    async remove(ctx: RequestContext<{ params: typeof campaignPath }>): Promise<Reply> {
+      const { id } = ctx.input.params;
       await db.asCaller(ctx.caller, area, (tx) => tx`select 1 from public.delete_campaign(${id})`);
       return { body: { success: true, message: `Campaign ${id} deleted` } };
     },
 
-    async batch(ctx: RequestContext): Promise<Reply> {
-      const body = validate(batchBody, await ctx.requiredBody(), area);
-      return setStatuses(ctx, body.campaign_ids, body.data.status);
+    batch(ctx: RequestContext<{ body: typeof batchBody }>): Promise<Reply> {
+      const body = ctx.input.body;
+      return setStatuses(ctx.caller, body.campaign_ids, body.data.status);
     },
 
-    async bulkStatus(ctx: RequestContext): Promise<Reply> {
-      const body = validate(bulkStatusBody, await ctx.requiredBody(), area);
-      return setStatuses(ctx, body.campaign_ids, body.status);
+    bulkStatus(ctx: RequestContext<{ body: typeof bulkStatusBody }>): Promise<Reply> {
+      const body = ctx.input.body;
+      return setStatuses(ctx.caller, body.campaign_ids, body.status);
     },
 
     async stats(ctx: RequestContext): Promise<Reply> {
@@ -150,8 +150,8 @@ export function campaignHandlers(db: Database) {
       return { body: { success: true, data: stats } };
     },
 
-    async attribution(ctx: RequestContext): Promise<Reply> {
-      const query = validate(attributionQuery, queryObject(ctx.query), area);
+    async attribution(ctx: RequestContext<{ query: typeof attributionQuery }>): Promise<Reply> {
+      const query = ctx.input.query;
       const [{ result }] = await db.asCaller(ctx.caller, area, (tx) =>
         tx<{ result: string }[]>`
           select private.campaign_attributions_json(${query.date}::date, ${
@@ -160,8 +160,8 @@ export function campaignHandlers(db: Database) {
       return successWithJsonText(result);
     },
 
-    async metrics(ctx: RequestContext): Promise<Reply> {
-      const id = pathId(ctx);
+    async metrics(ctx: RequestContext<{ params: typeof campaignPath }>): Promise<Reply> {
+      const { id } = ctx.input.params;
       const metrics = await db.asCaller(ctx.caller, area, (tx) => campaignMetrics(tx, id));
       if (!metrics) throw notFound(id);
       const { daily_attribution, ...figures } = metrics;
@@ -169,9 +169,9 @@ export function campaignHandlers(db: Database) {
     },
   };
 
-  async function setStatuses(ctx: RequestContext, ids: string[], status: string): Promise<Reply> {
+  async function setStatuses(caller: Caller, ids: string[], status: string): Promise<Reply> {
     const campaigns = await db.asCaller(
-      ctx.caller,
+      caller,
       area,
       (tx) => tx<Row[]>`select ${tx(CAMPAIGN_FIELDS)} from public.set_campaign_statuses(${ids}::uuid[], ${status})`,
     );
@@ -192,18 +192,6 @@ export async function campaignMetrics(tx: Tx, id: string) {
     cross join lateral private.campaign_metrics(c.id) m
     where c.id = ${id}::uuid and c.deleted_at is null`;
   return row as (Row & { daily_attribution: unknown }) | undefined;
-}
-
-function pathId(ctx: RequestContext): string {
-  const parsed = campaignId.safeParse(ctx.params.id);
-  if (!parsed.success) {
-    throw new ApiError(400, area.codes.validation, 'Invalid id: must be a UUID', {
-      field: 'id',
-      value: ctx.params.id,
-      constraint: 'must be a UUID',
-    });
-  }
-  return parsed.data;
 }
 
 function notFound(id: string): ApiError {

@@ -11,6 +11,9 @@ export const CAMPAIGN_STATUSES = ['draft', 'active', 'paused', 'completed', 'can
 // A non-string is refused with zod's own type message, like every other campaign field.
 export const campaignId = z.string().pipe(uuid);
 
+/** `/:id` and `/:id/metrics`. */
+export const campaignPath = z.object({ id: campaignId });
+
 const isoDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')

@@ -4,15 +4,16 @@
  */
 import { dependenciesFromEnv } from '../_shared/deps.ts';
 import { inventoryArea } from '../_shared/errors.ts';
-import { type Dependencies, serveFunction } from '../_shared/http.ts';
+import { type Dependencies, route, serveFunction } from '../_shared/http.ts';
 import { stockAdjustHandlers } from './handlers.ts';
+import { stockAdjustBody } from './schemas.ts';
 
 export function createHandler(deps: Dependencies) {
   const handlers = stockAdjustHandlers(deps.db);
   return serveFunction({
     name: 'stock-adjust',
     area: inventoryArea,
-    routes: [{ method: 'POST', path: '/', access: 'user', handle: handlers.adjust }],
+    routes: [route({ method: 'POST', path: '/', access: 'user', body: stockAdjustBody, handle: handlers.adjust })],
   }, deps);
 }
 

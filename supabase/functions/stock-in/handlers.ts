@@ -3,13 +3,12 @@ import type { Database } from '../_shared/db.ts';
 import { inventoryArea as area } from '../_shared/errors.ts';
 import type { Reply, RequestContext } from '../_shared/http.ts';
 import { idempotencyKey } from '../_shared/idempotency.ts';
-import { validate } from '../_shared/validation.ts';
-import { stockInBody } from './schemas.ts';
+import type { stockInBody } from './schemas.ts';
 
 export function stockInHandlers(db: Database) {
   return {
-    async stockIn(ctx: RequestContext): Promise<Reply> {
-      const body = validate(stockInBody, await ctx.requiredBody(), area);
+    async stockIn(ctx: RequestContext<{ body: typeof stockInBody }>): Promise<Reply> {
+      const body = ctx.input.body;
       const key = idempotencyKey(ctx.req, area);
       const [{ response }] = await db.asCaller(ctx.caller, area, (tx) =>
         tx<{ response: Record<string, unknown> }[]>`

@@ -4,15 +4,16 @@
  */
 import { dependenciesFromEnv } from '../_shared/deps.ts';
 import { inventoryArea } from '../_shared/errors.ts';
-import { type Dependencies, serveFunction } from '../_shared/http.ts';
+import { type Dependencies, route, serveFunction } from '../_shared/http.ts';
 import { stockInHandlers } from './handlers.ts';
+import { stockInBody } from './schemas.ts';
 
 export function createHandler(deps: Dependencies) {
   const handlers = stockInHandlers(deps.db);
   return serveFunction({
     name: 'stock-in',
     area: inventoryArea,
-    routes: [{ method: 'POST', path: '/', access: 'user', handle: handlers.stockIn }],
+    routes: [route({ method: 'POST', path: '/', access: 'user', body: stockInBody, handle: handlers.stockIn })],
   }, deps);
 }
 

@@ -3,13 +3,12 @@ import type { Database } from '../_shared/db.ts';
 import { inventoryArea as area } from '../_shared/errors.ts';
 import type { Reply, RequestContext } from '../_shared/http.ts';
 import { idempotencyKey } from '../_shared/idempotency.ts';
-import { validate } from '../_shared/validation.ts';
-import { stockOutBody } from './schemas.ts';
+import type { stockOutBody } from './schemas.ts';
 
 export function stockOutHandlers(db: Database) {
   return {
-    async stockOut(ctx: RequestContext): Promise<Reply> {
-      const body = validate(stockOutBody, await ctx.requiredBody(), area);
+    async stockOut(ctx: RequestContext<{ body: typeof stockOutBody }>): Promise<Reply> {
+      const body = ctx.input.body;
       const key = idempotencyKey(ctx.req, area);
       const [{ response }] = await db.asCaller(ctx.caller, area, (tx) =>
         tx<{ response: Record<string, unknown> }[]>`

@@ -4,15 +4,16 @@
  */
 import { dependenciesFromEnv } from '../_shared/deps.ts';
 import { inventoryArea } from '../_shared/errors.ts';
-import { type Dependencies, serveFunction } from '../_shared/http.ts';
+import { type Dependencies, route, serveFunction } from '../_shared/http.ts';
 import { stockOutHandlers } from './handlers.ts';
+import { stockOutBody } from './schemas.ts';
 
 export function createHandler(deps: Dependencies) {
   const handlers = stockOutHandlers(deps.db);
   return serveFunction({
     name: 'stock-out',
     area: inventoryArea,
-    routes: [{ method: 'POST', path: '/', access: 'user', handle: handlers.stockOut }],
+    routes: [route({ method: 'POST', path: '/', access: 'user', body: stockOutBody, handle: handlers.stockOut })],
   }, deps);
 }
 
