@@ -4,6 +4,21 @@
 
 create schema if not exists private;
 
+-- What the API roles hold on tables and sequences in `public`. A Supabase project grants `anon`,
+-- `authenticated` and `service_role` every privilege on every new table and sequence there and leaves the
+-- gatekeeping to RLS; but TRUNCATE bypasses RLS, TRIGGER lets a caller attach code that runs as whoever
+-- writes the table, REFERENCES and MAINTAIN are never needed by a caller, and a sequence's setval breaks
+-- every later insert. So from here on a new table gives `authenticated` and `service_role` select, insert,
+-- update and delete (each table's RLS and revokes narrow it further) and `anon` nothing; a new sequence
+-- gives nobody anything (identity columns need no sequence rights to insert). test/database/privileges.test.ts
+-- holds every relation × role × privilege against the expected table.
+alter default privileges in schema public revoke all on tables from anon;
+
+alter default privileges in schema public
+  revoke truncate, references, trigger, maintain on tables from authenticated, service_role;
+
+alter default privileges in schema public revoke all on sequences from anon, authenticated, service_role;
+
 grant usage on schema private to authenticated, service_role;
 
 create table public.user_roles (
@@ -14,6 +29,11 @@ create table public.user_roles (
 );
 
 alter table public.user_roles enable row level security;
+
+-- A role is granted or revoked, never edited (its policies are select, insert and delete).
+revoke all on public.user_roles from anon;
+
+revoke update on public.user_roles from authenticated, service_role;
 
 -- Kept out of the API schema: it is a building block for policies, not an endpoint. Security definer so
 -- a policy on user_roles itself can call it without recursing through that policy.

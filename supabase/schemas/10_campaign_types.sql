@@ -51,9 +51,9 @@ create policy "admins change types" on public.campaign_type_config
   with check ((select private.is_admin()));
 
 -- Types are deactivated, never deleted: campaigns keep referring to them.
-revoke delete, truncate on public.campaign_type_config from anon, authenticated;
+revoke all on public.campaign_type_config from anon;
 
-revoke insert, update on public.campaign_type_config from anon;
+revoke delete on public.campaign_type_config from authenticated, service_role;
 
 -- Each catalogue write is one function: permission, the change and its error in one transaction.
 -- Security invoker, so the table's RLS applies on top of the explicit admin check.

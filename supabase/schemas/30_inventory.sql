@@ -185,6 +185,10 @@ revoke all on public.stock_in_history, public.stock_movements, public.idempotenc
 revoke insert, update, delete, truncate on public.stock_in_history, public.stock_movements, public.idempotency_records
   from authenticated, service_role;
 
+-- The ledger's identity sequence is the database's alone: setval by a caller would break every later
+-- stock operation.
+revoke all on sequence public.stock_movements_id_seq from anon, authenticated, service_role;
+
 -- Realtime: postgres_changes subscribers see every stock change (RLS decides which rows each one gets).
 alter publication supabase_realtime
   add table public.products, public.inventory_records, public.stock_in_history, public.stock_movements;

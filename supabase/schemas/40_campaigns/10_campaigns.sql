@@ -224,6 +224,9 @@ grant update (name, description, status, start_date, end_date, budget, target_au
 
 revoke insert, update, delete, truncate on public.campaign_status_history from authenticated, service_role;
 
+-- Its identity sequence is the database's alone: setval by a caller would break every later move.
+revoke all on sequence public.campaign_status_history_id_seq from anon, authenticated, service_role;
+
 -- "Which campaigns overlap these dates" must be answered by a btree: every caller is subject to RLS, and
 -- a qual can reach an index under RLS only through a leakproof operator. The date comparisons are; the
 -- range operators of the gist index campaigns_period_idx are not, so that index is never used here.
