@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { concurrencyLimit } from '../../supabase/functions/business-health-analytics/handlers.ts';
+import { concurrencyLimit } from '../../supabase/functions/_shared/limits.ts';
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
 

@@ -9,9 +9,6 @@ import type { Reply, RequestContext } from '../_shared/http.ts';
 import type { RateLimits } from '../_shared/limits.ts';
 import type { requestBody } from './schemas.ts';
 
-// The gate's own test (test/api/business-health-concurrency.test.ts) imports it from here.
-export { concurrencyLimit } from '../_shared/limits.ts';
-
 interface HealthReport {
   metrics: Record<string, number | null>;
   scoreDetails: Record<string, number | string>;

@@ -135,18 +135,7 @@ export function campaignHandlers(db: Database) {
     },
 
     async stats(ctx: RequestContext): Promise<Reply> {
-      const [stats] = await db.asCaller(ctx.caller, area, (tx) =>
-        tx<Row[]>`
-          select count(*) as total_campaigns,
-                 count(*) filter (where status = 'active') as active_campaigns,
-                 count(*) filter (where status = 'draft') as draft_campaigns,
-                 count(*) filter (where status = 'completed') as completed_campaigns,
-                 count(*) filter (where status = 'paused') as paused_campaigns,
-                 count(*) filter (where status = 'cancelled') as cancelled_campaigns,
-                 coalesce(sum(budget), 0) as total_budget,
-                 coalesce(sum(budget) filter (where status = 'active'), 0) as active_budget
-          from public.campaigns
-          where deleted_at is null`);
+      const [stats] = await db.asCaller(ctx.caller, area, (tx) => tx<Row[]>`select * from public.campaign_stats`);
       return { body: { success: true, data: stats } };
     },
 
