@@ -60,9 +60,14 @@ export async function startEmbeddedPostgres({ dataDir, port, tuneForTests = fals
 }
 
 /** Runs a command to completion, failing with its output when it fails. */
-function run(command, args, { env = {}, cwd = ROOT, stderr = true } = {}) {
+export function run(command, args, { env = {}, cwd = ROOT, stderr = true, input } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd,
+      env: { ...process.env, ...env },
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    child.stdin?.end(input);
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     let errors = '';
