@@ -3,7 +3,8 @@
 --   * the status machine is a trigger, and every status a campaign takes is recorded by the database in
 --     campaign_status_history (attribution derives "active on a date" from it);
 --   * "at most one site-wide campaign active per date" is an exclusion constraint, which PostgreSQL
---     holds under concurrent writers (the second waits for the first, then fails with 23P01);
+--     holds under concurrent writers (the second fails with 23P01); the writes that can add to it take
+--     one advisory lock first (the rules trigger), so they never wait on each other in a cycle;
 --   * layer, weight and priority are copied from the campaign type when the campaign is created, so
 --     later changes to the catalogue never rewrite a campaign's past attribution.
 
@@ -154,6 +155,16 @@ begin
   if scale(new.attribution_weight) > 2 then
     perform private.campaign_field_error(400, 'VALIDATION_ERROR', 'attribution_weight has at most 2 decimal places',
       'attribution_weight', to_jsonb(new.attribution_weight), 'at most 2 decimal places');
+  end if;
+
+  -- Every write that leaves a site-wide campaign active (activating it, moving its dates, restoring it,
+  -- any edit of it) takes one transaction-level lock first, so such writes run one at a time and the
+  -- exclusion constraint never waits on another writer's uncommitted entry. Without it, two batches
+  -- activating campaigns of two windows in opposite orders each waited on the other's entry: a deadlock
+  -- (the row locks a batch takes in id order cannot cover those waits). Writes to other campaigns, and
+  -- reads, are not affected.
+  if tg_op = 'UPDATE' and new.status = 'active' and new.attribution_layer = 'site-wide' and new.deleted_at is null then
+    perform pg_advisory_xact_lock(hashtext('public.campaigns: one site-wide campaign active per date'));
   end if;
   return new;
 end
