@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, inject } from 'vitest';
+import { contractViolation } from './openapi.ts';
 import { ANON_KEY, DEMO_ADMIN_ID, DEMO_CUSTOMER_ID, mintToken, SERVICE_ROLE_KEY } from '../../scripts/lib/keys.mjs';
 
 export const apiUrl = inject('apiUrl');
@@ -50,6 +51,8 @@ export async function call<T = any>(path: string, options: CallOptions = {}): Pr
   } catch {
     parsed = undefined;
   }
+  const violation = await contractViolation(apiUrl, options.method ?? 'GET', new URL(url), res.status, parsed);
+  if (violation) throw new Error(`The answer breaks the function's OpenAPI document: ${violation}`);
   return { status: res.status, headers: res.headers, body: parsed as T, text };
 }
 

@@ -2,6 +2,7 @@
  * Errors and the error envelopes. Each seed has its own error body; a function names its area once and
  * every failure it produces, its own or the shared layer's (401, 404, 405, 413, 500), takes that shape.
  */
+import { z } from 'zod';
 
 export class ApiError extends Error {
   constructor(
@@ -32,7 +33,11 @@ export interface Area {
   name: string;
   codes: AreaCodes;
   errorBody(error: ApiError): Record<string, unknown>;
+  /** What `errorBody` builds, for the OpenAPI document. */
+  errorSchema: z.ZodType;
 }
+
+const details = z.record(z.string(), z.unknown());
 
 const sharedCodes: AreaCodes = {
   unauthorized: 'UNAUTHORIZED',
@@ -56,6 +61,12 @@ export const catalogueArea: Area = {
     error_code: e.code,
     ...(e.details ? { details: e.details } : {}),
   }),
+  errorSchema: z.object({
+    success: z.literal(false),
+    error: z.string(),
+    error_code: z.string(),
+    details: details.optional(),
+  }),
 };
 
 /** Seed 02 and CONTRACT §2: `error` is a message, `code` beside it. */
@@ -63,6 +74,12 @@ export const inventoryArea: Area = {
   name: 'inventory',
   codes: sharedCodes,
   errorBody: (e) => ({ success: false, error: e.message, code: e.code, ...(e.details ? { details: e.details } : {}) }),
+  errorSchema: z.object({
+    success: z.literal(false),
+    error: z.string(),
+    code: z.string(),
+    details: details.optional(),
+  }),
 };
 
 /** Seed 03 area A: `error` is an object {code, message, details {field, value, constraint}}. */
@@ -73,6 +90,10 @@ export const campaignArea: Area = {
     success: false,
     error: { code: e.code, message: e.message, details: e.details ?? { field: null, value: null, constraint: null } },
   }),
+  errorSchema: z.object({
+    success: z.literal(false),
+    error: z.object({ code: z.string(), message: z.string(), details }),
+  }),
 };
 
 /** Seed 03 area B: `error` is a message, `code` and `details` beside it; database failures are DB_ERROR. */
@@ -80,4 +101,10 @@ export const healthArea: Area = {
   name: 'business-health-analytics',
   codes: { ...sharedCodes, forbidden: 'PERMISSION_DENIED', validation: 'INVALID_PARAMETER', database: 'DB_ERROR' },
   errorBody: (e) => ({ success: false, error: e.message, code: e.code, ...(e.details ? { details: e.details } : {}) }),
+  errorSchema: z.object({
+    success: z.literal(false),
+    error: z.string(),
+    code: z.string(),
+    details: details.optional(),
+  }),
 };

@@ -5,11 +5,12 @@
  * gate and a log of each answer. A function declares its routes; this turns them into a
  * `(Request) => Promise<Response>`.
  */
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { Access, Authenticator, Caller } from './auth.ts';
 import { type Database, DatabaseError } from './db.ts';
 import { ApiError, type Area } from './errors.ts';
 import { concurrencyLimit, enforceRateLimit, type RateLimits } from './limits.ts';
+import { openApiDocument, type RouteDoc } from './openapi.ts';
 import { type FieldProblem, type ProblemMapper, queryObject, validate } from './validation.ts';
 
 export const API_VERSION = '1.0.0';
@@ -67,7 +68,7 @@ export function successWithJsonText(data: string): Reply {
   return { body: new JsonText(`{"success":true,"data":${data}}`) };
 }
 
-export interface RouteOptions {
+export interface RouteOptions extends RouteDoc {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Relative to the function, e.g. `/:type_code/validate`. */
   path: string;
@@ -87,7 +88,7 @@ export type RouteSpec<S extends Schemas> = RouteOptions & S & {
   handle: (ctx: RequestContext<S>) => Promise<Reply>;
 };
 
-export interface Route extends RouteOptions {
+export interface Route extends RouteOptions, Schemas {
   /** Checks the request's parts against the route's schemas and hands back the handler bound to them. */
   parse(request: Received, area: Area): Promise<() => Promise<Reply>>;
 }
@@ -122,8 +123,27 @@ export function route<S extends Schemas>(spec: RouteSpec<S>): Route {
 export interface FunctionSpec {
   /** The function's folder name: its URL segment in `/functions/v1/<name>`. */
   name: string;
+  /** For its OpenAPI document, served at `/functions/v1/<name>/openapi.json`. */
+  title: string;
+  description: string;
   area: Area;
   routes: Route[];
+}
+
+/** Every function serves its own document, so it deploys with the function. */
+function documentRoute(spec: FunctionSpec): Route {
+  let document: unknown;
+  return route({
+    method: 'GET',
+    path: '/openapi.json',
+    access: 'public',
+    summary: `The OpenAPI 3.1 document of ${spec.name}`,
+    response: z.record(z.string(), z.unknown()),
+    handle: () => {
+      document ??= openApiDocument({ ...spec, routes: [...spec.routes, documentRoute(spec)] }, API_VERSION);
+      return Promise.resolve({ body: document });
+    },
+  });
 }
 
 interface CompiledRoute extends Route {
@@ -132,7 +152,7 @@ interface CompiledRoute extends Route {
 }
 
 export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Request) => Promise<Response> {
-  const routes: CompiledRoute[] = spec.routes.map((route) => ({
+  const routes: CompiledRoute[] = [...spec.routes, documentRoute(spec)].map((route) => ({
     ...route,
     segments: split(route.path),
     gate: route.concurrency ? concurrencyLimit(route.concurrency) : undefined,

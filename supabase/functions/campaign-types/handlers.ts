@@ -4,7 +4,7 @@ import { catalogueArea as area } from '../_shared/errors.ts';
 import type { Reply, RequestContext } from '../_shared/http.ts';
 import { ATTRIBUTION_LAYERS, LAYER_INFO } from '../_shared/layers.ts';
 import { type CatalogueEntry, catalogueHealth } from './health.ts';
-import { type createBody, type listQuery, TYPE_CODE_PATTERN, type updateBody } from './schemas.ts';
+import { type createBody, type listQuery, TYPE_CODE_PATTERN, type typeCodePath, type updateBody } from './schemas.ts';
 
 type Row = Record<string, unknown> & CatalogueEntry;
 
@@ -82,7 +82,7 @@ export function catalogueHandlers(db: Database) {
       };
     },
 
-    async update(ctx: RequestContext<{ body: typeof updateBody }>): Promise<Reply> {
+    async update(ctx: RequestContext<{ params: typeof typeCodePath; body: typeof updateBody }>): Promise<Reply> {
       const typeCode = ctx.input.params.type_code;
       const changes = ctx.input.body;
       const [updated] = await db.asCaller(
@@ -93,13 +93,13 @@ export function catalogueHandlers(db: Database) {
       return { body: { success: true, data: updated, message: `Campaign type ${typeCode} updated` } };
     },
 
-    async deactivate(ctx: RequestContext): Promise<Reply> {
+    async deactivate(ctx: RequestContext<{ params: typeof typeCodePath }>): Promise<Reply> {
       const typeCode = ctx.input.params.type_code;
       await db.asCaller(ctx.caller, area, (tx) => tx`select 1 from public.deactivate_campaign_type(${typeCode})`);
       return { body: { success: true, message: `Campaign type ${typeCode} deactivated` } };
     },
 
-    async validateType(ctx: RequestContext): Promise<Reply> {
+    async validateType(ctx: RequestContext<{ params: typeof typeCodePath }>): Promise<Reply> {
       const typeCode = ctx.input.params.type_code;
       if (typeCode.length > 50 || !TYPE_CODE_PATTERN.test(typeCode)) {
         return verdict(false, undefined, 'type_code must match ^[a-z][a-z0-9_]*$ and be at most 50 characters');

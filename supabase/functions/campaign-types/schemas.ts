@@ -36,6 +36,9 @@ const editableFields = {
   is_active: z.boolean(),
 };
 
+/** `/:type_code`: any text; an unknown or malformed code is the handler's 404 or verdict. */
+export const typeCodePath = z.object({ type_code: z.string() });
+
 export const createBody = z.strictObject({
   type_code: typeCode,
   ...editableFields,

@@ -7,13 +7,27 @@ import { inventoryArea } from '../_shared/errors.ts';
 import { type Dependencies, route, serveFunction } from '../_shared/http.ts';
 import { stockInHandlers } from './handlers.ts';
 import { stockInBody } from './schemas.ts';
+import { stockInResponse } from '../_shared/stock-responses.ts';
 
 export function createHandler(deps: Dependencies) {
   const handlers = stockInHandlers(deps.db);
   return serveFunction({
     name: 'stock-in',
+    title: 'Stock-in',
+    description: 'Stock-in (seed 02): receive goods into a new lot. Send an Idempotency-Key header to retry safely.',
     area: inventoryArea,
-    routes: [route({ method: 'POST', path: '/', access: 'user', body: stockInBody, handle: handlers.stockIn })],
+    routes: [route({
+      method: 'POST',
+      path: '/',
+      access: 'user',
+      body: stockInBody,
+      summary: 'Receive stock into a new inventory record (lot)',
+      status: 201,
+      response: stockInResponse,
+      errors: [404, 422],
+      example: { product_id: '00000000-0000-4000-8000-000000000001', quantity: 50, source: 'purchase_order' },
+      handle: handlers.stockIn,
+    })],
   }, deps);
 }
 

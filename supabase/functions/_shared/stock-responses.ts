@@ -1,0 +1,43 @@
+/** What the stock operations answer (seed 02, CONTRACT §2), for the OpenAPI documents. */
+import { z } from 'zod';
+import { timestamp } from './responses.ts';
+
+const allocations = z.array(z.object({ inventory_id: z.guid(), quantity: z.number().int() }));
+
+export const stockInResponse = z.object({
+  success: z.literal(true),
+  inventory_id: z.guid(),
+  product_id: z.guid(),
+  quantity: z.number().int(),
+  current_stock: z.number().int(),
+  source: z.string(),
+  received_at: timestamp,
+  message: z.string(),
+});
+
+export const stockOutResponse = z.object({
+  success: z.literal(true),
+  product_id: z.guid(),
+  quantity: z.number().int(),
+  reference: z.string().nullable(),
+  allocations,
+  previous_available_stock: z.number().int(),
+  current_stock: z.number().int(),
+  message: z.string(),
+});
+
+export const stockAdjustResponse = z.object({
+  success: z.literal(true),
+  inventory_id: z.guid().optional(),
+  product_id: z.guid(),
+  adjustment_quantity: z.number().int(),
+  adjustment_type: z.enum(['increase', 'decrease']),
+  previous_available_stock: z.number().int(),
+  new_available_stock: z.number().int(),
+  current_stock: z.number().int(),
+  reason: z.string(),
+  reason_note: z.string().optional(),
+  source: z.string().optional(),
+  allocations: allocations.optional(),
+  message: z.string(),
+});

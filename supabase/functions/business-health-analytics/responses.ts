@@ -1,0 +1,41 @@
+/** What the health report answers (seed 03 area B), for the OpenAPI document. */
+import { z } from 'zod';
+import { success, timestamp } from '../_shared/responses.ts';
+
+const score = z.number().min(0).max(10);
+
+export const reportResponse = success(z.object({
+  metrics: z.object({
+    revenue: score,
+    satisfaction: score,
+    fulfillment: score,
+    support: score,
+    products: score,
+    marketing: score,
+    system: score.nullable(),
+  }),
+  scoreDetails: z.object({
+    customerQuality: z.number(),
+    operationalEfficiency: z.number(),
+    supportEffectiveness: z.number(),
+    overallScore: z.number(),
+    rating: z.string(),
+  }),
+  trends: z.object({
+    direction: z.enum(['上升', '下降', '持平']),
+    change: z.number(),
+    description: z.string(),
+    customerChange: z.number(),
+    operationalChange: z.number(),
+  }).optional(),
+  insights: z.array(z.object({
+    title: z.string(),
+    description: z.string(),
+    type: z.enum(['warning', 'opportunity', 'info']),
+    impact: z.enum(['high', 'medium', 'low']),
+    confidence: z.number(),
+    category: z.string(),
+    actions: z.array(z.string()),
+  })).optional(),
+  timestamp,
+}));

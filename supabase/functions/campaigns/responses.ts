@@ -1,0 +1,94 @@
+/** What the campaign endpoints answer (seed 03 area A), for the OpenAPI document. */
+import { z } from 'zod';
+import { ATTRIBUTION_LAYERS } from '../_shared/layers.ts';
+import { day, success, timestamp } from '../_shared/responses.ts';
+import { CAMPAIGN_STATUSES } from './schemas.ts';
+
+const layer = z.enum(ATTRIBUTION_LAYERS);
+const id = z.guid();
+const strength = z.enum(['dominant', 'significant', 'moderate', 'minor']);
+
+export const campaign = z.object({
+  id: id,
+  name: z.string(),
+  description: z.string().nullable(),
+  status: z.enum(CAMPAIGN_STATUSES),
+  start_date: day,
+  end_date: day,
+  budget: z.number().nullable(),
+  target_audience: z.string().nullable(),
+  campaign_type: z.string(),
+  attribution_layer: layer,
+  priority_score: z.number().int(),
+  attribution_weight: z.number(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+
+export const campaignResponse = success(campaign);
+
+export const listResponse = success(z.object({
+  campaigns: z.array(campaign.pick({
+    id: true,
+    name: true,
+    status: true,
+    start_date: true,
+    end_date: true,
+    budget: true,
+    created_at: true,
+  })),
+  pagination: z.object({
+    current_page: z.number().int(),
+    total_pages: z.number().int(),
+    total_count: z.number().int(),
+    per_page: z.number().int(),
+  }),
+}));
+
+export const statsResponse = success(z.object({
+  total_campaigns: z.number().int(),
+  active_campaigns: z.number().int(),
+  draft_campaigns: z.number().int(),
+  completed_campaigns: z.number().int(),
+  paused_campaigns: z.number().int(),
+  cancelled_campaigns: z.number().int(),
+  total_budget: z.number(),
+  active_budget: z.number(),
+}));
+
+export const statusesResponse = success(z.object({ updated_count: z.number().int(), campaigns: z.array(campaign) }));
+
+export const attributionResponse = success(z.object({
+  attribution_date: day,
+  total_active_campaigns: z.number().int(),
+  active_layers: z.array(layer),
+  attributions: z.array(z.object({
+    campaign_id: id,
+    campaign_name: z.string(),
+    campaign_type: z.string(),
+    attribution_layer: layer,
+    raw_weight: z.number(),
+    normalized_weight: z.number(),
+    attribution_strength: strength,
+    period_start: day,
+    period_end: day,
+    attributed_amount: z.number().optional(),
+  })),
+  order_amount: z.number().optional(),
+}));
+
+export const metricsResponse = success(z.object({
+  campaign_id: id,
+  metrics: z.object({
+    attributed_revenue: z.number(),
+    attribution_days: z.number().int(),
+    avg_daily_revenue: z.number(),
+    collaboration_campaigns: z.number().int(),
+    competition_intensity: z.enum(['high', 'medium', 'low']),
+  }),
+  daily_attribution: z.array(z.object({
+    date: day,
+    attributed_amount: z.number(),
+    attribution_percentage: z.number(),
+  })),
+}));
