@@ -171,6 +171,15 @@ end
 $$;
 
 -- Security definer: no API role writes the history, so nobody can rewrite what a campaign went through.
+--
+-- Attribution walks a campaign's history in (changed_at, id) order, so that order must be the order in
+-- which the changes took effect. They take effect one at a time, under the campaign's row lock, and this
+-- trigger runs while the lock is held: `old` is the row as the previous change committed it (so
+-- from_status is right), the id is drawn after that change's, and changed_at is the transaction's time
+-- but never earlier than the campaign's last recorded change. With now() alone, a transaction that began
+-- before a concurrent activation and cancelled after it committed was recorded before the activation,
+-- leaving the cancelled campaign active forever. Moves within one transaction share its time, so a
+-- campaign activated and completed in one transaction was never active on any day.
 create or replace function private.campaigns_record_status()
 returns trigger
 language plpgsql
@@ -179,9 +188,11 @@ set search_path = ''
 as $$
 begin
   if tg_op = 'INSERT' or new.status <> old.status then
-    insert into public.campaign_status_history (campaign_id, from_status, to_status, changed_by, changed_by_role)
-    values (new.id, case when tg_op = 'UPDATE' then old.status end, new.status, auth.uid(),
-            coalesce(auth.role(), session_user));
+    insert into public.campaign_status_history (campaign_id, from_status, to_status, changed_at, changed_by, changed_by_role)
+    values (new.id, case when tg_op = 'UPDATE' then old.status end, new.status,
+            greatest(now(), (select max(h.changed_at) from public.campaign_status_history h
+                               where h.campaign_id = new.id)),
+            auth.uid(), coalesce(auth.role(), session_user));
   end if;
   return null;
 end
