@@ -1,0 +1,50 @@
+/**
+ * The API's contract: each function serves an OpenAPI 3.1 document generated from its route table; the
+ * documents are valid, name every route the router answers, and docs/openapi.json is their current
+ * combination. (That every answer in the suite keeps the document is checked by the shared test client.)
+ */
+import { readFile } from 'node:fs/promises';
+import { validate } from '@readme/openapi-parser';
+import { describe, expect, it } from 'vitest';
+import { API_VERSION } from '../../supabase/functions/_shared/http.ts';
+import { combineDocuments, type OpenApiDocument } from '../../supabase/functions/_shared/openapi.ts';
+import { apiUrl } from '../support/client.ts';
+import { FUNCTION_NAMES } from '../support/openapi.ts';
+
+const SAMPLE_PARAMETER = '00000000-0000-4000-8000-000000000001';
+
+async function served(name: string): Promise<OpenApiDocument> {
+  const res = await fetch(`${apiUrl}/functions/v1/${name}/openapi.json`);
+  expect(res.status).toBe(200);
+  return res.json();
+}
+
+describe('the OpenAPI documents', () => {
+  it.each(FUNCTION_NAMES)('%s serves a valid OpenAPI 3.1 document', async (name) => {
+    const document = await served(name);
+    expect(document.openapi).toBe('3.1.0');
+    const result = await validate(structuredClone(document) as never);
+    expect(result.errors ?? [], JSON.stringify(result.errors)).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it.each(FUNCTION_NAMES)('%s documents every method the router answers on each of its paths', async (name) => {
+    const document = await served(name);
+    for (const [template, operations] of Object.entries(document.paths)) {
+      const path = template.replace(/\{\w+\}/g, SAMPLE_PARAMETER);
+      // No route answers PATCH, so the router's 405 lists every method it has for the path.
+      const probe = await fetch(`${apiUrl}/functions/v1${path}`, { method: 'PATCH' });
+      expect(probe.status, `PATCH ${path}`).toBe(405);
+      const allowed = probe.headers.get('allow')!.split(',').map((method) => method.trim().toLowerCase()).sort();
+      expect(allowed, template).toEqual(Object.keys(operations).sort());
+    }
+  });
+
+  it('docs/openapi.json is every function document combined, as npm run openapi writes it', async () => {
+    const combined = combineDocuments(await Promise.all(FUNCTION_NAMES.map(served)), API_VERSION);
+    const checkedIn = JSON.parse(await readFile(new URL('../../docs/openapi.json', import.meta.url), 'utf8'));
+    expect(checkedIn, 'run `npm run openapi` and commit docs/openapi.json').toEqual(combined);
+    const result = await validate(structuredClone(checkedIn));
+    expect(result.valid, JSON.stringify(result.errors)).toBe(true);
+  });
+});
