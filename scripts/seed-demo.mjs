@@ -4,18 +4,25 @@
 // products with their stock lots and movements,
 // generated in PostgreSQL by set-based inserts (generate_series and a seeded hash), in batches so a
 // progress bar can follow. The same seed and as-of day give the same rows; ids derive from the seed, so
-// running it again adds nothing. Writes into DATABASE_URL, or the local `npm start` database.
+// running it again adds nothing. Writes into DATABASE_URL, or the database of the local `npm start`
+// (port DB_PORT, 54322 unless set).
 import postgres from 'postgres';
 
-const DEFAULT_URL = 'postgresql://postgres:postgres@127.0.0.1:54322/postgres';
+const DEFAULT_URL = `postgresql://postgres:postgres@127.0.0.1:${process.env.DB_PORT ?? 54322}/postgres`;
 const BATCH = 50_000;
+const OPTIONS = ['orders', 'seed', 'customers', 'tickets', 'products', 'as-of'];
+const USAGE = 'usage: npm run seed:demo -- --orders N [--seed S] [--customers C] [--tickets T] [--products P] ' +
+  '[--as-of YYYY-MM-DD]';
 
 function parseArgs(argv) {
   const options = {};
   for (let i = 0; i < argv.length; i++) {
     const match = /^--([a-z-]+)(?:=(.*))?$/.exec(argv[i]);
-    if (!match) throw new Error(`unexpected argument ${argv[i]}`);
-    options[match[1]] = match[2] ?? argv[++i];
+    if (!match) throw new Error(`unexpected argument ${argv[i]}\n${USAGE}`);
+    if (!OPTIONS.includes(match[1])) throw new Error(`unknown option --${match[1]}\n${USAGE}`);
+    const value = match[2] ?? argv[++i];
+    if (value === undefined) throw new Error(`--${match[1]} needs a value\n${USAGE}`);
+    options[match[1]] = value;
   }
   const integer = (name, fallback) => {
     const value = options[name] ?? fallback;
@@ -33,6 +40,20 @@ function parseArgs(argv) {
     products: integer('products', Math.max(20, Math.ceil(orders / 2000))),
     asOf,
   };
+}
+
+/** The rows of the tables the generator writes, to say what a run added. */
+async function rowCounts(url) {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const [counts] = await sql`
+      select (select count(*) from public.customers)::int as customers, (select count(*) from public.orders)::int as orders,
+             (select count(*) from public.support_tickets)::int as tickets,
+             (select count(*) from public.products)::int as products`;
+    return counts;
+  } finally {
+    await sql.end();
+  }
 }
 
 function showProgress(label, done, total) {
@@ -203,11 +224,18 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   try {
     const options = parseArgs(process.argv.slice(2));
     const started = performance.now();
+    const before = await rowCounts(url);
     await seedDemo(url, options);
+    const after = await rowCounts(url);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    console.log(`Seeded ${options.customers} customers, ${options.orders} orders, ${options.tickets} tickets and ` +
-      `${options.products} products ` +
-      `(seed ${options.seed}, as of ${options.asOf}) in ${seconds} s.`);
+    const added = Object.entries(after).map(([table, count]) => `${count - before[table]} ${table}`).join(', ');
+    const nothing = Object.keys(after).every((table) => after[table] === before[table]);
+    console.log(
+      nothing
+        ? `Nothing to add: this store already holds the demo data of seed ${options.seed} as of ${options.asOf} ` +
+          `(${url.replace(/:[^:@/]+@/, ':****@')}).`
+        : `Added ${added} (seed ${options.seed}, as of ${options.asOf}) in ${seconds} s.`,
+    );
   } catch (error) {
     console.error(error.message ?? error);
     process.exit(1);

@@ -56,8 +56,19 @@ describe('seed:demo', () => {
       { env: { ...process.env, DATABASE_URL: url } },
     );
     expect(stderr).toMatch(/orders\s+\[#{30}\] 100% 400\/400/);
-    expect(stdout).toMatch(/Seeded 60 customers, 400 orders, 40 tickets and 25 products/);
+    expect(stdout).toMatch(/Added 60 customers, 400 orders, 40 tickets, 25 products/);
     expect(await fingerprint()).toMatchObject({ customers: 60, orders: 400, tickets: 40, products: 25, movements: 50 });
+  });
+
+  it('says so when a rerun adds nothing, and refuses an option it does not know', async () => {
+    const args = ['scripts/seed-demo.mjs', '--orders', '400', '--seed', '7', '--customers', '60', '--tickets', '40', '--products', '25', '--as-of', '2026-06-01'];
+    const env = { ...process.env, DATABASE_URL: url };
+    const rerun = await promisify(execFile)(process.execPath, args, { env });
+    expect(rerun.stdout).toMatch(/^Nothing to add: this store already holds the demo data of seed 7 as of 2026-06-01/);
+    const bogus = await promisify(execFile)(process.execPath, ['scripts/seed-demo.mjs', '--bogus', '1'], { env }).catch((error) => error);
+    expect(bogus.code).toBe(1);
+    expect(bogus.stderr).toMatch(/^unknown option --bogus\nusage: npm run seed:demo/);
+    expect(await fingerprint()).toMatchObject({ orders: 400 });
   });
 
   it('is deterministic: the same seed gives the same rows, and running it again adds nothing', async () => {
