@@ -109,6 +109,7 @@ set search_path = ''
 as $$
 declare
   type_config public.campaign_type_config;
+  final_field text;
 begin
   if tg_op = 'INSERT' then
     if new.status <> 'draft' then
@@ -141,6 +142,19 @@ begin
             from unnest(enum_range(null::public.campaign_status)) s
             where private.campaign_status_move_allowed(old.status, s)),
           old.status || ' is final'));
+    end if;
+    -- A completed or cancelled campaign is history: attribution has counted it with its weight, priority
+    -- and dates, so those stay as they were (its name, description, budget and audience may still change).
+    if old.status in ('completed', 'cancelled') then
+      select f into final_field
+      from unnest(array['attribution_weight', 'priority_score', 'start_date', 'end_date']) f
+      where to_jsonb(new) -> f is distinct from to_jsonb(old) -> f
+      limit 1;
+      if final_field is not null then
+        perform private.campaign_field_error(422, 'CAMPAIGN_FINAL',
+          format('A %s campaign keeps its %s: attribution has already counted it', old.status, final_field),
+          final_field, to_jsonb(new) -> final_field, 'fixed once the campaign is completed or cancelled');
+      end if;
     end if;
   end if;
 
