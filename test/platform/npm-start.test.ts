@@ -1,7 +1,7 @@
 // `npm start` as a newcomer runs it: it serves, Ctrl-C stops everything, and a second start reuses the
 // data. `npm run token` prints tokens the served stack accepts.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -22,9 +22,15 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-function start(databaseUrl = ''): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, ['scripts/start.mjs'], {
+function start(
+  databaseUrl = '',
+  { viaNpm = false } = {},
+): Promise<{ child: ChildProcess; output: () => string }> {
+  // Through npm in a process group of its own, as a terminal runs `npm start`, so the group can be signalled.
+  const [command, args] = viaNpm ? ['npm', ['start']] : [process.execPath, ['scripts/start.mjs']];
+  const child = spawn(command, args, {
     cwd: ROOT,
+    detached: viaNpm,
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,
@@ -64,6 +70,37 @@ const portOpen = (port: number) =>
     socket.once('connect', () => (socket.destroy(), resolve(true)));
     socket.once('error', () => resolve(false));
   });
+
+/** Every process below `pid`: for npm, the shell, node, Deno, the postmaster and its backends. */
+function descendants(pid: number): number[] {
+  const rows = execFileSync('ps', ['-e', '-o', 'pid=,ppid='], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/).map(Number));
+  const found: number[] = [];
+  for (let frontier = [pid]; frontier.length;) {
+    frontier = rows.filter(([, ppid]) => frontier.includes(ppid)).map(([child]) => child);
+    found.push(...frontier);
+  }
+  return found;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function until(what: string, condition: () => boolean | Promise<boolean>, ms = 30_000) {
+  const deadline = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 
 const token = (kind: string) => execFileSync(process.execPath, ['scripts/token.mjs', kind], { cwd: ROOT, encoding: 'utf8' }).trim();
 
@@ -109,6 +146,44 @@ describe('npm start', () => {
       expect(await interrupt(second.child)).toBe(0);
     }
   }, 180_000);
+
+  it('when the functions server dies, npm start says so, stops PostgreSQL and exits non-zero', async () => {
+    const { child, output } = await start();
+    const deno = descendants(child.pid!).find((pid) =>
+      execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' }).includes('scripts/serve.ts')
+    );
+    expect(deno).toBeDefined();
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    process.kill(deno!, 'SIGKILL');
+    expect(await exited).not.toBe(0);
+    expect(output()).toMatch(/functions server \(Deno\) exited unexpectedly \(signal SIGKILL\)/);
+    expect(await portOpen(dbPort)).toBe(false);
+  }, 180_000);
+
+  it('when PostgreSQL dies, npm start says so, stops the functions server and exits non-zero', async () => {
+    const { child, output } = await start();
+    const postmaster = Number((await readFile(path.join(dir, 'data', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+    const backends = descendants(postmaster);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    process.kill(postmaster, 'SIGKILL');
+    expect(await exited).not.toBe(0);
+    expect(output()).toMatch(/PostgreSQL exited unexpectedly \(signal SIGKILL\)/);
+    expect(await portOpen(apiPort)).toBe(false);
+    // The killed server's backends leave on their own; the next start on this data needs them gone.
+    await until('the killed server’s backends to exit', () => backends.every((pid) => !alive(pid)));
+  }, 180_000);
+
+  for (const target of ['the npm start process group', 'npm alone'] as const) {
+    it(`a SIGTERM to ${target} stops PostgreSQL and Deno`, async () => {
+      const { child } = await start('', { viaNpm: true });
+      const processes = descendants(child.pid!);
+      expect(processes.length).toBeGreaterThan(3);
+      process.kill(target === 'npm alone' ? child.pid! : -child.pid!, 'SIGTERM');
+      await until('every process npm start ran to stop', () => processes.every((pid) => !alive(pid)));
+      expect(await portOpen(apiPort)).toBe(false);
+      expect(await portOpen(dbPort)).toBe(false);
+    }, 180_000);
+  }
 
   it('with DATABASE_URL set, prepares and serves that database, starts no PostgreSQL of its own, and stops on Ctrl-C', async () => {
     const admin = postgres(dbUrl, { max: 1, onnotice: () => {} });

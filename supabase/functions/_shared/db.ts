@@ -26,12 +26,53 @@ export class DatabaseError extends Error {}
 const RETRYABLE = new Set(['40001', '40P01']);
 const MAX_ATTEMPTS = 4;
 
+/** The code of the 503 answered while the database cannot be reached, in every area. */
+export const UNAVAILABLE_CODE = 'SERVICE_UNAVAILABLE';
+/** Seconds a client is asked to wait before retrying: about what a crashed PostgreSQL takes to restart. */
+export const UNAVAILABLE_RETRY_AFTER = 5;
+
+/** Driver failures (postgres.js and the socket under it) that mean the connection is gone or never came. */
+const CONNECTION_FAILURES = new Set([
+  'CONNECTION_CLOSED',
+  'CONNECTION_DESTROYED',
+  'CONNECTION_ENDED',
+  'CONNECT_TIMEOUT',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+
+/**
+ * Server errors after which PostgreSQL closes the connection or refuses new ones: class 08, shutdown and
+ * crash (57P01, 57P02), still starting or recovering (57P03), no connection slot left (53300).
+ */
+function serverUnavailable(code: string): boolean {
+  return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300';
+}
+
+/** True when the failure is the database being away, not the request: the client may retry it. */
+export function isUnavailable(error: unknown): boolean {
+  if (error instanceof postgres.PostgresError) return serverUnavailable(error.code);
+  return error instanceof Error && 'code' in error && CONNECTION_FAILURES.has(String(error.code));
+}
+
 export function createDatabase(url: string, options: { max?: number } = {}): Database {
   const sql = postgres(url, {
     max: options.max ?? 10,
     prepare: false,
     idle_timeout: 30,
-    connect_timeout: 10,
+    // While the database is away a request waits at most this long for a connection, then gets a 503.
+    connect_timeout: 5,
+    // postgres.js waits longer after each failed connection, up to 20 s, before the next attempt, and a
+    // request queued behind that wait gets no answer meanwhile; a short cap keeps the 503 prompt during an
+    // outage and has the pool serving again within a second of PostgreSQL's return.
+    backoff: (failures: number) => Math.min(0.05 * 2 ** failures, 1),
     onnotice: () => {},
     // Money, weights, scores and counts leave as JSON numbers; dates stay `YYYY-MM-DD`.
     types: {
@@ -45,16 +86,31 @@ export function createDatabase(url: string, options: { max?: number } = {}): Dat
     sql,
     async asCaller(caller, area, work) {
       for (let attempt = 1;; attempt++) {
+        // Rejected when the connection is lost mid-transaction: see below.
+        let connectionLost!: (error: unknown) => void;
+        const lost = new Promise<never>((_, reject) => (connectionLost = reject));
         try {
-          return (await sql.begin(async (tx) => {
-            // Sent now and not awaited: it is pipelined ahead of the work's first query on the same
-            // connection, saving a round trip per request. Should it fail, the work fails with it.
-            const identity = tx`select set_config('role', ${caller.role}, true),
-                            set_config('request.jwt.claims', ${JSON.stringify(caller.claims)}, true),
-                            set_config('statement_timeout', '15s', true)`.execute();
-            const [, result] = await Promise.all([identity, work(tx)]);
-            return result;
-          })) as Awaited<ReturnType<typeof work>>;
+          const transaction = sql.begin(async (tx) => {
+            try {
+              // Sent now and not awaited: it is pipelined ahead of the work's first query on the same
+              // connection, saving a round trip per request. Should it fail, the work fails with it.
+              const identity = tx`select set_config('role', ${caller.role}, true),
+                              set_config('request.jwt.claims', ${JSON.stringify(caller.claims)}, true),
+                              set_config('statement_timeout', '15s', true)`.execute();
+              const [, result] = await Promise.all([identity, work(tx)]);
+              return result;
+            } catch (error) {
+              if (!isUnavailable(error)) throw error;
+              // postgres.js answers a failed transaction with a ROLLBACK on the same connection. Once that
+              // connection is gone, the ROLLBACK is queued on a connection without a socket and throws from a
+              // timer, where nothing can catch it, ending the whole process (porsager/postgres#1154, #1208).
+              // So this transaction answers now and its scope never settles: no ROLLBACK is sent, and the
+              // server has rolled the transaction back with the session anyway.
+              connectionLost(error);
+              return new Promise<never>(() => {});
+            }
+          });
+          return (await Promise.race([transaction, lost])) as Awaited<ReturnType<typeof work>>;
         } catch (error) {
           if (error instanceof postgres.PostgresError && RETRYABLE.has(error.code) && attempt < MAX_ATTEMPTS) continue;
           throw translateDatabaseError(error, area);
@@ -67,6 +123,17 @@ export function createDatabase(url: string, options: { max?: number } = {}): Dat
 
 export function translateDatabaseError(error: unknown, area: Area): unknown {
   if (error instanceof ApiError) return error;
+  if (isUnavailable(error)) {
+    const { code, message } = error as Error & { code: string };
+    console.error(`[${area.name}] database unavailable: ${code}: ${message}`);
+    return new ApiError(
+      503,
+      UNAVAILABLE_CODE,
+      'The database is unavailable; retry shortly',
+      { retry_after: UNAVAILABLE_RETRY_AFTER },
+      { 'retry-after': String(UNAVAILABLE_RETRY_AFTER) },
+    );
+  }
   if (error instanceof postgres.PostgresError) {
     if (/^PT\d{3}$/.test(error.code)) {
       let details: Record<string, unknown> | undefined;
