@@ -450,6 +450,11 @@ begin
   if char_length(note) > 1000 then
     perform private.invalid_stock_field('note', to_jsonb(note), 'at most 1000 characters');
   end if;
+  -- Goods cannot have been received in the future (received_at orders FIFO and dates the history); five
+  -- minutes ahead is tolerated as the client's clock skew.
+  if received_at > now() + interval '5 minutes' then
+    perform private.invalid_stock_field('received_at', to_jsonb(received_at), 'not later than 5 minutes from now');
+  end if;
 
   replay := private.claim_idempotency_key(operator.operator_key, idempotency_key, 'stock_in', jsonb_build_object(
     'product_id', product_id, 'quantity', quantity, 'source', source, 'note', note, 'received_at', received_at));
