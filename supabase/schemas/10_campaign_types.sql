@@ -7,7 +7,10 @@ create type public.attribution_layer as enum ('site-wide', 'target-oriented', 'c
 create table public.campaign_type_config (
   type_code text primary key
     constraint campaign_type_config_type_code_format
-      check (type_code ~ '^[a-z][a-z0-9_]*$' and char_length(type_code) <= 50),
+      check (type_code ~ '^[a-z][a-z0-9_]*$' and char_length(type_code) <= 50)
+    -- The fixed segments of the campaign-types routes: PUT /campaign-types/groups is the groups route's
+    -- 405, so a type with that code could never be updated or deactivated.
+    constraint campaign_type_config_type_code_not_a_route check (type_code not in ('groups', 'health')),
   display_name_zh text not null
     constraint campaign_type_config_display_name_zh_length check (char_length(display_name_zh) between 1 and 100),
   display_name_en text
@@ -69,6 +72,14 @@ declare
 begin
   if not private.is_admin() then
     perform private.raise_api_error(403, 'INSUFFICIENT_PERMISSION', 'Administrator permission is required to change campaign types');
+  end if;
+  -- The same 400 as the function's own field validation (campaign_type_config_type_code_not_a_route
+  -- holds it for direct inserts).
+  if config ->> 'type_code' in ('groups', 'health') then
+    perform private.raise_api_error(400, 'VALIDATION_ERROR',
+      'Invalid type_code: not a fixed route segment (groups, health)',
+      jsonb_build_object('field', 'type_code', 'value', config -> 'type_code',
+        'constraint', 'not a fixed route segment (groups, health)'));
   end if;
 
   insert into public.campaign_type_config as t (
