@@ -5,7 +5,8 @@
  * the seeds' `/api/...` and `/api/v1/...` aliases.
  */
 import { dependenciesFromEnv } from '../supabase/functions/_shared/deps.ts';
-import type { Dependencies } from '../supabase/functions/_shared/http.ts';
+import { API_VERSION, type Dependencies } from '../supabase/functions/_shared/http.ts';
+import { combineDocuments, type OpenApiDocument } from '../supabase/functions/_shared/openapi.ts';
 
 type Handler = (req: Request) => Promise<Response>;
 
@@ -28,8 +29,59 @@ for await (const entry of Deno.readDir(functionsDir)) {
 
 const PREFIXES = ['/functions/v1/', '/api/v1/', '/api/'];
 
-function route(req: Request): Promise<Response> | Response {
+// The API reference for people, local only: Swagger UI (swagger-ui-dist from node_modules) over every
+// function's own document, combined. Deployed functions serve their documents, not this page.
+const DOCS = '/functions/v1/docs';
+const SWAGGER_UI = new URL('../node_modules/swagger-ui-dist/', import.meta.url);
+const DOCS_ASSETS: Record<string, string> = {
+  'swagger-ui.css': 'text/css; charset=utf-8',
+  'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
+};
+const DOCS_PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Store back office API</title>
+  <link rel="stylesheet" href="${DOCS}/swagger-ui.css">
+</head>
+<body>
+  <div id="api"></div>
+  <script src="${DOCS}/swagger-ui-bundle.js"></script>
+  <script>SwaggerUIBundle({ url: '${DOCS}/openapi.json', dom_id: '#api', deepLinking: true });</script>
+</body>
+</html>
+`;
+
+async function combinedDocument(): Promise<OpenApiDocument> {
+  const documents = await Promise.all(
+    Object.entries(functions).sort(([a], [b]) => a.localeCompare(b)).map(async ([name, handler]) =>
+      (await handler(new Request(`http://local/${name}/openapi.json`))).json()
+    ),
+  );
+  return combineDocuments(documents, API_VERSION);
+}
+
+async function docs(pathname: string): Promise<Response | undefined> {
+  if (pathname === DOCS || pathname === `${DOCS}/`) {
+    return new Response(DOCS_PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } });
+  }
+  if (pathname === `${DOCS}/openapi.json`) return Response.json(await combinedDocument());
+  const asset = pathname.slice(DOCS.length + 1);
+  if (pathname.startsWith(`${DOCS}/`) && DOCS_ASSETS[asset]) {
+    return new Response(await Deno.readFile(new URL(asset, SWAGGER_UI)), {
+      headers: { 'content-type': DOCS_ASSETS[asset], 'cache-control': 'public, max-age=3600' },
+    });
+  }
+  return undefined;
+}
+
+async function route(req: Request): Promise<Response> {
   const url = new URL(req.url);
+  if (url.pathname === DOCS || url.pathname.startsWith(`${DOCS}/`)) {
+    const page = req.method === 'GET' ? await docs(url.pathname) : undefined;
+    if (page) return page;
+  }
   for (const prefix of PREFIXES) {
     if (!url.pathname.startsWith(prefix)) continue;
     const name = url.pathname.slice(prefix.length).split('/')[0];

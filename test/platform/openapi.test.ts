@@ -47,4 +47,20 @@ describe('the OpenAPI documents', () => {
     const result = await validate(structuredClone(checkedIn));
     expect(result.valid, JSON.stringify(result.errors)).toBe(true);
   });
+
+  it('are rendered for people by the local server at /functions/v1/docs (Swagger UI over the combined document)', async () => {
+    const page = await fetch(`${apiUrl}/functions/v1/docs`);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    const html = await page.text();
+    expect(html).toContain('/functions/v1/docs/openapi.json');
+    for (const asset of ['swagger-ui-bundle.js', 'swagger-ui.css']) {
+      expect(html).toContain(`/functions/v1/docs/${asset}`);
+      const res = await fetch(`${apiUrl}/functions/v1/docs/${asset}`);
+      expect(res.status, asset).toBe(200);
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(1000);
+    }
+    const combined = await (await fetch(`${apiUrl}/functions/v1/docs/openapi.json`)).json();
+    const checkedIn = JSON.parse(await readFile(new URL('../../docs/openapi.json', import.meta.url), 'utf8'));
+    expect(combined).toEqual(checkedIn);
+  });
 });
