@@ -110,6 +110,26 @@ describe('creating a campaign', () => {
     expectError(await createCampaign({ campaign_type }), 400, 'VALIDATION_ERROR', 'campaign_type');
   });
 
+  it('says why an active general-layer type is refused: the catalogue\'s catch-all, not a campaign type', async () => {
+    const [{ is_active, attribution_layer }] = await sql`
+      select is_active, attribution_layer from public.campaign_type_config where type_code = 'free_shipping'`;
+    expect([is_active, attribution_layer]).toEqual([true, 'general']);
+    const general = await createCampaign({ campaign_type: 'free_shipping' });
+    expectError(general, 400, 'VALIDATION_ERROR', 'campaign_type');
+    expect(general.body.error.message).toBe(
+      "Invalid campaign_type: free_shipping is a general-layer type; general-layer types are the catalogue's catch-all, not campaign types",
+    );
+    expect(general.body.error.message).not.toContain('not an active');
+    expect(general.body.error.details).toEqual({
+      field: 'campaign_type',
+      value: 'free_shipping',
+      constraint: "not a general-layer type (the catalogue's catch-all): a type of the site-wide, target-oriented or category-specific layer",
+    });
+    const inactive = await createCampaign({ campaign_type: 'newsletter_promo' });
+    expect(inactive.body.error.message).toBe('Invalid campaign_type: newsletter_promo is not an active campaign type');
+    expect(inactive.body.error.details.constraint).not.toBe(general.body.error.details.constraint);
+  });
+
   it.each([
     [{ name: undefined }, 'name'],
     [{ name: '   ' }, 'name'],

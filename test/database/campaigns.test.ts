@@ -66,6 +66,17 @@ describe('the status machine', () => {
     expect(born.result).toEqual([{ status: 'draft' }]);
   });
 
+  it('a direct insert of a general-layer type gets the same reason as the function: the catalogue\'s catch-all (PT400)', async () => {
+    const start = freshDay();
+    const { error } = await asRole(sql, admin, (tx) => tx`
+      insert into public.campaigns (name, start_date, end_date, campaign_type)
+      values ('direct', ${start}, ${addDays(start, 1)}, 'coupon_code')`);
+    expect(error?.code).toBe('PT400');
+    expect(error?.message).toBe('VALIDATION_ERROR');
+    expect(error?.detail).toContain('coupon_code is a general-layer type');
+    expect(JSON.parse(error!.hint!)).toMatchObject({ field: 'campaign_type', constraint: expect.stringContaining("catalogue's catch-all") });
+  });
+
   it('records the creation and every move with who made it, in order', async () => {
     const id = await campaignIn(['active', 'paused', 'active', 'completed']);
     const history = await sql`select from_status, to_status, changed_by, changed_by_role

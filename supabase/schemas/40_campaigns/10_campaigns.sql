@@ -117,11 +117,19 @@ begin
         'status', to_jsonb(new.status), 'new campaigns start as draft');
     end if;
     select * into type_config from public.campaign_type_config t where t.type_code = new.campaign_type;
-    if not found or not type_config.is_active or type_config.attribution_layer = 'general' then
+    if not found or not type_config.is_active then
       perform private.campaign_field_error(400, 'VALIDATION_ERROR',
         format('Invalid campaign_type: %s is not an active campaign type', new.campaign_type),
         'campaign_type', to_jsonb(new.campaign_type),
         'an active campaign type of the site-wide, target-oriented or category-specific layer');
+    end if;
+    if type_config.attribution_layer = 'general' then
+      perform private.campaign_field_error(400, 'VALIDATION_ERROR',
+        format('Invalid campaign_type: %s is a general-layer type; general-layer types are the catalogue''s '
+               'catch-all, not campaign types', new.campaign_type),
+        'campaign_type', to_jsonb(new.campaign_type),
+        'not a general-layer type (the catalogue''s catch-all): a type of the site-wide, target-oriented or '
+        'category-specific layer');
     end if;
     new.attribution_layer := type_config.attribution_layer;
     new.attribution_weight := coalesce(new.attribution_weight, type_config.default_weight);
