@@ -88,11 +88,7 @@ async function route(req: Request): Promise<Response> {
     const handler = functions[name];
     if (!handler) break;
     url.pathname = url.pathname.slice(prefix.length - 1);
-    // A fresh request, not `new Request(url, req)`: copying the original's abort signal would tie the
-    // handler's work to the connection's lifetime.
-    return handler(
-      new Request(url, { method: req.method, headers: req.headers, body: req.body, duplex: 'half' } as RequestInit),
-    );
+    return handler(forwarded(url, req));
   }
   return Response.json(
     { success: false, error: `No function at ${url.pathname}`, code: 'NOT_FOUND' },
@@ -100,10 +96,34 @@ async function route(req: Request): Promise<Response> {
   );
 }
 
+/**
+ * A fresh request, not `new Request(url, req)`: copying the original's abort signal would tie the
+ * handler's work to the connection's lifetime. The Fetch API cannot build one with a forbidden method
+ * (TRACE, CONNECT) or a body on GET or HEAD (`get` is read as GET); such a request goes to the function as
+ * it came, under its full path, which the function also routes, and is answered there (a 405).
+ */
+function forwarded(url: URL, req: Request): Request {
+  try {
+    return new Request(
+      url,
+      { method: req.method, headers: req.headers, body: req.body, duplex: 'half' } as RequestInit,
+    );
+  } catch {
+    return req;
+  }
+}
+
 const server = Deno.serve({
   port: Number(Deno.env.get('PORT') ?? 54321),
   hostname: Deno.env.get('HOSTNAME') ?? '127.0.0.1',
   onListen: () => {},
+  // Whatever escapes a function is still answered as JSON; the cause stays in the log.
+  onError: (error) => {
+    console.error('[serve] unexpected error:', error);
+    return Response.json({ success: false, error: 'An unexpected error occurred', code: 'INTERNAL_ERROR' }, {
+      status: 500,
+    });
+  },
 }, route);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

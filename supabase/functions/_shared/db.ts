@@ -147,6 +147,16 @@ export function translateDatabaseError(error: unknown, area: Area): unknown {
     if (error.code === '42501') {
       return new ApiError(403, area.codes.forbidden, 'You do not have permission for this operation');
     }
+    if (error.code.startsWith('22')) {
+      // A data exception: a value the request carried that validation let through and PostgreSQL cannot
+      // take (bad encoding, a date out of range). The request is at fault; the log says which rule to add.
+      console.error(`[${area.name}] data exception: ${error.code}: ${error.message}`);
+      return new ApiError(400, area.codes.validation, 'A value in the request cannot be stored or compared', {
+        field: null,
+        value: null,
+        constraint: `a value the database accepts (SQLSTATE ${error.code})`,
+      });
+    }
     return new DatabaseError(`${error.code}: ${error.message}`);
   }
   if (error instanceof Error && !(error instanceof DatabaseError) && 'code' in error) {

@@ -11,7 +11,7 @@ import { type Database, DatabaseError } from './db.ts';
 import { ApiError, type Area } from './errors.ts';
 import { concurrencyLimit, enforceRateLimit, type RateLimits } from './limits.ts';
 import { openApiDocument, type RouteDoc } from './openapi.ts';
-import { type FieldProblem, type ProblemMapper, queryObject, validate } from './validation.ts';
+import { checkText, type FieldProblem, type ProblemMapper, queryObject, validate } from './validation.ts';
 
 export const API_VERSION = '1.0.0';
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -108,11 +108,13 @@ export function route<S extends Schemas>(spec: RouteSpec<S>): Route {
     ...spec,
     async parse({ req, url, caller, params }, area) {
       const check = (schema: z.ZodType, value: unknown) => validate(schema, value, area, spec.problem);
+      // A part without a schema reaches the handler as sent, so it is still held to text a column can store.
+      const asSent = <T>(value: T) => (checkText(value, area, spec.problem), value);
       const query = queryObject(url.searchParams);
       // In this order: a malformed path parameter wins over a bad body.
       const input = {
-        params: spec.params ? check(spec.params, params) : params,
-        query: spec.query ? check(spec.query, query) : query,
+        params: spec.params ? check(spec.params, params) : asSent(params),
+        query: spec.query ? check(spec.query, query) : asSent(query),
         body: spec.body ? check(spec.body, await readBody(req, area, bodyOptional, spec.problem)) : undefined,
       } as RequestContext<S>['input'];
       return () => spec.handle({ req, caller, input });
@@ -178,7 +180,7 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
     try {
       checkVersion(req, area);
       const url = new URL(req.url);
-      const segments = relativeSegments(url.pathname, spec.name);
+      const segments = relativeSegments(url.pathname, spec.name, area);
       const candidates = mostSpecific(
         segments ? routes.map((r) => ({ r, params: match(r.segments, segments) })).filter((c) => c.params) : [],
       );
@@ -287,8 +289,18 @@ function checkVersion(req: Request, area: Area) {
  * The path below the function's own segment. Hosted Supabase hands a function `/<name>/...`; the local
  * server does the same, so a handler never sees `/functions/v1`.
  */
-function relativeSegments(pathname: string, name: string): string[] | undefined {
-  const segments = split(pathname);
+function relativeSegments(pathname: string, name: string, area: Area): string[] | undefined {
+  let segments: string[];
+  try {
+    segments = split(pathname);
+  } catch {
+    // decodeURIComponent's URIError: `%zz`, a cut-off `%E0%A4`, or bytes that are not UTF-8.
+    throw new ApiError(400, area.codes.validation, 'The path is not valid percent-encoded UTF-8', {
+      field: 'path',
+      value: null,
+      constraint: 'valid percent-encoding',
+    });
+  }
   const at = segments.indexOf(name);
   return at === -1 ? undefined : segments.slice(at + 1);
 }

@@ -22,6 +22,7 @@ export function validate<S extends z.ZodType>(
   area: Area,
   mapProblem?: ProblemMapper,
 ): z.infer<S> {
+  checkText(input, area, mapProblem);
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const problem = describe(result.error.issues[0], input);
@@ -37,15 +38,79 @@ export function validationError(area: Area, problem: Omit<FieldProblem, 'issue'>
   });
 }
 
+/** NUL, which PostgreSQL text cannot hold, or half of a UTF-16 surrogate pair, which UTF-8 cannot encode. */
+const storable = (text: string) => !text.includes('\u0000') && text.isWellFormed();
+const UNSTORABLE_RULE = 'must not contain NUL or unpaired surrogate characters';
+
+/**
+ * Refuses a string anywhere in `input` (keys included) that no text column could store, whatever the
+ * route's schema says: PostgreSQL would refuse it with a data exception that says nothing useful.
+ */
+export function checkText(input: unknown, area: Area, mapProblem?: ProblemMapper): void {
+  const found = unstorable(input);
+  if (!found) return;
+  const problem = { field: found, value: null, constraint: UNSTORABLE_RULE };
+  throw mapProblem?.(problem) ?? validationError(area, problem);
+}
+
+interface Step {
+  value: unknown;
+  key?: string;
+  parent?: Step;
+}
+
+/** The path of the first unstorable string or key, walked without recursion: JSON may nest 50,000 deep. */
+function unstorable(input: unknown): string | undefined {
+  const path = (step: Step, key?: string) => {
+    const keys = key === undefined ? [] : [key];
+    for (let at: Step | undefined = step; at?.key !== undefined; at = at.parent) keys.unshift(at.key);
+    return keys.join('.');
+  };
+  const pending: Step[] = [{ value: input }];
+  while (pending.length) {
+    const step = pending.pop()!;
+    if (typeof step.value === 'string') {
+      if (!storable(step.value)) return path(step);
+    } else if (step.value !== null && typeof step.value === 'object') {
+      for (const [key, value] of Object.entries(step.value)) {
+        if (!storable(key)) return path(step, key);
+        pending.push({ value, key, parent: step });
+      }
+    }
+  }
+  return undefined;
+}
+
 function describe(issue: z.core.$ZodIssue, input: unknown): FieldProblem {
   if (issue.code === 'unrecognized_keys') {
     const field = issue.keys[0];
-    return { field, value: valueAt(input, [field]), constraint: 'unknown field', issue };
+    return { field, value: echo(valueAt(input, [field])), constraint: 'unknown field', issue };
   }
   const field = issue.path.map(String).join('.');
   const value = valueAt(input, issue.path);
   const constraint = value === undefined && issue.code === 'invalid_type' ? 'required' : issue.message;
-  return { field, value, constraint, issue };
+  return { field, value: echo(value), constraint, issue };
+}
+
+const ECHO_LIMIT = 1000;
+
+/**
+ * The refused value as the error repeats it: whole when small, else cut short. A value of any size or depth
+ * (an array nested 50,000 deep) would otherwise make the error itself unanswerable.
+ */
+function echo(value: unknown): unknown {
+  if (typeof value === 'string') return value.length > ECHO_LIMIT ? `${value.slice(0, ECHO_LIMIT)}…` : value;
+  if (value === null || typeof value !== 'object') return value;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    text = undefined;
+  }
+  if (text !== undefined && text.length <= ECHO_LIMIT) return value;
+  return Array.isArray(value)
+    ? `an array of ${value.length} items`
+    : `an object of ${Object.keys(value).length} fields`;
 }
 
 function valueAt(input: unknown, path: PropertyKey[]): unknown {
@@ -66,6 +131,23 @@ export function queryObject(query: URLSearchParams): Record<string, string> {
 
 /** A query-string boolean: exactly `true` or `false`. */
 export const queryBoolean = z.enum(['true', 'false']).transform((value) => value === 'true');
+
+/** A calendar date `YYYY-MM-DD` PostgreSQL can store: a real day, in year 1 or later. */
+export const isoDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
+  .refine((value) => {
+    const parsed = new Date(`${value}T00:00:00Z`);
+    return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(value);
+  }, 'must be a real calendar date')
+  .refine((value) => !value.startsWith('0000'), 'must be in year 1 or later');
+
+/** An ISO 8601 date-time with an offset, in year 1 or later (PostgreSQL has no year 0). */
+export function isoDateTime(message: string) {
+  return z.iso
+    .datetime({ offset: true, message })
+    .refine((value) => !value.startsWith('0000'), 'must be in year 1 or later');
+}
 
 /** Any 8-4-4-4-12 hex string, as PostgreSQL's uuid type accepts; z.uuid() would also demand an RFC version. */
 export const uuid = z.guid('must be a UUID');

@@ -4,7 +4,7 @@
  * (date order, weight range, status moves, overlap: 422) are the database's.
  */
 import { z } from 'zod';
-import { patchBody, queryInteger, twoDecimals, uuid } from '../_shared/validation.ts';
+import { isoDate, patchBody, queryInteger, twoDecimals, uuid } from '../_shared/validation.ts';
 
 export const CAMPAIGN_STATUSES = ['draft', 'active', 'paused', 'completed', 'cancelled'] as const;
 
@@ -13,14 +13,6 @@ export const campaignId = z.string().pipe(uuid);
 
 /** `/:id` and `/:id/metrics`. */
 export const campaignPath = z.object({ id: campaignId });
-
-const isoDate = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
-  .refine((value) => {
-    const parsed = new Date(`${value}T00:00:00Z`);
-    return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(value);
-  }, 'must be a real calendar date');
 
 const status = z.enum(CAMPAIGN_STATUSES, `must be one of ${CAMPAIGN_STATUSES.join(', ')}`);
 const fields = {

@@ -1,7 +1,7 @@
 /** What stock-in accepts: seed 02's request and CONTRACT §2's limits. */
 import { z } from 'zod';
 import { stockQuantity } from '../_shared/inventory.ts';
-import { uuid } from '../_shared/validation.ts';
+import { isoDateTime, uuid } from '../_shared/validation.ts';
 
 export const STOCK_IN_SOURCES = [
   'manual_stock_in',
@@ -18,5 +18,5 @@ export const stockInBody = z.strictObject({
   quantity: stockQuantity,
   source: z.enum(STOCK_IN_SOURCES, `must be one of ${STOCK_IN_SOURCES.join(', ')}`).optional(),
   note: z.string('must be a string').max(1000, 'at most 1000 characters').optional(),
-  received_at: z.iso.datetime({ offset: true, message: 'must be an ISO 8601 date-time' }).optional(),
+  received_at: isoDateTime('must be an ISO 8601 date-time').optional(),
 });
