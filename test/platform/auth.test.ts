@@ -44,6 +44,19 @@ describe('who may call', () => {
     await expectUnauthorized(forever, 'no exp');
   });
 
+  it('a token issued in the future (iat beyond a minute of clock skew) is refused, one within it accepted', async () => {
+    const issuedIn = (seconds: number) =>
+      new SignJWT({ role: 'authenticated', aud: 'authenticated' })
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setSubject(DEMO_CUSTOMER_ID)
+        .setIssuedAt(Math.floor(Date.now() / 1000) + seconds)
+        .setExpirationTime(Math.floor(Date.now() / 1000) + seconds + 3600)
+        .sign(new TextEncoder().encode('super-secret-jwt-token-with-at-least-32-characters-long'));
+    await expectUnauthorized(await issuedIn(3600), 'iat an hour ahead');
+    await expectUnauthorized(await issuedIn(120), 'iat two minutes ahead');
+    expect((await call('campaign-types', { token: await issuedIn(20) })).status).toBe(200);
+  });
+
   it('a token with a role the platform does not issue is refused', async () => {
     await expectUnauthorized(await mintToken({ role: 'supabase_admin' }), 'unknown role');
   });

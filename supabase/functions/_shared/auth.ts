@@ -26,6 +26,9 @@ export interface Authenticator {
 
 const ANONYMOUS: Caller = { kind: 'anonymous', role: 'anon', userId: null, claims: { role: 'anon' } };
 
+/** How far ahead of this server's clock a token's `iat` may be: the issuer's clock may run a little fast. */
+const CLOCK_SKEW_SECONDS = 60;
+
 export function createAuthenticator(config: AuthConfig): Authenticator {
   if (!config.jwtSecret && !config.jwksUrl) throw new Error('SUPABASE_JWT_SECRET or SUPABASE_JWKS_URL is required');
   // Imported once: jose would otherwise import the raw secret into WebCrypto on every request.
@@ -42,7 +45,20 @@ export function createAuthenticator(config: AuthConfig): Authenticator {
     : undefined;
   const jwks = config.jwksUrl ? createRemoteJWKSet(new URL(config.jwksUrl)) : undefined;
 
+  /**
+   * A token issued in the future, beyond the skew, comes from an issuer with a wrong clock or was minted
+   * ahead on purpose; it is refused. jose checks `iat` only against a maximum token age, which the
+   * project's long-lived anon and service keys rule out.
+   */
   async function verify(token: string): Promise<JWTPayload> {
+    const payload = await verifySignature(token);
+    if (typeof payload.iat === 'number' && payload.iat > Date.now() / 1000 + CLOCK_SKEW_SECONDS) {
+      throw new Error('token issued in the future');
+    }
+    return payload;
+  }
+
+  async function verifySignature(token: string): Promise<JWTPayload> {
     const [encodedHeader] = token.split('.');
     let alg: unknown;
     try {
