@@ -44,7 +44,7 @@ describe('anonymous callers: 60 requests a minute per IP', () => {
   it('answers 429 with Retry-After and the seed’s details, and counts the anon key like no header', async () => {
     for (;;) {
       const before = Math.floor(Date.now() / 60_000);
-      const headers = { 'x-forwarded-for': `${randomUUID()}, 10.0.0.1` };
+      const headers = { 'x-forwarded-for': `10.0.0.1, ${randomUUID()}` };
       await Promise.all(Array.from({ length: 30 }, () => request(null, headers)));
       await Promise.all(Array.from({ length: 30 }, () => request(tokens.anon, headers)));
       const res = await request(tokens.anon, headers, {});
@@ -63,7 +63,18 @@ describe('anonymous callers: 60 requests a minute per IP', () => {
     }
   });
 
-  it('keeps separate counts for separate addresses (x-forwarded-for first hop, else x-real-ip)', async () => {
+  it('cannot be escaped by varying the first x-forwarded-for hop: the last one, the gateway’s, is the address', async () => {
+    let address = randomUUID();
+    const statuses = await stableBurst(
+      70,
+      () => request(null, { 'x-forwarded-for': `${randomUUID()}, ${address}` }),
+      () => (address = randomUUID()),
+    );
+    expect(count(statuses, 400)).toBe(60);
+    expect(count(statuses, 429)).toBe(10);
+  });
+
+  it('keeps separate counts for separate addresses (x-forwarded-for last hop, else x-real-ip)', async () => {
     const first = randomUUID();
     await Promise.all(Array.from({ length: 60 }, () => request(null, { 'x-real-ip': first })));
     const other = await request(null, { 'x-real-ip': randomUUID() });

@@ -16,5 +16,6 @@ export function dependenciesFromEnv(): Dependencies {
       jwksUrl: env('SUPABASE_JWKS_URL') ?? (supabaseUrl ? `${supabaseUrl}/auth/v1/.well-known/jwks.json` : undefined),
     }),
     allowedOrigins: !origins || origins === '*' ? '*' : origins.split(',').map((origin) => origin.trim()),
+    trustedProxyHops: Number(env('TRUSTED_PROXY_HOPS') ?? 1),
   };
 }

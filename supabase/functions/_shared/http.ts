@@ -23,6 +23,8 @@ export interface Dependencies {
   auth: Authenticator;
   /** Origins allowed by CORS; `*` allows any. */
   allowedOrigins: string[] | '*';
+  /** How many `x-forwarded-for` entries, from the right, the deployment's own proxies wrote (limits.ts); 1 if unset. */
+  trustedProxyHops?: number;
 }
 
 /** The zod schemas a route may declare for the parts of a request (Hono's `zValidator` targets). */
@@ -203,7 +205,9 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
       const route = found.r;
       const caller = await deps.auth.authenticate(req, route.access, area);
       const run = async () => {
-        if (route.rateLimit) await enforceRateLimit(deps.db, area, caller, req.headers, route.rateLimit);
+        if (route.rateLimit) {
+          await enforceRateLimit(deps.db, area, caller, req.headers, route.rateLimit, deps.trustedProxyHops);
+        }
         const handle = await route.parse({ req, url, caller, params: found.params! }, area);
         return route.gate ? route.gate(handle) : handle();
       };
@@ -248,7 +252,8 @@ export function errorReply(error: unknown, area: Area): Reply {
   return { status: apiError.status, body: area.errorBody(apiError), headers: apiError.headers };
 }
 
-function corsHeaders(req: Request, allowed: string[] | '*'): Record<string, string> {
+/** CORS headers for `req`: the local server's own answers use them too, so one allow-list holds everywhere. */
+export function corsHeaders(req: Request, allowed: string[] | '*'): Record<string, string> {
   const origin = req.headers.get('origin');
   const allowOrigin = allowed === '*' ? '*' : origin && allowed.includes(origin) ? origin : undefined;
   return {

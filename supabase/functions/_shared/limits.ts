@@ -22,8 +22,9 @@ export async function enforceRateLimit(
   caller: Caller,
   headers: Headers,
   limits: RateLimits,
+  trustedProxyHops?: number,
 ): Promise<void> {
-  const bucket = rateLimitBucket(caller, headers, limits);
+  const bucket = rateLimitBucket(caller, headers, limits, trustedProxyHops);
   if (!bucket) return;
   let outcome: { hits: number; allowed: boolean; retry_after: number };
   try {
@@ -47,20 +48,24 @@ export function rateLimitBucket(
   caller: Caller,
   headers: Headers,
   limits: RateLimits,
+  trustedProxyHops = 1,
 ): { key: string; limit: number } | undefined {
   if (caller.kind === 'service') return undefined;
   if (caller.kind === 'user') return { key: `user:${caller.userId}`, limit: limits.user };
-  return { key: `ip:${clientIp(headers)}`, limit: limits.anonymous };
+  return { key: `ip:${clientIp(headers, trustedProxyHops)}`, limit: limits.anonymous };
 }
 
 /**
- * The gateway in front of the function (Supabase's, or any proxy) appends the client to
- * `x-forwarded-for`, so its first hop is the client; `x-real-ip` is the fallback. Without either every
+ * The client's address as the deployment's own proxies recorded it. Each proxy appends the address it got
+ * the request from to `x-forwarded-for`, so only the last `trustedProxyHops` entries are theirs: anything
+ * left of them is what the client sent, and trusting it would let a client pick a fresh rate-limit bucket
+ * for every request. One hop is Supabase's gateway; `x-real-ip` is the fallback. Without either every
  * anonymous caller shares one bucket, which fails safe.
  */
-export function clientIp(headers: Headers): string {
-  const forwarded = headers.get('x-forwarded-for')?.split(',')[0]?.trim();
-  return forwarded || headers.get('x-real-ip')?.trim() || 'unknown';
+export function clientIp(headers: Headers, trustedProxyHops = 1): string {
+  const hops = headers.get('x-forwarded-for')?.split(',').map((hop) => hop.trim()).filter(Boolean) ?? [];
+  const client = hops.length ? hops[Math.max(hops.length - trustedProxyHops, 0)] : undefined;
+  return client || headers.get('x-real-ip')?.trim() || 'unknown';
 }
 
 /** Runs at most `slots` pieces of work at once; the rest wait, first come first served. */
