@@ -5,7 +5,7 @@
  * the seeds' `/api/...` and `/api/v1/...` aliases.
  */
 import { dependenciesFromEnv } from '../supabase/functions/_shared/deps.ts';
-import { API_VERSION, type Dependencies } from '../supabase/functions/_shared/http.ts';
+import { API_VERSION, corsHeaders, type Dependencies } from '../supabase/functions/_shared/http.ts';
 import { combineDocuments, type OpenApiDocument } from '../supabase/functions/_shared/openapi.ts';
 
 type Handler = (req: Request) => Promise<Response>;
@@ -92,7 +92,7 @@ async function route(req: Request): Promise<Response> {
   }
   return Response.json(
     { success: false, error: `No function at ${url.pathname}`, code: 'NOT_FOUND' },
-    { status: 404, headers: { 'access-control-allow-origin': '*' } },
+    { status: 404, headers: corsHeaders(req, deps.allowedOrigins) },
   );
 }
 

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
-import { call, tokens } from '../support/client.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, startFunctions } from '../../scripts/lib/stack.mjs';
+import { call, dbUrl, tokens } from '../support/client.ts';
 
 describe('the local functions server', () => {
   it('serves a function under /functions/v1 and the /api aliases alike', async () => {
@@ -14,5 +15,27 @@ describe('the local functions server', () => {
     const res = await call('/functions/v1/no-such-function');
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ success: false, code: 'NOT_FOUND' });
+  });
+});
+
+describe('the local functions server with a CORS allow-list', () => {
+  let functions: Awaited<ReturnType<typeof startFunctions>>;
+  beforeAll(async () => {
+    functions = await startFunctions({
+      dbUrl,
+      port: await freePort(),
+      env: { CORS_ALLOWED_ORIGINS: 'https://shop.example' },
+    });
+  });
+  afterAll(() => functions?.stop());
+
+  it('its own 404 grants no other origin, as the functions do: the allow-list holds everywhere', async () => {
+    const from = (origin: string) => fetch(`${functions.url}/functions/v1/no-such-function`, { headers: { origin } });
+    const foreign = await from('https://evil.example');
+    expect(foreign.status).toBe(404);
+    expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
+    expect(foreign.headers.get('vary')).toBe('Origin');
+    const listed = await from('https://shop.example');
+    expect(listed.headers.get('access-control-allow-origin')).toBe('https://shop.example');
   });
 });
