@@ -7,6 +7,7 @@
 import { dependenciesFromEnv } from '../supabase/functions/_shared/deps.ts';
 import { API_VERSION, corsHeaders, type Dependencies } from '../supabase/functions/_shared/http.ts';
 import { combineDocuments, type OpenApiDocument } from '../supabase/functions/_shared/openapi.ts';
+import { ANON_KEY, DEMO_ADMIN_ID, DEMO_CUSTOMER_ID, JWT_SECRET, mintToken } from './lib/keys.mjs';
 
 type Handler = (req: Request) => Promise<Response>;
 
@@ -76,8 +77,113 @@ async function docs(pathname: string): Promise<Response | undefined> {
   return undefined;
 }
 
+// The store console (console/dist: `npm run build`, or npm start when it is missing or stale), served as the
+// static files it is anywhere else, plus what only this local server offers it: a config.json naming this
+// server and the local anon key, and a sign-in as the demo admin or customer. That sign-in exists here
+// alone (no deployed function has it), and only while this server verifies tokens with the local secret.
+const CONSOLE = '/console';
+const CONSOLE_DIST = new URL('../console/dist/', import.meta.url);
+const LOCAL_SIGN_IN = '/local/sign-in';
+const CONTENT_TYPES: Record<string, string> = {
+  html: 'text/html; charset=utf-8',
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
+  json: 'application/json; charset=utf-8',
+  svg: 'image/svg+xml',
+  png: 'image/png',
+  ico: 'image/x-icon',
+  woff2: 'font/woff2',
+  txt: 'text/plain; charset=utf-8',
+};
+const DEMO_USERS = {
+  admin: { id: DEMO_ADMIN_ID, email: 'admin@example.com' },
+  customer: { id: DEMO_CUSTOMER_ID, email: 'customer@example.com' },
+} as const;
+const SIGN_IN_HOURS = 8;
+const localSecret = () => (Deno.env.get('SUPABASE_JWT_SECRET') ?? JWT_SECRET) === JWT_SECRET;
+
+async function consoleFile(req: Request, url: URL): Promise<Response> {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    return new Response('Method not allowed', { status: 405, headers: { allow: 'GET, HEAD' } });
+  }
+  if (url.pathname === CONSOLE) return Response.redirect(new URL(`${CONSOLE}/`, url), 301);
+  if (url.pathname === `${CONSOLE}/config.json`) {
+    return Response.json({ supabaseUrl: url.origin, anonKey: ANON_KEY, localSignIn: localSecret() }, {
+      headers: { 'cache-control': 'no-store' },
+    });
+  }
+  let relative: string;
+  try {
+    relative = decodeURIComponent(url.pathname.slice(CONSOLE.length + 1)) || 'index.html';
+  } catch {
+    return new Response('Bad path', { status: 400 });
+  }
+  if (relative.split('/').some((part) => part === '..' || part === '') || /[\\\0]/.test(relative)) {
+    return new Response('Not found', { status: 404 });
+  }
+  const extension = relative.split('.').pop() ?? '';
+  try {
+    const file = await Deno.readFile(new URL(relative, CONSOLE_DIST));
+    const headers: Record<string, string> = {
+      'content-type': CONTENT_TYPES[extension] ?? 'application/octet-stream',
+      // Vite names assets by content hash; everything else is read fresh.
+      'cache-control': relative.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
+      'x-content-type-options': 'nosniff',
+      vary: 'accept-encoding',
+    };
+    // Gzipped as a static host would send it, so local loads weigh what deployed ones do.
+    if (/\bgzip\b/.test(req.headers.get('accept-encoding') ?? '') && /^(html|js|css|json|svg|txt)$/.test(extension)) {
+      headers['content-encoding'] = 'gzip';
+      return new Response(new Blob([file]).stream().pipeThrough(new CompressionStream('gzip')), { headers });
+    }
+    return new Response(file, { headers });
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+    if (relative === 'index.html') {
+      return new Response(
+        '<!doctype html><title>Store console</title><p>The console is not built yet: run <code>npm run build</code> ' +
+          '(or restart <code>npm start</code>, which builds it when console/dist is missing).</p>',
+        { status: 503, headers: { 'content-type': 'text/html; charset=utf-8' } },
+      );
+    }
+    return new Response('Not found', { status: 404 });
+  }
+}
+
+async function localSignIn(req: Request): Promise<Response> {
+  if (req.method !== 'POST') {
+    return Response.json({ error: 'Use POST' }, { status: 405, headers: { allow: 'POST' } });
+  }
+  if (!localSecret()) {
+    return Response.json({ error: 'Local sign-in is off: this server verifies tokens with another secret.' }, {
+      status: 404,
+    });
+  }
+  const body = await req.json().catch(() => null);
+  const as = body?.as;
+  if (as !== 'admin' && as !== 'customer') {
+    return Response.json({ error: 'Send {"as": "admin"} or {"as": "customer"}' }, { status: 400 });
+  }
+  const user = DEMO_USERS[as as keyof typeof DEMO_USERS];
+  const token: string = await mintToken({
+    role: 'authenticated',
+    sub: user.id,
+    expiresIn: `${SIGN_IN_HOURS}h`,
+    claims: { email: user.email },
+  });
+  return Response.json({
+    access_token: token,
+    token_type: 'bearer',
+    expires_in: SIGN_IN_HOURS * 3600,
+    expires_at: Math.floor(Date.now() / 1000) + SIGN_IN_HOURS * 3600,
+    user: { id: user.id, email: user.email, role: as },
+  }, { headers: { 'cache-control': 'no-store' } });
+}
+
 async function route(req: Request): Promise<Response> {
   const url = new URL(req.url);
+  if (url.pathname === CONSOLE || url.pathname.startsWith(`${CONSOLE}/`)) return consoleFile(req, url);
+  if (url.pathname === LOCAL_SIGN_IN) return localSignIn(req);
   if (url.pathname === DOCS || url.pathname.startsWith(`${DOCS}/`)) {
     const page = req.method === 'GET' ? await docs(url.pathname) : undefined;
     if (page) return page;

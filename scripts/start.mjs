@@ -1,6 +1,7 @@
 // npm start: the whole back office on this machine, no Docker. PostgreSQL (embedded, or DATABASE_URL),
 // the platform bootstrap, migrations and seed, then every function on one Deno process.
 import path from 'node:path';
+import { buildConsole, consoleIsStale } from '../console/build.mjs';
 import { ANON_KEY, SERVICE_ROLE_KEY } from './lib/keys.mjs';
 import { prepareDatabase, ROOT, startEmbeddedPostgres, startFunctions } from './lib/stack.mjs';
 
@@ -42,6 +43,17 @@ function watch(name, child) {
   });
 }
 
+// The store console (console/dist), built alongside the database when it is missing or older than its sources.
+// A failed build leaves the functions served all the same.
+let consoleBuild = Promise.resolve('');
+if (consoleIsStale()) {
+  console.log('Building the store console (console/dist is missing or older than its sources)…');
+  consoleBuild = buildConsole({ fast: true }).then(
+    () => '',
+    (error) => `The store console could not be built (${error.message ?? error}); run \`npm run build\` to see why.`,
+  );
+}
+
 try {
   if (externalUrl) {
     database = { url: externalUrl, stop: async () => {} };
@@ -61,11 +73,13 @@ try {
   await stop(1);
 }
 
+const consoleProblem = await consoleBuild;
 const seconds = ((performance.now() - startedAt) / 1000).toFixed(1);
 console.log(`
 Store back office is up (ready in ${seconds} s).
 
   Functions   ${functions.url}/functions/v1/<name>   (also /api/<name> and /api/v1/<name>)
+  Console     ${functions.url}/console/   (sign in locally as the demo admin or customer)
   Database    ${database.url.replace(/:[^:@/]+@/, ':****@')}
   anon key    ${ANON_KEY}
   service key ${SERVICE_ROLE_KEY}
@@ -74,3 +88,4 @@ Store back office is up (ready in ${seconds} s).
   Try it:  curl -H "Authorization: Bearer $(npm run -s token -- admin)" ${functions.url}/functions/v1/campaign-types
 
 Ctrl-C stops everything.`);
+if (consoleProblem) console.error(`\n${consoleProblem}`);

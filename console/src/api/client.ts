@@ -1,0 +1,135 @@
+/**
+ * The one way the console reaches the back office: `supabase.functions.invoke`, typed by the OpenAPI
+ * document (`openapi.gen.ts`, generated from docs/openapi.json). `api('get', '/campaigns', { query })`
+ * checks the path, its parameters, the body and the answer against the document at compile time.
+ */
+import { createClient, FunctionsFetchError, FunctionsHttpError, type SupabaseClient } from '@supabase/supabase-js';
+import type { paths } from './openapi.gen.ts';
+
+type Method = 'get' | 'post' | 'put' | 'delete';
+type Operation = { responses: unknown; parameters: unknown };
+/** The paths that answer a method. */
+export type PathsWith<M extends Method> = {
+  [P in keyof paths]: paths[P][M & keyof paths[P]] extends Operation ? P : never;
+}[keyof paths];
+type Op<P extends keyof paths, M extends Method> = paths[P][M & keyof paths[P]];
+type Json<R> = R extends { content: { 'application/json': infer J } } ? J : never;
+/** The success answer (200 or 201) of an operation. */
+export type Ok<O> = O extends { responses: infer R } ? Json<R[Extract<keyof R, 200 | 201>]> : never;
+type QueryOf<O> = O extends { parameters: { query?: infer Q } } ? Q : never;
+type PathOf<O> = O extends { parameters: { path: infer Pp } } ? Pp : never;
+type BodyOf<O> = O extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
+
+export interface CallOptions<O> {
+  path?: PathOf<O>;
+  query?: QueryOf<O>;
+  body?: BodyOf<O>;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+/** A refused or failed call, in words: `message` is shown to people, `field` names the form field at fault. */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+  /** The input field the API blamed: `details.field` (most areas) or `details.parameter` (business health). */
+  get field(): string | undefined {
+    const field = this.details?.field ?? this.details?.parameter;
+    return typeof field === 'string' ? field : undefined;
+  }
+}
+
+let client: SupabaseClient | undefined;
+let onUnauthorized: () => void = () => {};
+
+/** The client every call goes through; `accessToken` supplies the signed-in user's token on each call. */
+export function configureClient(
+  supabaseUrl: string,
+  anonKey: string,
+  accessToken: () => Promise<string | null>,
+  unauthorized: () => void,
+) {
+  client = createClient(supabaseUrl, anonKey, { accessToken });
+  onUnauthorized = unauthorized;
+}
+
+function invocationName(path: string, params?: Record<string, unknown>, query?: Record<string, unknown>) {
+  let name = path.replace(/^\//, '').replace(/\{(\w+)\}/g, (_, key: string) => {
+    const value = params?.[key];
+    if (value === undefined || value === null || value === '') throw new Error(`missing path parameter ${key}`);
+    return encodeURIComponent(String(value));
+  });
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(query ?? {})) {
+    if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
+  }
+  if (search.size) name += `?${search}`;
+  return name;
+}
+
+/** Reads every area's error envelope into one shape (the areas kept their seeds' envelopes). */
+export function errorFromBody(status: number, body: unknown): ApiError {
+  const b = (body ?? {}) as Record<string, unknown>;
+  const nested = typeof b.error === 'object' && b.error !== null ? (b.error as Record<string, unknown>) : undefined;
+  const message = String(nested?.message ?? b.error ?? b.message ?? `The server answered ${status}.`);
+  const code = String(nested?.code ?? b.code ?? b.error_code ?? `HTTP_${status}`);
+  const details = (nested?.details ?? b.details) as Record<string, unknown> | undefined;
+  return new ApiError(message, status, code, details);
+}
+
+function inWords(error: ApiError): ApiError {
+  switch (true) {
+    case error.status === 401:
+      return new ApiError('Your session has ended or is not valid: please sign in again.', 401, error.code, error.details);
+    case error.status === 403:
+      return new ApiError(`Not allowed for your account: ${error.message}`, 403, error.code, error.details);
+    case error.status === 429: {
+      const wait = error.details?.retry_after;
+      return new ApiError(`Too many requests: try again${wait ? ` in ${wait} s` : ' in a minute'}.`, 429, error.code, error.details);
+    }
+    case error.status === 503:
+      return new ApiError('The service is briefly unavailable (the database is not answering). Try again in a moment.', 503, error.code, error.details);
+    case error.status >= 500:
+      return new ApiError(`The server failed to answer (${error.code}). Try again; if it persists, check the server log.`, error.status, error.code, error.details);
+    default:
+      return error;
+  }
+}
+
+export async function api<M extends Method, P extends PathsWith<M>>(
+  method: M,
+  path: P,
+  options: CallOptions<Op<P, M>> = {},
+): Promise<Ok<Op<P, M>>> {
+  if (!client) throw new Error('The API client is not configured.');
+  const name = invocationName(
+    path,
+    options.path as Record<string, unknown> | undefined,
+    options.query as Record<string, unknown> | undefined,
+  );
+  const { data, error } = await client.functions.invoke(name, {
+    method: method.toUpperCase() as 'GET' | 'POST' | 'PUT' | 'DELETE',
+    body: options.body as Record<string, unknown> | undefined,
+    headers: options.headers,
+    signal: options.signal,
+  });
+  if (!error) return data as Ok<Op<P, M>>;
+  if (error instanceof FunctionsHttpError) {
+    const response = error.context as Response;
+    const body = await response.json().catch(() => undefined);
+    const failure = inWords(errorFromBody(response.status, body));
+    if (failure.status === 401) onUnauthorized();
+    throw failure;
+  }
+  if (options.signal?.aborted) throw new DOMException('aborted', 'AbortError');
+  if (error instanceof FunctionsFetchError) {
+    throw new ApiError('The server could not be reached. Check your connection (locally: is `npm start` running?).', 0, 'NETWORK');
+  }
+  throw new ApiError(error.message || 'The request failed.', 0, 'UNKNOWN');
+}

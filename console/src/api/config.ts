@@ -1,0 +1,31 @@
+/**
+ * Where the console finds its project: `config.json` beside index.html. The local server (`npm start`)
+ * answers it itself with its own URL, the local anon key and `localSignIn: true`; a static host serves the
+ * file written at deploy time (see docs/console.md).
+ */
+export interface ConsoleConfig {
+  /** The project's URL (https://<ref>.supabase.co). Empty: the origin the console is served from. */
+  supabaseUrl: string;
+  /** The project's anon (publishable) key. */
+  anonKey: string;
+  /** The local server offers `POST /local/sign-in` (demo admin or customer, no password). */
+  localSignIn: boolean;
+}
+
+export async function loadConfig(): Promise<ConsoleConfig> {
+  let response: Response;
+  try {
+    response = await fetch('./config.json', { cache: 'no-store' });
+  } catch {
+    throw new Error('The console could not load its configuration (config.json): the server did not answer.');
+  }
+  if (!response.ok) {
+    throw new Error(`The console could not load its configuration (config.json answered ${response.status}).`);
+  }
+  const raw = (await response.json()) as Partial<ConsoleConfig>;
+  const supabaseUrl = (raw.supabaseUrl || location.origin).replace(/\/+$/, '');
+  if (!raw.anonKey) {
+    throw new Error('config.json has no anonKey: set the project\'s anon key there (see docs/console.md).');
+  }
+  return { supabaseUrl, anonKey: raw.anonKey, localSignIn: raw.localSignIn === true };
+}

@@ -1,0 +1,72 @@
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError } from '../api/client.ts';
+
+export type Load<T> =
+  | { status: 'loading'; data?: T; error?: undefined; reload: () => void }
+  | { status: 'ready'; data: T; error?: undefined; reload: () => void }
+  | { status: 'error'; data?: T; error: Error; reload: () => void };
+
+/**
+ * Runs `fetcher` whenever `deps` change (the previous request is aborted) and on `reload()`. While a new
+ * request runs, the previous data stays (`status` is loading), so lists do not flash empty.
+ */
+export function useLoad<T>(fetcher: (signal: AbortSignal) => Promise<T>, deps: unknown[]): Load<T> {
+  const [state, setState] = useState<{ status: 'loading' | 'ready' | 'error'; data?: T; error?: Error }>({ status: 'loading' });
+  const [tick, setTick] = useState(0);
+  const reload = useCallback(() => setTick((t) => t + 1), []);
+  const latest = useRef(fetcher);
+  latest.current = fetcher;
+  useEffect(() => {
+    const controller = new AbortController();
+    setState((s) => ({ status: 'loading', data: s.data }));
+    latest.current(controller.signal).then(
+      (data) => !controller.signal.aborted && setState({ status: 'ready', data }),
+      (error: Error) => {
+        if (controller.signal.aborted || error.name === 'AbortError') return;
+        setState((s) => ({ status: 'error', data: s.data, error }));
+      },
+    );
+    return () => controller.abort();
+  }, [...deps, tick]);
+  return { ...state, reload } as Load<T>;
+}
+
+export function Loading({ label = 'Loading…' }: { label?: string }) {
+  return (
+    <p class="state loading" role="status" aria-live="polite">
+      <span class="spinner" aria-hidden="true" />
+      {label}
+    </p>
+  );
+}
+
+export function ErrorBox({ error, onRetry, title = 'This could not be loaded.' }: { error: Error; onRetry?: () => void; title?: string }) {
+  const code = error instanceof ApiError && error.status > 0 ? ` (${error.code})` : '';
+  return (
+    <div class="state error" role="alert">
+      <strong>{title}</strong> {error.message}
+      {code && <span class="muted">{code}</span>}
+      {onRetry && (
+        <button type="button" class="link" onClick={onRetry}>
+          Try again
+        </button>
+      )}
+    </div>
+  );
+}
+
+export function Empty({ children }: { children: ComponentChildren }) {
+  return <p class="state empty">{children}</p>;
+}
+
+/** Loading / error / ready in one place; `children` renders the data. */
+export function Loaded<T>({ load, children, label }: { load: Load<T>; children: (data: T) => ComponentChildren; label?: string }) {
+  if (load.status === 'error') return <ErrorBox error={load.error} onRetry={load.reload} />;
+  if (load.data === undefined) return <Loading label={label} />;
+  return (
+    <div class={load.status === 'loading' ? 'refreshing' : undefined} aria-busy={load.status === 'loading'}>
+      {children(load.data)}
+    </div>
+  );
+}

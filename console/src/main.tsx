@@ -1,0 +1,22 @@
+import { render } from 'preact';
+import { loadConfig } from './api/config.ts';
+import { initSession } from './api/session.ts';
+import { App } from './app.tsx';
+import './styles.css';
+
+const root = document.getElementById('app')!;
+
+loadConfig()
+  .then(async (config) => {
+    await initSession(config);
+    root.textContent = '';
+    render(<App />, root);
+  })
+  .catch((error: Error) => {
+    root.innerHTML = '';
+    const box = document.createElement('div');
+    box.className = 'state error boot';
+    box.setAttribute('role', 'alert');
+    box.textContent = error.message;
+    root.append(box);
+  });
