@@ -625,6 +625,32 @@ export type Database = {
     };
     Functions: {
       'calculate_campaign_attributions': { Args: { 'order_amount'?: number; 'target_date': string }; Returns: Json };
+      'campaign_calendar': {
+        Args: { 'from_date': string; 'to_date': string };
+        Returns: {
+          'active_campaign_count': number;
+          'active_campaigns': Json;
+          'active_layers': (string)[];
+          'competition_intensity': string;
+          'date': string;
+          'total_revenue': number;
+        }[];
+      };
+      'campaign_collaboration': {
+        Args: { 'from_date': string; 'to_date': string };
+        Returns: {
+          'campaign_1_id': string;
+          'campaign_1_layer': Database['public']['Enums']['attribution_layer'];
+          'campaign_1_name': string;
+          'campaign_2_id': string;
+          'campaign_2_layer': Database['public']['Enums']['attribution_layer'];
+          'campaign_2_name': string;
+          'first_overlap_date': string;
+          'last_overlap_date': string;
+          'overlap_days': number;
+          'same_layer': boolean;
+        }[];
+      };
       'create_campaign': {
         Args: { 'campaign': Json };
         Returns: {
@@ -724,6 +750,21 @@ export type Database = {
           isOneToOne: true;
           isSetofReturn: false;
         };
+      };
+      'revenue_attribution': {
+        Args: { 'from_date': string; 'to_date': string };
+        Returns: {
+          'active_days': number;
+          'analysis_date': string;
+          'attribution_layer': Database['public']['Enums']['attribution_layer'];
+          'avg_attribution_weight': number;
+          'campaign_id': string;
+          'campaign_name': string;
+          'campaign_type': string;
+          'first_active_date': string;
+          'last_active_date': string;
+          'total_attributed_revenue': number;
+        }[];
       };
       'set_campaign_statuses': {
         Args: { 'campaign_ids': (string)[]; 'status': string };

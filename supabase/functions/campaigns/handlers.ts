@@ -10,8 +10,10 @@ import type {
   campaignPath,
   createBody,
   listQuery,
+  rangeQuery,
   updateBody,
 } from './schemas.ts';
+import { MAX_RANGE_DAYS } from './schemas.ts';
 
 /** The Campaign resource of seed 03: every field but the bookkeeping ones (creator, deletion). */
 const CAMPAIGN_FIELDS = [
@@ -149,6 +151,44 @@ export function campaignHandlers(db: Database) {
       return successWithJsonText(result);
     },
 
+    /** The status history, oldest first: the order attribution walks it in. */
+    async history(ctx: RequestContext<{ params: typeof campaignPath }>): Promise<Reply> {
+      const { id } = ctx.input.params;
+      const rows = await db.asCaller(ctx.caller, area, (tx) =>
+        tx<Row[]>`
+          select h.from_status, h.to_status, h.changed_at, h.changed_by, h.changed_by_role
+          from public.campaigns c
+          left join public.campaign_status_history h on h.campaign_id = c.id
+          where c.id = ${id} and c.deleted_at is null
+          order by h.changed_at, h.id`);
+      if (rows.length === 0) throw notFound(id);
+      const history = rows.filter((row) => row.to_status !== null);
+      return { body: { success: true, data: { campaign_id: id, history } } };
+    },
+
+    /** The days with at least one campaign counted, future ones included (public.campaign_calendar). */
+    calendar(ctx: RequestContext<{ query: typeof rangeQuery }>): Promise<Reply> {
+      return analysis(ctx, 'days', (tx, from, to) =>
+        tx<Row[]>`
+          select * from public.campaign_calendar(${from}::date, ${to}::date) order by date`);
+    },
+
+    /** Per campaign counted in the range, most revenue first (public.revenue_attribution). */
+    revenueAttribution(ctx: RequestContext<{ query: typeof rangeQuery }>): Promise<Reply> {
+      return analysis(ctx, 'campaigns', (tx, from, to) =>
+        tx<Row[]>`
+          select * from public.revenue_attribution(${from}::date, ${to}::date)
+          order by total_attributed_revenue desc, campaign_id`);
+    },
+
+    /** Per pair of campaigns counted on the same days, most days together first (public.campaign_collaboration). */
+    collaboration(ctx: RequestContext<{ query: typeof rangeQuery }>): Promise<Reply> {
+      return analysis(ctx, 'pairs', (tx, from, to) =>
+        tx<Row[]>`
+          select * from public.campaign_collaboration(${from}::date, ${to}::date)
+          order by overlap_days desc, first_overlap_date, campaign_1_id, campaign_2_id`);
+    },
+
     async metrics(ctx: RequestContext<{ params: typeof campaignPath }>): Promise<Reply> {
       const { id } = ctx.input.params;
       const metrics = await db.asCaller(ctx.caller, area, (tx) => campaignMetrics(tx, id));
@@ -157,6 +197,16 @@ export function campaignHandlers(db: Database) {
       return { body: { success: true, data: { campaign_id: id, metrics: figures, daily_attribution } } };
     },
   };
+
+  async function analysis(
+    ctx: RequestContext<{ query: typeof rangeQuery }>,
+    key: string,
+    read: (tx: Tx, from: string, to: string) => Promise<Row[]>,
+  ): Promise<Reply> {
+    const { from, to } = checkedRange(ctx.input.query);
+    const rows = await db.asCaller(ctx.caller, area, (tx) => read(tx, from, to));
+    return { body: { success: true, data: { from, to, [key]: rows } } };
+  }
 
   async function setStatuses(caller: Caller, ids: string[], status: string): Promise<Reply> {
     const campaigns = await db.asCaller(
@@ -181,6 +231,29 @@ export async function campaignMetrics(tx: Tx, id: string) {
     cross join lateral private.campaign_metrics(c.id) m
     where c.id = ${id}::uuid and c.deleted_at is null`;
   return row as (Row & { daily_attribution: unknown }) | undefined;
+}
+
+/**
+ * The range of an analysis read: `from` not later than `to` (422 INVALID_DATE_RANGE, as for the list's
+ * window) and at most MAX_RANGE_DAYS days, both included (400).
+ */
+export function checkedRange({ from, to }: { from: string; to: string }): { from: string; to: string } {
+  if (from > to) {
+    throw new ApiError(422, 'INVALID_DATE_RANGE', 'from must not be later than to', {
+      field: 'to',
+      value: to,
+      constraint: `on or after from (${from})`,
+    });
+  }
+  const last = new Date(Date.parse(`${from}T00:00:00Z`) + (MAX_RANGE_DAYS - 1) * 86_400_000).toISOString().slice(0, 10);
+  if (to > last) {
+    throw new ApiError(400, area.codes.validation, `Invalid to: at most ${MAX_RANGE_DAYS} days per call`, {
+      field: 'to',
+      value: to,
+      constraint: `on or before ${last}: at most ${MAX_RANGE_DAYS} days starting at from (${from})`,
+    });
+  }
+  return { from, to };
 }
 
 function notFound(id: string): ApiError {

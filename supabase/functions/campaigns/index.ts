@@ -8,9 +8,13 @@ import { type Dependencies, route, serveFunction } from '../_shared/http.ts';
 import { campaignHandlers } from './handlers.ts';
 import {
   attributionResponse,
+  calendarResponse,
   campaignResponse,
+  collaborationResponse,
+  historyResponse,
   listResponse,
   metricsResponse,
+  revenueAttributionResponse,
   statsResponse,
   statusesResponse,
 } from './responses.ts';
@@ -22,6 +26,7 @@ import {
   campaignPath,
   createBody,
   listQuery,
+  rangeQuery,
   updateBody,
 } from './schemas.ts';
 
@@ -78,6 +83,37 @@ export function createHandler(deps: Dependencies) {
         summary: "How a day's attribution (and an order amount) splits across the active campaigns",
         response: attributionResponse,
         handle: handlers.attribution,
+      }),
+      route({
+        method: 'GET',
+        path: '/calendar',
+        access: 'user',
+        query: rangeQuery,
+        summary: 'The overlap calendar of a range of days (at most 366), future days included: the campaigns ' +
+          'counted on each day with their normalized weights, and its revenue',
+        response: calendarResponse,
+        errors: [422],
+        handle: handlers.calendar,
+      }),
+      route({
+        method: 'GET',
+        path: '/collaboration',
+        access: 'user',
+        query: rangeQuery,
+        summary: 'The pairs of campaigns counted on the same days of a range (at most 366 days)',
+        response: collaborationResponse,
+        errors: [422],
+        handle: handlers.collaboration,
+      }),
+      route({
+        method: 'GET',
+        path: '/revenue-attribution',
+        access: 'user',
+        query: rangeQuery,
+        summary: 'The revenue attributed to each campaign over a range of days (at most 366)',
+        response: revenueAttributionResponse,
+        errors: [422],
+        handle: handlers.revenueAttribution,
       }),
       route({
         method: 'POST',
@@ -146,6 +182,16 @@ export function createHandler(deps: Dependencies) {
         response: metricsResponse,
         errors: [404],
         handle: handlers.metrics,
+      }),
+      route({
+        method: 'GET',
+        path: '/:id/history',
+        access: 'user',
+        params: campaignPath,
+        summary: "A campaign's status history, oldest first: each move with when, by whom and in which role",
+        response: historyResponse,
+        errors: [404],
+        handle: handlers.history,
       }),
     ],
   }, deps);

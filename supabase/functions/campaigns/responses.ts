@@ -7,6 +7,7 @@ import { CAMPAIGN_STATUSES } from './schemas.ts';
 const layer = z.enum(ATTRIBUTION_LAYERS);
 const id = z.guid();
 const strength = z.enum(['dominant', 'significant', 'moderate', 'minor']);
+const intensity = z.enum(['high', 'medium', 'low']);
 
 export const campaign = z.object({
   id: id,
@@ -84,11 +85,77 @@ export const metricsResponse = success(z.object({
     attribution_days: z.number().int(),
     avg_daily_revenue: z.number(),
     collaboration_campaigns: z.number().int(),
-    competition_intensity: z.enum(['high', 'medium', 'low']),
+    competition_intensity: intensity,
   }),
   daily_attribution: z.array(z.object({
     date: day,
     attributed_amount: z.number(),
     attribution_percentage: z.number(),
+  })),
+}));
+
+export const historyResponse = success(z.object({
+  campaign_id: id,
+  history: z.array(z.object({
+    from_status: z.enum(CAMPAIGN_STATUSES).nullable(),
+    to_status: z.enum(CAMPAIGN_STATUSES),
+    changed_at: timestamp,
+    changed_by: id.nullable(),
+    changed_by_role: z.string(),
+  })),
+}));
+
+export const calendarResponse = success(z.object({
+  from: day,
+  to: day,
+  days: z.array(z.object({
+    date: day,
+    active_campaign_count: z.number().int(),
+    active_campaigns: z.array(z.object({
+      campaign_id: id,
+      campaign_name: z.string(),
+      campaign_type: z.string(),
+      attribution_layer: layer,
+      normalized_weight: z.number(),
+      attribution_strength: strength,
+      attributed_amount: z.number(),
+    })),
+    active_layers: z.array(layer),
+    total_revenue: z.number(),
+    competition_intensity: intensity,
+  })),
+}));
+
+export const revenueAttributionResponse = success(z.object({
+  from: day,
+  to: day,
+  campaigns: z.array(z.object({
+    campaign_id: id,
+    campaign_name: z.string(),
+    campaign_type: z.string(),
+    attribution_layer: layer,
+    analysis_date: day,
+    active_days: z.number().int(),
+    first_active_date: day,
+    last_active_date: day,
+    total_attributed_revenue: z.number(),
+    avg_attribution_weight: z.number(),
+  })),
+}));
+
+export const collaborationResponse = success(z.object({
+  from: day,
+  to: day,
+  pairs: z.array(z.object({
+    campaign_1_id: id,
+    campaign_1_name: z.string(),
+    campaign_1_layer: layer,
+    campaign_2_id: id,
+    campaign_2_name: z.string(),
+    campaign_2_layer: layer,
+    overlap_days: z.number().int(),
+    first_overlap_date: day,
+    last_overlap_date: day,
+    same_layer: z.boolean(),
   })),
 }));

@@ -11,7 +11,7 @@ export const CAMPAIGN_STATUSES = ['draft', 'active', 'paused', 'completed', 'can
 // A non-string is refused with zod's own type message, like every other campaign field.
 export const campaignId = z.string().pipe(uuid);
 
-/** `/:id` and `/:id/metrics`. */
+/** `/:id`, `/:id/metrics` and `/:id/history`. */
 export const campaignPath = z.object({ id: campaignId });
 
 const status = z.enum(CAMPAIGN_STATUSES, `must be one of ${CAMPAIGN_STATUSES.join(', ')}`);
@@ -75,3 +75,12 @@ export const attributionQuery = z.strictObject({
     .regex(/^\d{1,12}(\.\d{1,2})?$/, 'must be an amount of at least 0 with at most 2 decimals')
     .optional(),
 });
+
+/** The most days one call of the calendar or an analysis covers (a leap year). */
+export const MAX_RANGE_DAYS = 366;
+
+/**
+ * GET /campaigns/calendar, /collaboration and /revenue-attribution: the days from `from` to `to`, both
+ * included, both required. Their order (422) and the span (at most MAX_RANGE_DAYS, 400) are the handler's.
+ */
+export const rangeQuery = z.strictObject({ from: isoDate, to: isoDate });
