@@ -97,3 +97,28 @@ describe('stock under concurrent requests', () => {
     expect(broken).toBe(0);
   });
 });
+
+describe('a row lock held for long', () => {
+  it('writes waiting on it get 409 LOCK_TIMEOUT with Retry-After, and unrelated reads are answered, within the request timeout', async () => {
+    const productId = await createProduct(sql);
+    const holder = await sql.reserve();
+    try {
+      await holder`begin`;
+      await holder`select 1 from public.products where id = ${productId} for update`;
+      // More waiting writes than the functions' pool has connections, then a read that needs none of the row.
+      const writes = Array.from({ length: 25 }, () =>
+        call('stock-in', { method: 'POST', body: { product_id: productId, quantity: 1 }, signal: AbortSignal.timeout(12_000) }));
+      const read = call('campaign-types', { token: tokens.customer, signal: AbortSignal.timeout(12_000) });
+      expect((await read).status).toBe(200);
+      for (const res of await Promise.all(writes)) {
+        expect(res.status).toBe(409);
+        expect(res.body).toMatchObject({ success: false, code: 'LOCK_TIMEOUT' });
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      }
+    } finally {
+      await holder`rollback`;
+      holder.release();
+    }
+    expect(await stockFigures(sql, productId)).toEqual({ current_stock: 0, sum_available: 0, sum_deltas: 0 });
+  });
+});

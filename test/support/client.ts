@@ -31,6 +31,8 @@ export interface CallOptions {
   body?: unknown;
   rawBody?: BodyInit;
   headers?: Record<string, string>;
+  /** Aborts the request, for a test that bounds how long an answer may take. */
+  signal?: AbortSignal;
 }
 
 /** Calls `/functions/v1/<path>` (or any path starting with `/`) over HTTP. */
@@ -43,7 +45,7 @@ export async function call<T = any>(path: string, options: CallOptions = {}): Pr
     headers['content-type'] ??= 'application/json';
   }
   const url = path.startsWith('/') ? `${apiUrl}${path}` : `${apiUrl}/functions/v1/${path}`;
-  const res = await fetch(url, { method: options.method ?? 'GET', headers, body });
+  const res = await fetch(url, { method: options.method ?? 'GET', headers, body, signal: options.signal });
   const text = await res.text();
   let parsed: unknown;
   try {

@@ -31,6 +31,14 @@ export const UNAVAILABLE_CODE = 'SERVICE_UNAVAILABLE';
 /** Seconds a client is asked to wait before retrying: about what a crashed PostgreSQL takes to restart. */
 export const UNAVAILABLE_RETRY_AFTER = 5;
 
+/**
+ * How long a statement waits for a row or table lock. Requests queued on one hot row would otherwise hold
+ * their pool connections until the statement timeout, and every other request, reads of unrelated rows
+ * too, would wait behind them for a connection.
+ */
+const LOCK_TIMEOUT = '3s';
+const LOCK_RETRY_AFTER = 1;
+
 /** Driver failures (postgres.js and the socket under it) that mean the connection is gone or never came. */
 const CONNECTION_FAILURES = new Set([
   'CONNECTION_CLOSED',
@@ -96,7 +104,8 @@ export function createDatabase(url: string, options: { max?: number } = {}): Dat
               // connection, saving a round trip per request. Should it fail, the work fails with it.
               const identity = tx`select set_config('role', ${caller.role}, true),
                               set_config('request.jwt.claims', ${JSON.stringify(caller.claims)}, true),
-                              set_config('statement_timeout', '15s', true)`.execute();
+                              set_config('statement_timeout', '15s', true),
+                              set_config('lock_timeout', ${LOCK_TIMEOUT}, true)`.execute();
               const [, result] = await Promise.all([identity, work(tx)]);
               return result;
             } catch (error) {
@@ -143,6 +152,15 @@ export function translateDatabaseError(error: unknown, area: Area): unknown {
         details = undefined;
       }
       return new ApiError(Number(error.code.slice(2)), error.message, error.detail ?? error.message, details);
+    }
+    if (error.code === '55P03') {
+      return new ApiError(
+        409,
+        'LOCK_TIMEOUT',
+        'Another request is changing the same data; retry shortly',
+        { retry_after: LOCK_RETRY_AFTER },
+        { 'retry-after': String(LOCK_RETRY_AFTER) },
+      );
     }
     if (error.code === '42501') {
       return new ApiError(403, area.codes.forbidden, 'You do not have permission for this operation');

@@ -17,7 +17,7 @@ export interface RouteDoc {
   response?: z.ZodType;
   /** The success status; 200 unless given. */
   status?: number;
-  /** Failures this route adds to those every route may answer (400, 401, 406, 500, 503; 413 with a body). */
+  /** Failures this route adds to those every route may answer (400, 401, 406, 409, 500, 503; 413 with a body). */
   errors?: number[];
   /** An example request body. */
   example?: unknown;
@@ -49,7 +49,7 @@ const REASONS: Record<number, string> = {
   404: 'Nothing with that id',
   405: 'The path exists, not with this method',
   406: 'API-Version not supported',
-  409: 'Conflicts with the current state',
+  409: 'Conflicts with the current state, or another request holds the same data (LOCK_TIMEOUT, see Retry-After)',
   413: 'Body larger than 1 MiB',
   422: 'Well formed, but refused by a rule of the domain',
   429: 'Rate limit exceeded (see Retry-After)',
@@ -74,8 +74,9 @@ function parameters(schema: z.ZodType | undefined, where: 'path' | 'query') {
 }
 
 function errorStatuses(route: DocumentedRoute): number[] {
-  // 401 on public routes too: a token that is sent must be valid.
-  const statuses = new Set([400, 401, 406, 500, 503, ...(route.errors ?? [])]);
+  // 401 on public routes too: a token that is sent must be valid. 409 LOCK_TIMEOUT: any transaction may wait
+  // on a lock past the lock timeout.
+  const statuses = new Set([400, 401, 406, 409, 500, 503, ...(route.errors ?? [])]);
   if (route.body) statuses.add(413);
   return [...statuses].sort((a, b) => a - b);
 }
