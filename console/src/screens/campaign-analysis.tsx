@@ -1,16 +1,244 @@
-// The campaign reads that arrive with the calendar routes: status history, the overlap calendar and the
-// collaboration analysis.
-import type { Route } from '../router.ts';
-import { Empty } from '../components/load.tsx';
+// The campaign reads over a range of days: the overlap calendar (future days included), the
+// collaboration analysis, and one campaign's status history.
+import { useMemo, useState } from 'preact/hooks';
+import { api, type Ok } from '../api/client.ts';
+import type { paths } from '../api/openapi.gen.ts';
+import { Chart, LAYER_COLORS } from '../components/chart.tsx';
+import { Field } from '../components/form.tsx';
+import { Empty, Loaded, useLoad } from '../components/load.tsx';
+import { addDays, Badge, fmt, LAYER_LABELS, LAYERS, todayUtc, type Layer } from '../format.tsx';
+import { href, useParams, type Route } from '../router.ts';
 
-export function StatusHistory(_: { id: string; version: number }) {
-  return null;
+type CalendarDay = Ok<paths['/campaigns/calendar']['get']>['data']['days'][number];
+const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
+const isDate = (s?: string) => !!s && /^\d{4}-\d{2}-\d{2}$/.test(s);
+
+function monthBounds(month: string) {
+  const first = `${month}-01`;
+  const d = new Date(`${first}T00:00:00Z`);
+  d.setUTCMonth(d.getUTCMonth() + 1, 0);
+  return { first, last: d.toISOString().slice(0, 10) };
+}
+function shiftMonth(month: string, by: number) {
+  const d = new Date(`${month}-01T00:00:00Z`);
+  d.setUTCMonth(d.getUTCMonth() + by);
+  return d.toISOString().slice(0, 7);
+}
+const monthName = (month: string) => new Date(`${month}-01T00:00:00Z`).toLocaleDateString('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' });
+
+export function CampaignCalendar({ route }: { route: Route }) {
+  const [params, setParams] = useParams(route);
+  const month = /^\d{4}-\d{2}$/.test(params.month ?? '') ? params.month : todayUtc().slice(0, 7);
+  const { first, last } = monthBounds(month);
+  const load = useLoad((signal) => api('get', '/campaigns/calendar', { query: { from: first, to: last }, signal }).then((r) => r.data), [first, last]);
+  const selected = isDate(params.day) && params.day >= first && params.day <= last ? params.day : undefined;
+
+  return (
+    <div class="stack">
+      <div class="month-nav">
+        <a class="button" href={href('campaigns', { ...params, month: shiftMonth(month, -1), day: undefined })} aria-label="Previous month">←</a>
+        <h2 class="month-title" aria-live="polite">{monthName(month)}</h2>
+        <a class="button" href={href('campaigns', { ...params, month: shiftMonth(month, 1), day: undefined })} aria-label="Next month">→</a>
+        <a class="button" href={href('campaigns', { ...params, month: undefined, day: undefined })}>This month</a>
+      </div>
+      <p class="muted">Campaigns counted in attribution on each day (active campaigns, future days included). Pick a day for its split.</p>
+      <Loaded load={load} label="Loading the calendar…">
+        {(data) => (
+          <>
+            <MonthGrid month={month} days={data.days} selected={selected} onPick={(day) => setParams({ day: day === selected ? undefined : day }, true)} />
+            {selected && <DayDetail day={data.days.find((d) => d.date === selected)} date={selected} />}
+            <OverlapChart days={data.days} first={first} last={last} />
+          </>
+        )}
+      </Loaded>
+    </div>
+  );
 }
 
-export function CampaignCalendar(_: { route: Route }) {
-  return <Empty>The overlap calendar is not served by this back office yet.</Empty>;
+function MonthGrid({ month, days, selected, onPick }: { month: string; days: CalendarDay[]; selected?: string; onPick: (day: string) => void }) {
+  const { first, last } = monthBounds(month);
+  const byDate = new Map(days.map((d) => [d.date, d]));
+  const offset = (new Date(`${first}T00:00:00Z`).getUTCDay() + 6) % 7; // Monday first
+  const cells: (string | null)[] = Array(offset).fill(null);
+  for (let d = first; d <= last; d = addDays(d, 1)) cells.push(d);
+  while (cells.length % 7) cells.push(null);
+  const weeks = Array.from({ length: cells.length / 7 }, (_, i) => cells.slice(i * 7, i * 7 + 7));
+  const today = todayUtc();
+  return (
+    <div class="table-wrap">
+      <table class="calendar" data-month={month}>
+        <caption class="visually-hidden">Active campaigns per day, {monthName(month)}</caption>
+        <thead><tr>{WEEKDAYS.map((w) => <th scope="col" key={w}>{w}</th>)}</tr></thead>
+        <tbody>
+          {weeks.map((week, i) => (
+            <tr key={i}>
+              {week.map((date, j) => {
+                if (!date) return <td key={j} class="outside" />;
+                const day = byDate.get(date);
+                const count = day?.active_campaign_count ?? 0;
+                return (
+                  <td key={j} data-date={date} class={`day intensity-${count === 0 ? 'none' : day!.competition_intensity}${date === today ? ' today' : ''}`}>
+                    <button type="button" aria-pressed={date === selected} onClick={() => onPick(date)}
+                      aria-label={`${date}: ${count} active campaign${count === 1 ? '' : 's'}${day ? ` (${day.active_campaigns.map((c) => c.campaign_name).join(', ')})` : ''}`}>
+                      <span class="day-number">{Number(date.slice(8))}</span>
+                      {count > 0 && <span class="day-count">{count}</span>}
+                      <span class="day-names" aria-hidden="true">
+                        {day?.active_campaigns.slice(0, 3).map((c) => (
+                          <span key={c.campaign_id} class="day-name"><span class={`swatch layer-${c.attribution_layer}`} /> {c.campaign_name}</span>
+                        ))}
+                        {count > 3 && <span class="muted">+{count - 3} more</span>}
+                      </span>
+                    </button>
+                  </td>
+                );
+              })}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
 }
 
-export function Collaboration(_: { route: Route }) {
-  return <Empty>The collaboration analysis is not served by this back office yet.</Empty>;
+function DayDetail({ day, date }: { day?: CalendarDay; date: string }) {
+  return (
+    <section class="card" aria-labelledby="day-title">
+      <h3 id="day-title">{date}</h3>
+      {!day || day.active_campaign_count === 0 ? <Empty>No campaign counts on this day.</Empty> : (
+        <>
+          <p>
+            {day.active_campaign_count} campaigns · competition <Badge kind={`impact-${day.competition_intensity}`}>{day.competition_intensity}</Badge>
+            {' '}· revenue {fmt.money(day.total_revenue)} · <a href={href('attribution', { date })}>split an amount on this day</a>
+          </p>
+          <div class="table-wrap">
+            <table>
+              <thead><tr><th scope="col">Campaign</th><th scope="col">Layer</th><th scope="col" class="num">Weight</th><th scope="col">Strength</th><th scope="col" class="num">Attributed</th></tr></thead>
+              <tbody>
+                {day.active_campaigns.map((c) => (
+                  <tr key={c.campaign_id}>
+                    <td><a href={href('campaigns', { tab: 'list', id: c.campaign_id })}>{c.campaign_name}</a></td>
+                    <td><span class={`swatch layer-${c.attribution_layer}`} aria-hidden="true" /> {LAYER_LABELS[c.attribution_layer]}</td>
+                    <td class="num">{fmt.pct(c.normalized_weight, 2)}</td>
+                    <td><Badge kind={`strength-${c.attribution_strength}`}>{c.attribution_strength}</Badge></td>
+                    <td class="num">{fmt.money(c.attributed_amount)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+    </section>
+  );
 }
+
+function OverlapChart({ days, first, last }: { days: CalendarDay[]; first: string; last: string }) {
+  const dates: string[] = [];
+  for (let d = first; d <= last; d = addDays(d, 1)) dates.push(d);
+  const byDate = new Map(days.map((d) => [d.date, d]));
+  const counts = (layer: Layer) => dates.map((d) => byDate.get(d)?.active_campaigns.filter((c) => c.attribution_layer === layer).length ?? 0);
+  const config = useMemo(() => ({
+    type: 'bar' as const,
+    data: {
+      labels: dates.map((d) => d.slice(5)),
+      datasets: LAYERS.filter((l) => l !== 'general').map((l) => ({ label: LAYER_LABELS[l], data: counts(l), backgroundColor: LAYER_COLORS[l] })),
+    },
+    options: {
+      scales: { x: { stacked: true, ticks: { maxTicksLimit: 16 } }, y: { stacked: true, ticks: { precision: 0 }, title: { display: true, text: 'Active campaigns' } } },
+      plugins: { legend: { position: 'bottom' as const } },
+    },
+  }), [days]);
+  return (
+    <section class="card" aria-labelledby="overlap-title">
+      <h3 id="overlap-title">Overlaps by layer</h3>
+      <Chart id="calendar-chart" config={config} height={220} label={`Stacked bars: active campaigns per day by layer, ${first} to ${last}`}
+        table={{ caption: 'Active campaigns per day', columns: ['Date', 'Count', 'Campaigns'], rows: dates.map((d) => [d, byDate.get(d)?.active_campaign_count ?? 0, byDate.get(d)?.active_campaigns.map((c) => c.campaign_name).join(', ') ?? '']) }} />
+    </section>
+  );
+}
+
+/** A from/to pair kept in the URL; the API accepts at most 366 days. */
+function RangeForm({ from, to, onChange, label }: { from: string; to: string; onChange: (from: string, to: string) => void; label: string }) {
+  const [f, setF] = useState(from);
+  const [t, setT] = useState(to);
+  return (
+    <form class="filters" aria-label={label} onSubmit={(e) => { e.preventDefault(); onChange(f, t); }}>
+      <Field label="From" name="from" type="date" value={f} onInput={(e) => setF(e.currentTarget.value)} />
+      <Field label="To" name="to" type="date" value={t} hint="At most 366 days" onInput={(e) => setT(e.currentTarget.value)} />
+      <div class="actions"><button type="submit">Show</button></div>
+    </form>
+  );
+}
+
+export function Collaboration({ route }: { route: Route }) {
+  const [params, setParams] = useParams(route);
+  const from = isDate(params.from) ? params.from : addDays(todayUtc(), -90);
+  const to = isDate(params.to) ? params.to : addDays(todayUtc(), 30);
+  const sameLayer = params.same === '1';
+  const [shown, setShown] = useState(25);
+  const load = useLoad((signal) => api('get', '/campaigns/collaboration', { query: { from, to }, signal }).then((r) => r.data), [from, to]);
+  return (
+    <div class="stack">
+      <p class="muted">Pairs of campaigns that counted on the same days: who shares revenue with whom.</p>
+      <RangeForm key={`${from}:${to}`} from={from} to={to} label="Collaboration range" onChange={(f, t) => setParams({ from: f, to: t })} />
+      <label class="checkbox">
+        <input type="checkbox" checked={sameLayer} onChange={(e) => setParams({ same: e.currentTarget.checked ? '1' : undefined }, true)} /> Same layer only (they compete directly)
+      </label>
+      <Loaded load={load} label="Loading the collaboration analysis…">
+        {(data) => {
+          const pairs = [...data.pairs].filter((p) => !sameLayer || p.same_layer).sort((a, b) => b.overlap_days - a.overlap_days);
+          if (!pairs.length) return <Empty>No two campaigns counted on the same day between {from} and {to}.</Empty>;
+          return (
+            <>
+              <div class="table-wrap">
+                <table>
+                  <caption class="visually-hidden">Campaign pairs by days together</caption>
+                  <thead><tr><th scope="col">Campaign</th><th scope="col">With</th><th scope="col" class="num">Days together</th><th scope="col">From</th><th scope="col">To</th></tr></thead>
+                  <tbody>
+                    {pairs.slice(0, shown).map((p) => (
+                      <tr key={`${p.campaign_1_id}:${p.campaign_2_id}`}>
+                        <td><span class={`swatch layer-${p.campaign_1_layer}`} aria-hidden="true" /> <a href={href('campaigns', { tab: 'list', id: p.campaign_1_id })}>{p.campaign_1_name}</a></td>
+                        <td><span class={`swatch layer-${p.campaign_2_layer}`} aria-hidden="true" /> <a href={href('campaigns', { tab: 'list', id: p.campaign_2_id })}>{p.campaign_2_name}</a>{p.same_layer && <> <Badge kind="warning">same layer</Badge></>}</td>
+                        <td class="num">{p.overlap_days}</td>
+                        <td>{p.first_overlap_date}</td>
+                        <td>{p.last_overlap_date}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              <p class="muted">
+                {Math.min(shown, pairs.length)} of {pairs.length} pairs.{' '}
+                {shown < pairs.length && <button type="button" class="link" onClick={() => setShown((n) => n + 50)}>Show more</button>}
+              </p>
+            </>
+          );
+        }}
+      </Loaded>
+    </div>
+  );
+}
+
+export function StatusHistory({ id, version }: { id: string; version: number }) {
+  const load = useLoad((signal) => api('get', '/campaigns/{id}/history', { path: { id }, signal }).then((r) => r.data.history), [id, version]);
+  return (
+    <section aria-labelledby="history-title">
+      <h3 id="history-title">Status history</h3>
+      <Loaded load={load}>
+        {(history) => history.length === 0 ? <Empty>No status change recorded.</Empty> : (
+          <ol class="history">
+            {history.map((h, i) => (
+              <li key={i}>
+                {h.from_status ? <><Badge kind={h.from_status}>{h.from_status}</Badge> → </> : 'created as '}
+                <Badge kind={h.to_status}>{h.to_status}</Badge>{' '}
+                <span class="muted">{fmt.dateTime(h.changed_at)} · {h.changed_by_role === 'service_role' ? 'service key' : h.changed_by ? `user ${h.changed_by.slice(0, 8)}…` : h.changed_by_role}</span>
+              </li>
+            ))}
+          </ol>
+        )}
+      </Loaded>
+    </section>
+  );
+}
+
+export { RangeForm };
