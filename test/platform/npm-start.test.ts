@@ -1,7 +1,7 @@
 // `npm start` as a newcomer runs it: it serves, Ctrl-C stops everything, and a second start reuses the
 // data. `npm run token` prints tokens the served stack accepts.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -184,6 +184,26 @@ describe('npm start', () => {
       expect(await portOpen(dbPort)).toBe(false);
     }, 180_000);
   }
+
+  it.skipIf(process.getuid?.() !== 0)(
+    'as root, a data folder under a 0700 folder that PostgreSQL’s user cannot enter is named in one line, not a raw initdb failure',
+    async () => {
+      const locked = path.join(dir, 'locked');
+      await mkdir(locked, { mode: 0o700 });
+      const child = spawn(process.execPath, ['scripts/start.mjs'], {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: '', SUPABASE_DB_URL: '', API_PORT: String(apiPort), DB_PORT: String(dbPort), DATA_DIR: path.join(locked, 'data') },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let errors = '';
+      child.stderr!.on('data', (chunk) => (errors += chunk));
+      const code = await new Promise((resolve) => child.once('exit', resolve));
+      expect(code).toBe(1);
+      expect(errors.trim().split('\n')).toEqual([expect.stringContaining(`cannot enter ${locked} (mode 700)`)]);
+      expect(errors).toContain('DATA_DIR');
+    },
+    60_000,
+  );
 
   it('with DATABASE_URL set, prepares and serves that database, starts no PostgreSQL of its own, and stops on Ctrl-C', async () => {
     const admin = postgres(dbUrl, { max: 1, onnotice: () => {} });
