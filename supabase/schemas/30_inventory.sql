@@ -234,6 +234,19 @@ begin
 end
 $$;
 
+-- An instant as every answer of the API gives it: ISO 8601 in UTC with milliseconds and `Z`
+-- (`2026-11-23T16:00:00.123Z`), what JSON.stringify makes of the JavaScript Date the other functions read
+-- from PostgreSQL. Microseconds are truncated, as a JavaScript Date truncates them. For the answers built
+-- as jsonb in SQL, where a timestamptz would otherwise come out as `2026-11-23T16:00:00.123456+00:00`.
+create or replace function private.api_timestamp(instant timestamptz)
+returns text
+language sql
+stable
+set search_path = ''
+as $$
+  select to_char(instant at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+$$;
+
 create or replace function private.check_stock_quantity(field text, value bigint)
 returns void
 language plpgsql
@@ -292,7 +305,7 @@ begin
   if existing.request_hash <> hashed then
     perform private.raise_api_error(422, 'IDEMPOTENCY_KEY_REUSED',
       'This Idempotency-Key was already used with a different request',
-      jsonb_build_object('idempotency_key', idempotency_key, 'first_used_at', existing.created_at,
+      jsonb_build_object('idempotency_key', idempotency_key, 'first_used_at', private.api_timestamp(existing.created_at),
         'first_operation', existing.operation));
   end if;
   return existing.response;
@@ -453,7 +466,8 @@ begin
   -- Goods cannot have been received in the future (received_at orders FIFO and dates the history); five
   -- minutes ahead is tolerated as the client's clock skew.
   if received_at > now() + interval '5 minutes' then
-    perform private.invalid_stock_field('received_at', to_jsonb(received_at), 'not later than 5 minutes from now');
+    perform private.invalid_stock_field('received_at', to_jsonb(private.api_timestamp(received_at)),
+      'not later than 5 minutes from now');
   end if;
 
   replay := private.claim_idempotency_key(operator.operator_key, idempotency_key, 'stock_in', jsonb_build_object(
@@ -484,7 +498,7 @@ begin
     'quantity', lot.quantity,
     'current_stock', product.current_stock + lot.quantity,
     'source', lot.source,
-    'received_at', lot.received_at,
+    'received_at', private.api_timestamp(lot.received_at),
     'message', format('Stocked in %s units of %s; current stock %s', lot.quantity, product.sku,
       product.current_stock + lot.quantity)
   ));
@@ -696,6 +710,7 @@ $$;
 
 revoke execute on function
   private.stock_operator(), private.invalid_stock_field(text, jsonb, text), private.check_stock_quantity(text, bigint),
+  private.api_timestamp(timestamptz),
   private.claim_idempotency_key(text, text, text, jsonb), private.remember_response(text, text, jsonb),
   private.lock_product(uuid),
   private.log_movement(uuid, text, public.inventory_records, bigint, jsonb, uuid, text),

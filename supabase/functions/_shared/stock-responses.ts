@@ -1,6 +1,12 @@
-/** What the stock operations answer (seed 02, CONTRACT §2), for the OpenAPI documents. */
+/** What the inventory functions answer (seed 02, CONTRACT §2), for the OpenAPI documents. */
 import { z } from 'zod';
-import { timestamp } from './responses.ts';
+
+/**
+ * An instant as the inventory functions send it, the one format of the API: ISO 8601 in UTC with
+ * milliseconds and `Z`, `2026-11-23T16:00:00.123Z` (what JSON.stringify makes of a Date; the SQL that builds
+ * an answer as jsonb uses private.api_timestamp for the same text).
+ */
+export const instant = z.iso.datetime({ precision: 3 });
 
 const allocations = z.array(z.object({ inventory_id: z.guid(), quantity: z.number().int() }));
 
@@ -11,7 +17,7 @@ export const stockInResponse = z.object({
   quantity: z.number().int(),
   current_stock: z.number().int(),
   source: z.string(),
-  received_at: timestamp,
+  received_at: instant,
   message: z.string(),
 });
 
