@@ -177,8 +177,8 @@ describe('no raw figures in the response', () => {
   });
 });
 
-describe('DB_ERROR', () => {
-  it('answers 500 DB_ERROR, leaking nothing, when the database cannot be reached', async () => {
+describe('the database away', () => {
+  it('answers 503 SERVICE_UNAVAILABLE with Retry-After, leaking nothing, when the database cannot be reached', async () => {
     const deadDb = `postgresql://postgres:postgres@127.0.0.1:${await freePort()}/postgres`;
     const server = await startFunctions({ dbUrl: deadDb, port: await freePort() });
     try {
@@ -187,8 +187,14 @@ describe('DB_ERROR', () => {
           method: 'POST',
           headers: token ? { authorization: `Bearer ${token}` } : {},
         });
-        expect(direct.status).toBe(500);
-        expect(await direct.json()).toEqual({ success: false, error: 'A database error occurred', code: 'DB_ERROR' });
+        expect(direct.status).toBe(503);
+        expect(direct.headers.get('retry-after')).toBe('5');
+        expect(await direct.json()).toEqual({
+          success: false,
+          error: 'The database is unavailable; retry shortly',
+          code: 'SERVICE_UNAVAILABLE',
+          details: { retry_after: 5 },
+        });
       }
     } finally {
       await server.stop();
