@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/stack.ts'],
+    // The stack, and the store console's build (served by that stack at /console/, driven by test/browser).
+    globalSetup: ['test/support/stack.ts', 'test/support/console-build.ts'],
     // The stack under test is shared by every file; two workers keep a 2-core machine busy without
     // starving PostgreSQL and Deno.
     maxWorkers: 2,

@@ -1,0 +1,26 @@
+/**
+ * Builds the store console once per test run, before any test file starts: the API's types from
+ * docs/openapi.json, the type check (so an API change that breaks the console fails here) and the Vite
+ * build that the local server serves at /console/ (`npm run build`, in a child process of its own). Says
+ * plainly when the browser tests will be skipped.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { promisify } from 'node:util';
+import { CHROMIUM } from '../../console/measure.mjs';
+import { ROOT } from '../../scripts/lib/stack.mjs';
+
+export default async function setup() {
+  try {
+    await promisify(execFile)(process.execPath, ['console/build.mjs'], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
+  } catch (error) {
+    const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
+    throw new Error(`npm run build failed:\n${stdout}${stderr}`);
+  }
+  if (!existsSync(CHROMIUM)) {
+    process.stderr.write(
+      `\n  Browser tests SKIPPED: no Chromium at ${CHROMIUM}. Install it with \`apt-get install -y chromium\` ` +
+        '(or set CHROMIUM_PATH) to run test/browser/console.test.ts.\n\n',
+    );
+  }
+}
