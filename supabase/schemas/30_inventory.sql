@@ -162,6 +162,9 @@ create table public.idempotency_records (
   primary key (operator, idempotency_key)
 );
 
+-- The purge's way to the records past their 24 hours.
+create index idempotency_records_created_at_idx on public.idempotency_records (created_at);
+
 alter table public.stock_in_history enable row level security;
 
 alter table public.stock_movements enable row level security;
@@ -261,9 +264,49 @@ begin
 end
 $$;
 
+-- How long an idempotency record is honoured: a request repeating a key within this time replays the
+-- stored answer; after it, the key is taken over by the next request that uses it.
+create or replace function private.idempotency_ttl()
+returns interval
+language sql
+immutable
+set search_path = ''
+as $$
+  select interval '24 hours'
+$$;
+
+-- Deletes the idempotency records older than private.idempotency_ttl(). Such a record is never replayed
+-- again (the next request with its key takes it over), so deleting it changes no answer. Rows another
+-- transaction holds are skipped, never waited for: a purge neither blocks a stock operation nor deadlocks
+-- with one. At most `max_rows` rows when given. Returns how many it deleted. Scheduled hourly with pg_cron
+-- where the platform has it (below), and run by one keyed stock request in a hundred (claim_idempotency_key).
+create or replace function private.purge_idempotency_records(max_rows integer default null)
+returns integer
+language plpgsql
+set search_path = ''
+as $$
+declare
+  purged integer;
+begin
+  with expired as (
+    select r.operator, r.idempotency_key
+    from public.idempotency_records r
+    where r.created_at < now() - private.idempotency_ttl()
+    limit purge_idempotency_records.max_rows
+    for update skip locked
+  )
+  delete from public.idempotency_records r
+  using expired e
+  where r.operator = e.operator and r.idempotency_key = e.idempotency_key;
+  get diagnostics purged = row_count;
+  return purged;
+end
+$$;
+
 -- Returns the response to replay, or null when the request is new and must run. The insert waits on a
 -- concurrent transaction holding the same key, so two simultaneous retries never both apply: the second
--- sees the first's committed response. A key older than 24 hours is taken over by the new request.
+-- sees the first's committed response. A key older than 24 hours is taken over by the new request. One
+-- call in a hundred also purges up to 1000 expired records, so they do not pile up where pg_cron is absent.
 create or replace function private.claim_idempotency_key(operator text, idempotency_key text, operation text, request jsonb)
 returns jsonb
 language plpgsql
@@ -281,6 +324,9 @@ begin
     perform private.invalid_stock_field('Idempotency-Key', to_jsonb(idempotency_key),
       '1 to 255 visible ASCII characters');
   end if;
+  if random() < 0.01 then
+    perform private.purge_idempotency_records(1000);
+  end if;
 
   insert into public.idempotency_records (operator, idempotency_key, operation, request_hash)
   values (claim_idempotency_key.operator, claim_idempotency_key.idempotency_key, claim_idempotency_key.operation,
@@ -295,7 +341,7 @@ begin
   where r.operator = claim_idempotency_key.operator and r.idempotency_key = claim_idempotency_key.idempotency_key
   for update;
 
-  if existing.created_at < now() - interval '24 hours' then
+  if existing.created_at < now() - private.idempotency_ttl() then
     update public.idempotency_records r
     set operation = claim_idempotency_key.operation, request_hash = hashed,
         response = null, created_at = now()
@@ -710,7 +756,7 @@ $$;
 
 revoke execute on function
   private.stock_operator(), private.invalid_stock_field(text, jsonb, text), private.check_stock_quantity(text, bigint),
-  private.api_timestamp(timestamptz),
+  private.api_timestamp(timestamptz), private.idempotency_ttl(), private.purge_idempotency_records(integer),
   private.claim_idempotency_key(text, text, text, jsonb), private.remember_response(text, text, jsonb),
   private.lock_product(uuid),
   private.log_movement(uuid, text, public.inventory_records, bigint, jsonb, uuid, text),
@@ -735,3 +781,18 @@ to authenticated, service_role;
 create index stock_movements_stock_out_idx
   on public.stock_movements (created_at) include (product_id)
   where operation = 'stock_out';
+
+-- Idempotency records past their 24 hours are purged hourly by pg_cron where the platform has it (a hosted
+-- Supabase project). Where it has not (the local embedded PostgreSQL) or the extension cannot be created
+-- (it must be in shared_preload_libraries), the schema applies without it and the stock functions purge
+-- on their own, one keyed request in a hundred (private.claim_idempotency_key).
+do $$
+begin
+  if exists (select 1 from pg_available_extensions where name = 'pg_cron') then
+    create extension if not exists pg_cron with schema pg_catalog;
+    perform cron.schedule('purge-idempotency-records', '17 * * * *', 'select private.purge_idempotency_records()');
+  end if;
+exception when others then
+  raise notice 'pg_cron is not usable here (%): the stock functions purge idempotency records themselves', sqlerrm;
+end
+$$;
