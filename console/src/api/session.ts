@@ -69,6 +69,8 @@ function expire() {
 
 export async function initSession(cfg: ConsoleConfig) {
   config = cfg;
+  // Supabase Auth first: the functions client asks for a token as soon as it exists.
+  if (!cfg.localSignIn) auth = createClient(cfg.supabaseUrl, cfg.anonKey);
   configureClient(cfg.supabaseUrl, cfg.anonKey, accessToken, expire);
   if (cfg.localSignIn) {
     try {
@@ -80,11 +82,10 @@ export async function initSession(cfg: ConsoleConfig) {
     publish(localToken?.session ?? null);
     return;
   }
-  auth = createClient(cfg.supabaseUrl, cfg.anonKey);
-  const { data } = await auth.auth.getSession();
+  const { data } = await auth!.auth.getSession();
   const s = data.session;
   publish(s ? { email: s.user.email ?? s.user.id, role: roleFromToken(s.access_token), expiresAt: s.expires_at ?? 0 } : null);
-  auth.auth.onAuthStateChange((_event, next) => {
+  auth!.auth.onAuthStateChange((_event, next) => {
     if (!next) return publish(null, current ? 'You were signed out.' : '');
     publish({ email: next.user.email ?? next.user.id, role: roleFromToken(next.access_token), expiresAt: next.expires_at ?? 0 });
   });
@@ -115,7 +116,10 @@ export async function signInLocally(as: Role) {
 /** Hosted: Supabase Auth with e-mail and password. */
 export async function signInWithPassword(email: string, password: string) {
   const { error } = await auth!.auth.signInWithPassword({ email, password });
-  if (error) throw new Error(error.message === 'Invalid login credentials' ? 'Wrong e-mail or password.' : error.message);
+  if (!error) return;
+  if (error.message === 'Invalid login credentials') throw new Error('Wrong e-mail or password.');
+  if (/fetch|network/i.test(error.message)) throw new Error(`Supabase Auth at ${config.supabaseUrl} could not be reached: check config.json and your connection.`);
+  throw new Error(error.message);
 }
 
 export async function signOut(message = '') {

@@ -113,7 +113,7 @@ export function Pager({ page, totalPages, total, onPage, noun }: { page: number;
         ← Previous
       </button>
       <span>
-        Page {Math.min(page, Math.max(totalPages, 1))} of {Math.max(totalPages, 1)} · {total} {noun}
+        Page {Math.min(page, Math.max(totalPages, 1))} of {Math.max(totalPages, 1)} · {total} {total === 1 ? noun.replace(/s$/, '') : noun}
       </span>
       <button type="button" disabled={page >= totalPages} onClick={() => onPage(page + 1)}>
         Next →
