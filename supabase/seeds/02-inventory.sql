@@ -38,6 +38,16 @@ on conflict (sku) do nothing;
 
 select set_config('request.jwt.claims', '{"role":"service_role"}', false);
 
+-- An inactive product takes no stock-in, and the inactive demo product was discontinued after its goods
+-- came in: a seeded inactive product that has no lot yet is active for its stock-in and deactivated again
+-- right after, so a rerun (which finds its lot) leaves it as it is.
+create temporary table seed_inactive_products as
+select p.id from public.products p
+where not p.is_active and p.sku = 'SAUCE-SOY-500'
+  and not exists (select 1 from public.inventory_records r where r.product_id = p.id);
+
+update public.products set is_active = true where id in (select id from seed_inactive_products);
+
 -- (sku, quantity, source, days ago received): several lots per product for the first ten.
 select public.stock_in(p.id, lot.quantity, lot.source, lot.note, now() - make_interval(days => lot.days_ago))
 from (
@@ -85,5 +95,9 @@ from (
 join public.products p on p.sku = lot.sku
 where not exists (select 1 from public.inventory_records r where r.product_id = p.id)
 order by lot.days_ago desc;
+
+update public.products set is_active = false where id in (select id from seed_inactive_products);
+
+drop table seed_inactive_products;
 
 select set_config('request.jwt.claims', '', false);

@@ -47,6 +47,7 @@ const EXPECTED: Record<string, Partial<Record<(typeof ROLES)[number], string>>> 
   'public.idempotency_records': readOnly,
   'public.inventory_records': readOnly,
   'public.orders': readWrite,
+  'public.product_stock': readOnly,
   'public.products': readOnly,
   'public.revenue_attribution_analysis': readOnly,
   'public.stock_in_history': readOnly,
@@ -64,10 +65,10 @@ const EXPECTED_COLUMNS: Record<string, string> = {
   'public.campaigns service_role INSERT': CAMPAIGN_INSERT,
   'public.campaigns authenticated UPDATE': CAMPAIGN_UPDATE,
   'public.campaigns service_role UPDATE': CAMPAIGN_UPDATE,
-  'public.products authenticated INSERT': 'id is_active name sku',
-  'public.products service_role INSERT': 'id is_active name sku',
-  'public.products authenticated UPDATE': 'deleted_at is_active name sku',
-  'public.products service_role UPDATE': 'deleted_at is_active name sku',
+  'public.products authenticated INSERT': 'id is_active name reorder_level sku',
+  'public.products service_role INSERT': 'id is_active name reorder_level sku',
+  'public.products authenticated UPDATE': 'deleted_at is_active name reorder_level sku',
+  'public.products service_role UPDATE': 'deleted_at is_active name reorder_level sku',
 };
 
 /** The functions `anon` can call: EXECUTE on the function and USAGE on its schema. */

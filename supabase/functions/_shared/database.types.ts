@@ -258,6 +258,13 @@ export type Database = {
             foreignKeyName: 'inventory_records_product_id_fkey';
             columns: ['product_id'];
             isOneToOne: false;
+            referencedRelation: 'product_stock';
+            referencedColumns: ['id'];
+          },
+          {
+            foreignKeyName: 'inventory_records_product_id_fkey';
+            columns: ['product_id'];
+            isOneToOne: false;
             referencedRelation: 'products';
             referencedColumns: ['id'];
           },
@@ -328,6 +335,7 @@ export type Database = {
           'id': string;
           'is_active': boolean;
           'name': string;
+          'reorder_level': number;
           'sku': string;
           'updated_at': string;
         };
@@ -339,6 +347,7 @@ export type Database = {
           'id'?: string;
           'is_active'?: boolean;
           'name': string;
+          'reorder_level'?: number;
           'sku': string;
           'updated_at'?: string;
         };
@@ -349,6 +358,7 @@ export type Database = {
           'id'?: string;
           'is_active'?: boolean;
           'name'?: string;
+          'reorder_level'?: number;
           'sku'?: string;
           'updated_at'?: string;
         };
@@ -398,6 +408,13 @@ export type Database = {
             columns: ['inventory_record_id'];
             isOneToOne: true;
             referencedRelation: 'inventory_records';
+            referencedColumns: ['id'];
+          },
+          {
+            foreignKeyName: 'stock_in_history_product_id_fkey';
+            columns: ['product_id'];
+            isOneToOne: false;
+            referencedRelation: 'product_stock';
             referencedColumns: ['id'];
           },
           {
@@ -474,6 +491,13 @@ export type Database = {
             columns: ['inventory_record_id'];
             isOneToOne: false;
             referencedRelation: 'inventory_records';
+            referencedColumns: ['id'];
+          },
+          {
+            foreignKeyName: 'stock_movements_product_id_fkey';
+            columns: ['product_id'];
+            isOneToOne: false;
+            referencedRelation: 'product_stock';
             referencedColumns: ['id'];
           },
           {
@@ -606,6 +630,46 @@ export type Database = {
         ComputedFields: never;
         Relationships: [];
       };
+      'product_stock': {
+        Row: {
+          'created_at': string;
+          'current_stock': number;
+          'deleted_at': string | null;
+          'id': string;
+          'is_active': boolean;
+          'low_stock': boolean | null;
+          'name': string;
+          'reorder_level': number;
+          'sku': string;
+          'updated_at': string;
+        };
+        ComputedFields: never;
+        Insert: {
+          'created_at'?: string | null;
+          'current_stock'?: number | null;
+          'deleted_at'?: string | null;
+          'id'?: string | null;
+          'is_active'?: boolean | null;
+          'low_stock'?: never;
+          'name'?: string | null;
+          'reorder_level'?: number | null;
+          'sku'?: string | null;
+          'updated_at'?: string | null;
+        };
+        Update: {
+          'created_at'?: string | null;
+          'current_stock'?: number | null;
+          'deleted_at'?: string | null;
+          'id'?: string | null;
+          'is_active'?: boolean | null;
+          'low_stock'?: never;
+          'name'?: string | null;
+          'reorder_level'?: number | null;
+          'sku'?: string | null;
+          'updated_at'?: string | null;
+        };
+        Relationships: [];
+      };
       'revenue_attribution_analysis': {
         Row: {
           'active_days': number | null;
@@ -701,6 +765,26 @@ export type Database = {
           isSetofReturn: false;
         };
       };
+      'create_product': {
+        Args: { 'product': Json };
+        Returns: {
+          'created_at': string;
+          'current_stock': number;
+          'deleted_at': string | null;
+          'id': string;
+          'is_active': boolean;
+          'name': string;
+          'reorder_level': number;
+          'sku': string;
+          'updated_at': string;
+        };
+        SetofOptions: {
+          from: '*';
+          to: 'products';
+          isOneToOne: true;
+          isSetofReturn: false;
+        };
+      };
       'deactivate_campaign_type': {
         Args: { 'type_code': string };
         Returns: {
@@ -747,6 +831,26 @@ export type Database = {
         SetofOptions: {
           from: '*';
           to: 'campaigns';
+          isOneToOne: true;
+          isSetofReturn: false;
+        };
+      };
+      'delete_product': {
+        Args: { 'product_id': string };
+        Returns: {
+          'created_at': string;
+          'current_stock': number;
+          'deleted_at': string | null;
+          'id': string;
+          'is_active': boolean;
+          'name': string;
+          'reorder_level': number;
+          'sku': string;
+          'updated_at': string;
+        };
+        SetofOptions: {
+          from: '*';
+          to: 'products';
           isOneToOne: true;
           isSetofReturn: false;
         };
@@ -866,6 +970,26 @@ export type Database = {
         SetofOptions: {
           from: '*';
           to: 'campaign_type_config';
+          isOneToOne: true;
+          isSetofReturn: false;
+        };
+      };
+      'update_product': {
+        Args: { 'changes': Json; 'product_id': string };
+        Returns: {
+          'created_at': string;
+          'current_stock': number;
+          'deleted_at': string | null;
+          'id': string;
+          'is_active': boolean;
+          'name': string;
+          'reorder_level': number;
+          'sku': string;
+          'updated_at': string;
+        };
+        SetofOptions: {
+          from: '*';
+          to: 'products';
           isOneToOne: true;
           isSetofReturn: false;
         };

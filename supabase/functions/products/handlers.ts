@@ -1,0 +1,183 @@
+/**
+ * The products operations. Reads run as the caller, so the tables' RLS decides what each one sees
+ * (customers: live products, and only the lots, stock-ins and movements they made); each write is one
+ * call to its SQL function, which checks the caller and does the whole change in one transaction.
+ */
+import type { Tables } from '../_shared/database.types.ts';
+import type { Database, Tx } from '../_shared/db.ts';
+import { ApiError, inventoryArea as area } from '../_shared/errors.ts';
+import type { Reply, RequestContext } from '../_shared/http.ts';
+import type { createBody, listQuery, movementsQuery, productPath, stockInsQuery, updateBody } from './schemas.ts';
+
+type Product = Tables<'product_stock'>;
+type Lot =
+  & Pick<
+    Tables<'inventory_records'>,
+    'quantity' | 'available_quantity' | 'source' | 'note' | 'received_at' | 'created_at'
+  >
+  & {
+    inventory_id: string;
+  };
+type Movement = Omit<Tables<'stock_movements'>, 'product_id' | 'inventory_record_id'> & { inventory_id: string };
+type StockIn = Omit<Tables<'stock_in_history'>, 'product_id' | 'inventory_record_id'> & { inventory_id: string };
+type Counted<T> = T & { total_count: number };
+
+const DEFAULT_PER_PAGE = 50;
+
+export function productHandlers(db: Database) {
+  return {
+    async list(ctx: RequestContext<{ query: typeof listQuery }>): Promise<Reply> {
+      const query = ctx.input.query;
+      const { page, perPage } = paging(query);
+      const result = await db.asCaller(ctx.caller, area, (tx) => {
+        const search = query.search ? `%${query.search.replace(/[\\%_]/g, '\\$&')}%` : undefined;
+        const where = tx`
+          ${query.include_deleted ? tx`true` : tx`deleted_at is null`}
+          and ${search === undefined ? tx`true` : tx`(sku ilike ${search} or name ilike ${search})`}
+          and ${query.low_stock === undefined ? tx`true` : tx`low_stock = ${query.low_stock}`}
+          and ${query.is_active === undefined ? tx`true` : tx`is_active = ${query.is_active}`}`;
+        const order = query.sort_by
+          ? tx`${tx(query.sort_by)} ${query.sort_order === 'desc' ? tx`desc` : tx`asc`}, sku, id`
+          : tx`sku, id`;
+        return pageOf(
+          tx<Counted<Product>[]>`
+            select *, count(*) over () as total_count
+            from public.product_stock
+            where ${where}
+            order by ${order}
+            limit ${perPage} offset ${(page - 1) * perPage}`,
+          page,
+          () => tx<{ count: number }[]>`select count(*) from public.product_stock where ${where}`,
+        );
+      });
+      return { body: listed(result, page, perPage) };
+    },
+
+    async read(ctx: RequestContext<{ params: typeof productPath }>): Promise<Reply> {
+      const { id } = ctx.input.params;
+      const { product, lots } = await db.asCaller(ctx.caller, area, async (tx) => {
+        const product = await visibleProduct(tx, id);
+        // In drawing order (FIFO): oldest received first.
+        const lots = await tx<Lot[]>`
+          select id as inventory_id, quantity, available_quantity, source, note, received_at, created_at
+          from public.inventory_records
+          where product_id = ${id}
+          order by received_at, created_at, id`;
+        return { product, lots };
+      });
+      return { body: { success: true, data: { ...product, lots } } };
+    },
+
+    async movements(ctx: RequestContext<{ params: typeof productPath; query: typeof movementsQuery }>): Promise<Reply> {
+      const { id } = ctx.input.params;
+      const query = ctx.input.query;
+      const { page, perPage } = paging(query);
+      const result = await db.asCaller(ctx.caller, area, async (tx) => {
+        await visibleProduct(tx, id);
+        const where = tx`product_id = ${id}
+          and ${query.operation === undefined ? tx`true` : tx`operation = ${query.operation}`}`;
+        // Newest first: the ledger's identity orders the rows as they were written.
+        return pageOf(
+          tx<Counted<Movement>[]>`
+            select id, operation_id, operation, inventory_record_id as inventory_id, delta, stock_before, stock_after,
+                   record_available_before, record_available_after, source, reason, reason_note, reference,
+                   operator_id, operator_role, created_at, count(*) over () as total_count
+            from public.stock_movements
+            where ${where}
+            order by id desc
+            limit ${perPage} offset ${(page - 1) * perPage}`,
+          page,
+          () => tx<{ count: number }[]>`select count(*) from public.stock_movements where ${where}`,
+        );
+      });
+      return { body: listed(result, page, perPage) };
+    },
+
+    async stockIns(ctx: RequestContext<{ params: typeof productPath; query: typeof stockInsQuery }>): Promise<Reply> {
+      const { id } = ctx.input.params;
+      const { page, perPage } = paging(ctx.input.query);
+      const result = await db.asCaller(ctx.caller, area, async (tx) => {
+        await visibleProduct(tx, id);
+        // Newest recorded first (created_at), whatever date the goods were received on.
+        return pageOf(
+          tx<Counted<StockIn>[]>`
+            select id, inventory_record_id as inventory_id, quantity, source, note, received_at, operator_id,
+                   operator_role, created_at, count(*) over () as total_count
+            from public.stock_in_history
+            where product_id = ${id}
+            order by created_at desc, id desc
+            limit ${perPage} offset ${(page - 1) * perPage}`,
+          page,
+          () => tx<{ count: number }[]>`select count(*) from public.stock_in_history where product_id = ${id}`,
+        );
+      });
+      return { body: listed(result, page, perPage) };
+    },
+
+    async create(ctx: RequestContext<{ body: typeof createBody }>): Promise<Reply> {
+      const body = ctx.input.body;
+      const product = await db.asCaller(ctx.caller, area, async (tx) => {
+        const [{ id }] = await tx<Pick<Tables<'products'>, 'id'>[]>`
+          select id from public.create_product(${tx.json(body)})`;
+        return await visibleProduct(tx, id);
+      });
+      return {
+        status: 201,
+        body: { success: true, data: product, message: `Product ${product.sku} created` },
+      };
+    },
+
+    async update(ctx: RequestContext<{ params: typeof productPath; body: typeof updateBody }>): Promise<Reply> {
+      const { id } = ctx.input.params;
+      const changes = ctx.input.body;
+      const product = await db.asCaller(ctx.caller, area, async (tx) => {
+        await tx`select 1 from public.update_product(${id}::uuid, ${tx.json(changes)})`;
+        return await visibleProduct(tx, id);
+      });
+      return { body: { success: true, data: product, message: `Product ${product.sku} updated` } };
+    },
+
+    async remove(ctx: RequestContext<{ params: typeof productPath }>): Promise<Reply> {
+      const { id } = ctx.input.params;
+      const [{ sku }] = await db.asCaller(
+        ctx.caller,
+        area,
+        (tx) => tx<Pick<Tables<'products'>, 'sku'>[]>`select sku from public.delete_product(${id}::uuid)`,
+      );
+      return { body: { success: true, message: `Product ${sku} deleted` } };
+    },
+  };
+}
+
+/** The product as the caller may see it (RLS: a customer does not see a deleted one), or 404. */
+async function visibleProduct(tx: Tx, id: string): Promise<Product> {
+  const [product] = await tx<Product[]>`select * from public.product_stock where id = ${id}`;
+  if (!product) {
+    throw new ApiError(404, 'PRODUCT_NOT_FOUND', `Product ${id} does not exist`, { product_id: id });
+  }
+  return product;
+}
+
+function paging(query: { page?: number; per_page?: number }) {
+  return { page: query.page ?? 1, perPage: query.per_page ?? DEFAULT_PER_PAGE };
+}
+
+/** A page and the total it belongs to; past the last page the window count is gone with the rows. */
+async function pageOf<T>(
+  rows: Promise<Counted<T>[]>,
+  page: number,
+  count: () => Promise<{ count: number }[]>,
+): Promise<{ rows: T[]; totalCount: number }> {
+  const counted = await rows;
+  const totalCount = counted.length > 0 || page === 1 ? (counted[0]?.total_count ?? 0) : (await count())[0].count;
+  return { rows: counted.map(({ total_count: _, ...row }) => row as T), totalCount };
+}
+
+function listed<T>({ rows, totalCount }: { rows: T[]; totalCount: number }, page: number, perPage: number) {
+  return {
+    success: true,
+    data: rows,
+    count: rows.length,
+    pagination: { page, per_page: perPage, total_count: totalCount, total_pages: Math.ceil(totalCount / perPage) },
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * products: the products and their stock under /functions/v1/products: the list with current stock,
+ * one product with its lots, its movement ledger and stock-in history; create, update and delete for
+ * administrators and the service key. Reads follow the tables' RLS; each write is one SQL function.
+ */
+import { dependenciesFromEnv } from '../_shared/deps.ts';
+import { inventoryArea } from '../_shared/errors.ts';
+import { type Dependencies, route, serveFunction } from '../_shared/http.ts';
+import { done } from '../_shared/responses.ts';
+import { productHandlers } from './handlers.ts';
+import { changedResponse, listResponse, movementsResponse, productResponse, stockInsResponse } from './responses.ts';
+import { createBody, listQuery, movementsQuery, productPath, stockInsQuery, updateBody } from './schemas.ts';
+
+export function createHandler(deps: Dependencies) {
+  const handlers = productHandlers(deps.db);
+  return serveFunction({
+    name: 'products',
+    title: 'Products',
+    description: 'Products and their stock (seed 02): the list with current stock, lots, the movement ledger ' +
+      'and the stock-in history, as the RLS of the tables lets the caller see them; create, update and ' +
+      'delete for administrators and the service key.',
+    area: inventoryArea,
+    routes: [
+      route({
+        method: 'GET',
+        path: '/',
+        access: 'user',
+        query: listQuery,
+        summary: 'List products with their current stock: search, low-stock and active filters, paged and sorted',
+        response: listResponse,
+        handle: handlers.list,
+      }),
+      route({
+        method: 'POST',
+        path: '/',
+        access: 'user',
+        body: createBody,
+        summary: 'Create a product (administrators and the service key)',
+        status: 201,
+        response: changedResponse,
+        errors: [403, 409],
+        example: { sku: 'TEA-OOLONG-150', name: 'Alishan Oolong Tea 150 g', reorder_level: 20 },
+        handle: handlers.create,
+      }),
+      route({
+        method: 'GET',
+        path: '/:id',
+        access: 'user',
+        params: productPath,
+        summary: 'One product with its lots (those the caller may see), in FIFO drawing order',
+        response: productResponse,
+        errors: [404],
+        handle: handlers.read,
+      }),
+      route({
+        method: 'PUT',
+        path: '/:id',
+        access: 'user',
+        params: productPath,
+        body: updateBody,
+        summary: 'Change a product (only the fields sent): sku, name, is_active, reorder_level',
+        response: changedResponse,
+        errors: [403, 404, 409],
+        example: { is_active: false },
+        handle: handlers.update,
+      }),
+      route({
+        method: 'DELETE',
+        path: '/:id',
+        access: 'user',
+        params: productPath,
+        summary: 'Delete a product (soft: kept for the ledger, deactivated); refused while it holds stock',
+        response: done,
+        errors: [403, 404, 422],
+        handle: handlers.remove,
+      }),
+      route({
+        method: 'GET',
+        path: '/:id/movements',
+        access: 'user',
+        params: productPath,
+        query: movementsQuery,
+        summary: "The product's movement ledger, newest first, paged: who, why, delta, stock before and after",
+        response: movementsResponse,
+        errors: [404],
+        handle: handlers.movements,
+      }),
+      route({
+        method: 'GET',
+        path: '/:id/stock-ins',
+        access: 'user',
+        params: productPath,
+        query: stockInsQuery,
+        summary: "The product's stock-in history, newest first, paged",
+        response: stockInsResponse,
+        errors: [404],
+        handle: handlers.stockIns,
+      }),
+    ],
+  }, deps);
+}
+
+if (import.meta.main) Deno.serve(createHandler(dependenciesFromEnv()));

@@ -1,0 +1,86 @@
+/** What the products endpoints answer, for the OpenAPI document. */
+import { z } from 'zod';
+import { success } from '../_shared/responses.ts';
+import { instant } from '../_shared/stock-responses.ts';
+import { MOVEMENT_OPERATIONS } from './schemas.ts';
+
+const id = z.guid();
+const count = z.number().int();
+const operatorRole = z.enum(['authenticated', 'service_role']);
+
+/** A row of public.product_stock: the product with its stock and whether it is low. */
+export const product = z.object({
+  id,
+  sku: z.string(),
+  name: z.string(),
+  is_active: z.boolean(),
+  current_stock: count,
+  reorder_level: count,
+  low_stock: z.boolean(),
+  deleted_at: instant.nullable(),
+  created_at: instant,
+  updated_at: instant,
+});
+
+const pagination = z.object({
+  page: count,
+  per_page: count,
+  total_count: count,
+  total_pages: count,
+});
+
+/** A page of rows, as the catalogue lists them. */
+function page<T extends z.ZodType>(row: T) {
+  return z.object({ success: z.literal(true), data: z.array(row), count, pagination });
+}
+
+export const listResponse = page(product);
+
+export const lot = z.object({
+  inventory_id: id,
+  quantity: count,
+  available_quantity: count,
+  source: z.string(),
+  note: z.string().nullable(),
+  received_at: instant,
+  created_at: instant,
+});
+
+export const productResponse = success(product.extend({ lots: z.array(lot) }));
+
+export const changedResponse = z.object({ success: z.literal(true), data: product, message: z.string() });
+
+export const movement = z.object({
+  id: count,
+  operation_id: id,
+  operation: z.enum(MOVEMENT_OPERATIONS),
+  inventory_id: id,
+  delta: count,
+  stock_before: count,
+  stock_after: count,
+  record_available_before: count,
+  record_available_after: count,
+  source: z.string().nullable(),
+  reason: z.string().nullable(),
+  reason_note: z.string().nullable(),
+  reference: z.string().nullable(),
+  operator_id: id.nullable(),
+  operator_role: operatorRole,
+  created_at: instant,
+});
+
+export const movementsResponse = page(movement);
+
+export const stockInRecord = z.object({
+  id,
+  inventory_id: id,
+  quantity: count,
+  source: z.string(),
+  note: z.string().nullable(),
+  received_at: instant,
+  operator_id: id.nullable(),
+  operator_role: operatorRole,
+  created_at: instant,
+});
+
+export const stockInsResponse = page(stockInRecord);

@@ -1,0 +1,78 @@
+/**
+ * What the products endpoints accept. zod checks shape (types, formats, lengths, unknown fields: 400); the
+ * database checks the rest (who may write: 403; an unknown product: 404; a taken SKU: 409) and holds the
+ * same field rules for supabase.rpc callers.
+ */
+import { z } from 'zod';
+import { patchBody, queryBoolean, queryInteger, uuid } from '../_shared/validation.ts';
+
+export const DEFAULT_REORDER_LEVEL = 10;
+export const MAX_REORDER_LEVEL = 1_000_000_000;
+
+/** `/:id` and the routes below it. */
+export const productPath = z.object({ id: z.string().pipe(uuid) });
+
+const fields = {
+  sku: z
+    .string('must be a string')
+    .max(64, 'at most 64 characters')
+    .regex(
+      /^[A-Za-z0-9][A-Za-z0-9._-]*$/,
+      'letters, digits, dot, underscore or hyphen, starting with a letter or digit',
+    ),
+  name: z.string('must be a string').trim().min(1, 'must not be empty').max(200, 'at most 200 characters'),
+  is_active: z.boolean('must be true or false'),
+  reorder_level: z
+    .number('must be a number')
+    .int('must be a whole number')
+    .min(0, 'must be at least 0')
+    .max(MAX_REORDER_LEVEL, `must be at most ${MAX_REORDER_LEVEL}`),
+};
+
+export const createBody = z.strictObject({
+  sku: fields.sku,
+  name: fields.name,
+  is_active: fields.is_active.optional(),
+  reorder_level: fields.reorder_level.optional(),
+});
+
+export const updateBody = patchBody(fields);
+
+export const SORTABLE_COLUMNS = [
+  'sku',
+  'name',
+  'current_stock',
+  'reorder_level',
+  'is_active',
+  'created_at',
+  'updated_at',
+] as const;
+
+const paging = {
+  page: queryInteger(1, 1_000_000).optional(),
+  per_page: queryInteger(1, 200).optional(),
+};
+
+export const listQuery = z
+  .strictObject({
+    search: z.string().max(100, 'at most 100 characters').optional(),
+    low_stock: queryBoolean.optional(),
+    is_active: queryBoolean.optional(),
+    include_deleted: queryBoolean.optional(),
+    ...paging,
+    sort_by: z.enum(SORTABLE_COLUMNS, `must be one of ${SORTABLE_COLUMNS.join(', ')}`).optional(),
+    sort_order: z.enum(['asc', 'desc'], 'must be asc or desc').optional(),
+  })
+  .refine((query) => query.sort_order === undefined || query.sort_by !== undefined, {
+    path: ['sort_order'],
+    message: 'requires sort_by',
+  });
+
+export const MOVEMENT_OPERATIONS = ['stock_in', 'stock_adjust', 'stock_out'] as const;
+
+export const movementsQuery = z.strictObject({
+  ...paging,
+  operation: z.enum(MOVEMENT_OPERATIONS, `must be one of ${MOVEMENT_OPERATIONS.join(', ')}`).optional(),
+});
+
+export const stockInsQuery = z.strictObject(paging);
