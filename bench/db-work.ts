@@ -6,6 +6,7 @@ import type { Caller } from '../supabase/functions/_shared/auth.ts';
 import type { Tx } from '../supabase/functions/_shared/db.ts';
 // @ts-types="./scenarios.d.mts"
 import { adjustment, searchTerm } from './scenarios.mjs';
+import { cataloguePage } from '../supabase/functions/campaign-types/handlers.ts';
 import { campaignMetrics } from '../supabase/functions/campaigns/handlers.ts';
 
 /** What the dataset step found, e.g. product ids to write to. */
@@ -21,7 +22,12 @@ interface Work {
 }
 
 const ADMIN_ID = '00000000-0000-4000-8000-000000000001';
-const ADMIN: Caller = { kind: 'user', role: 'authenticated', userId: ADMIN_ID, claims: { role: 'authenticated', sub: ADMIN_ID } };
+const ADMIN: Caller = {
+  kind: 'user',
+  role: 'authenticated',
+  userId: ADMIN_ID,
+  claims: { role: 'authenticated', sub: ADMIN_ID },
+};
 const SERVICE: Caller = { kind: 'service', role: 'service_role', userId: null, claims: { role: 'service_role' } };
 
 const health = (period: string): Work => ({
@@ -32,12 +38,7 @@ const health = (period: string): Work => ({
 export const databaseWork: Record<string, Work> = {
   'campaign-types list': {
     caller: ADMIN,
-    run: (tx) =>
-      tx`select *, count(*) over () as total_count
-         from public.campaign_type_config
-         where is_active
-         order by attribution_layer, default_priority desc, type_code
-         limit 50 offset 0`,
+    run: (tx) => cataloguePage(tx, {}),
   },
   'stock-in': {
     caller: ADMIN,
@@ -58,7 +59,8 @@ export const databaseWork: Record<string, Work> = {
   },
   'attribution (1,000 active campaigns)': {
     caller: ADMIN,
-    run: (tx, _, { today }) => tx`select private.campaign_attributions_json(${today}::date, ${'1000'}::numeric)::text as result`,
+    run: (tx, _, { today }) =>
+      tx`select private.campaign_attributions_json(${today}::date, ${'1000'}::numeric)::text as result`,
   },
   'campaign metrics': {
     caller: ADMIN,

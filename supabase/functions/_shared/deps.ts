@@ -10,7 +10,10 @@ export function dependenciesFromEnv(): Dependencies {
   const supabaseUrl = env('SUPABASE_URL');
   const origins = env('CORS_ALLOWED_ORIGINS');
   return {
-    db: createDatabase(dbUrl, { max: Number(env('DB_POOL_SIZE') ?? 10) }),
+    db: createDatabase(dbUrl, {
+      max: env('DB_POOL_SIZE') ? Number(env('DB_POOL_SIZE')) : undefined,
+      prepare: env('DB_PREPARE') ? env('DB_PREPARE') !== 'false' : undefined,
+    }),
     auth: createAuthenticator({
       jwtSecret: env('SUPABASE_JWT_SECRET') ?? env('JWT_SECRET'),
       jwksUrl: env('SUPABASE_JWKS_URL') ?? (supabaseUrl ? `${supabaseUrl}/auth/v1/.well-known/jwks.json` : undefined),
