@@ -4,8 +4,12 @@
  */
 import { z } from 'zod';
 
-/** An instant as the API sends it: ISO 8601 with an offset. */
-export const timestamp = z.iso.datetime({ offset: true });
+/**
+ * An instant as the API sends it, its one format: ISO 8601 in UTC with milliseconds and `Z`,
+ * `2026-11-23T16:00:00.123Z` (what JSON.stringify makes of a Date; SQL that builds an answer as jsonb uses
+ * private.api_timestamp for the same text).
+ */
+export const timestamp = z.iso.datetime({ precision: 3 });
 
 /** A calendar day, `YYYY-MM-DD`. */
 export const day = z.iso.date();

@@ -1,12 +1,6 @@
 /** What the inventory functions answer (seed 02, CONTRACT §2), for the OpenAPI documents. */
 import { z } from 'zod';
-
-/**
- * An instant as the inventory functions send it, the one format of the API: ISO 8601 in UTC with
- * milliseconds and `Z`, `2026-11-23T16:00:00.123Z` (what JSON.stringify makes of a Date; the SQL that builds
- * an answer as jsonb uses private.api_timestamp for the same text).
- */
-export const instant = z.iso.datetime({ precision: 3 });
+import { timestamp } from './responses.ts';
 
 const allocations = z.array(z.object({ inventory_id: z.guid(), quantity: z.number().int() }));
 
@@ -17,7 +11,7 @@ export const stockInResponse = z.object({
   quantity: z.number().int(),
   current_stock: z.number().int(),
   source: z.string(),
-  received_at: instant,
+  received_at: timestamp,
   message: z.string(),
 });
 

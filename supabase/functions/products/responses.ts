@@ -1,7 +1,6 @@
 /** What the products endpoints answer, for the OpenAPI document. */
 import { z } from 'zod';
-import { success } from '../_shared/responses.ts';
-import { instant } from '../_shared/stock-responses.ts';
+import { success, timestamp } from '../_shared/responses.ts';
 import { MOVEMENT_OPERATIONS } from './schemas.ts';
 
 const id = z.guid();
@@ -17,9 +16,9 @@ export const product = z.object({
   current_stock: count,
   reorder_level: count,
   low_stock: z.boolean(),
-  deleted_at: instant.nullable(),
-  created_at: instant,
-  updated_at: instant,
+  deleted_at: timestamp.nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
 });
 
 const pagination = z.object({
@@ -42,8 +41,8 @@ export const lot = z.object({
   available_quantity: count,
   source: z.string(),
   note: z.string().nullable(),
-  received_at: instant,
-  created_at: instant,
+  received_at: timestamp,
+  created_at: timestamp,
 });
 
 export const productResponse = success(product.extend({ lots: z.array(lot) }));
@@ -66,7 +65,7 @@ export const movement = z.object({
   reference: z.string().nullable(),
   operator_id: id.nullable(),
   operator_role: operatorRole,
-  created_at: instant,
+  created_at: timestamp,
 });
 
 export const movementsResponse = page(movement);
@@ -77,10 +76,10 @@ export const stockInRecord = z.object({
   quantity: count,
   source: z.string(),
   note: z.string().nullable(),
-  received_at: instant,
+  received_at: timestamp,
   operator_id: id.nullable(),
   operator_role: operatorRole,
-  created_at: instant,
+  created_at: timestamp,
 });
 
 export const stockInsResponse = page(stockInRecord);
