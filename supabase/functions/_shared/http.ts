@@ -166,7 +166,7 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
   return async (req) => {
     const cors = corsHeaders(req, deps.allowedOrigins);
     const respond = (reply: Reply) =>
-      new Response(reply.body instanceof JsonText ? reply.body.text : JSON.stringify(reply.body), {
+      encoded(req, reply.body instanceof JsonText ? reply.body.text : JSON.stringify(reply.body), {
         status: reply.status ?? 200,
         headers: {
           'content-type': 'application/json; charset=utf-8',
@@ -216,6 +216,41 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
       return respond(errorReply(error, area));
     }
   };
+}
+
+/** Bodies at least this large go out compressed when the client accepts it; smaller ones are not worth it. */
+export const COMPRESS_MIN_BYTES = 8 * 1024;
+
+/**
+ * The response, its body gzipped when it is at least COMPRESS_MIN_BYTES and the request's
+ * Accept-Encoding accepts gzip (a day's attribution for 1,000 campaigns: 334 KB, 34 KB gzipped). Such a
+ * body's answer depends on Accept-Encoding, so it says `Vary: Accept-Encoding` either way. gzip only:
+ * CompressionStream, which Deno and the Edge Runtime both have, offers gzip and deflate, not brotli.
+ */
+export async function encoded(req: Request, text: string, init: ResponseInit & { headers: Record<string, string> }) {
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.byteLength < COMPRESS_MIN_BYTES) return new Response(bytes, init);
+  const headers: Record<string, string> = { ...init.headers };
+  headers.vary = headers.vary ? `${headers.vary}, Accept-Encoding` : 'Accept-Encoding';
+  if (!acceptsGzip(req.headers.get('accept-encoding'))) return new Response(bytes, { ...init, headers });
+  const gzipped = await new Response(new Blob([bytes]).stream().pipeThrough(new CompressionStream('gzip')))
+    .arrayBuffer();
+  return new Response(gzipped, { ...init, headers: { ...headers, 'content-encoding': 'gzip' } });
+}
+
+/** Whether an Accept-Encoding header admits gzip: named, or `*`, with a quality above 0 (RFC 9110 12.5.3). */
+export function acceptsGzip(header: string | null): boolean {
+  if (!header) return false;
+  const quality = new Map<string, number>();
+  for (const item of header.split(',')) {
+    const [coding, ...params] = item.split(';').map((part) => part.trim().toLowerCase());
+    if (!coding) continue;
+    const q = params.find((param) => param.startsWith('q='));
+    const value = q === undefined ? 1 : Number(q.slice(2));
+    quality.set(coding, Number.isFinite(value) ? value : 0);
+  }
+  const gzip = quality.get('gzip') ?? quality.get('x-gzip') ?? quality.get('*');
+  return gzip !== undefined && gzip > 0;
 }
 
 /**
