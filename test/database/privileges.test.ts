@@ -29,6 +29,9 @@ const readWrite = { authenticated: WRITE, service_role: WRITE };
  */
 const EXPECTED: Record<string, Partial<Record<(typeof ROLES)[number], string>>> = {
   'private.campaign_active_spans': readOnly,
+  'private.campaign_attribution_days': readOnly,
+  'private.campaign_attribution_months': {},
+  'private.campaign_attribution_pending': {},
   'private.customer_order_history': {},
   'private.function_requests': { service_role: READ },
   'private.function_requests_id_seq': {},

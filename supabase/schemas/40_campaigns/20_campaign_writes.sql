@@ -174,6 +174,8 @@ begin
 
   -- Locked in id order, the same in every batch, so two concurrent batches cannot deadlock each other.
   perform 1 from public.campaigns c where c.id = any (ordered) and c.deleted_at is null order by c.id for update;
+  -- The days these campaigns count on are recomputed once, after the last move, not after each.
+  perform private.defer_campaign_attribution(ordered);
 
   foreach campaign_id in array ordered loop
     begin
@@ -204,6 +206,7 @@ begin
         'failures', failures));
   end if;
 
+  perform private.flush_campaign_attribution();
   return query
     select c.* from public.campaigns c where c.id = any (ordered) order by array_position(ordered, c.id);
 end

@@ -56,17 +56,19 @@ begin
          count(*)::integer,
          jsonb_agg(jsonb_build_object(
              'campaign_id', r.campaign_id,
-             'campaign_name', r.campaign_name,
-             'campaign_type', r.campaign_type,
+             'campaign_name', c.name,
+             'campaign_type', c.campaign_type,
              'attribution_layer', r.attribution_layer,
              'normalized_weight', r.normalized_weight,
              'attribution_strength', r.attribution_strength,
              'attributed_amount', r.attributed_amount)
-           order by r.normalized_weight desc, r.attribution_layer, r.priority_score desc, r.campaign_id),
+           order by r.answer_rank),
          (array_agg(distinct r.attribution_layer order by r.attribution_layer))::text[],
          max(r.day_amount)::numeric,
          case when count(*) >= 4 then 'high' when count(*) >= 2 then 'medium' else 'low' end
   from private.campaign_attribution_rows(from_date, to_date, null, true) r
+  join public.campaigns c
+    on c.id = r.campaign_id and c.deleted_at is null and c.end_date >= from_date and c.start_date <= to_date
   group by r.attribution_date;
 end
 $$;
@@ -99,8 +101,8 @@ begin
   perform private.check_analysis_range(from_date, to_date);
   return query
   select r.campaign_id,
-         r.campaign_name,
-         r.campaign_type,
+         c.name,
+         c.campaign_type,
          r.attribution_layer,
          (now() at time zone 'UTC')::date,
          count(*)::integer,
@@ -109,7 +111,9 @@ begin
          sum(r.attributed_amount),
          round(avg(r.normalized_weight), 4)
   from private.campaign_attribution_rows(from_date, to_date, null, true) r
-  group by r.campaign_id, r.campaign_name, r.campaign_type, r.attribution_layer;
+  join public.campaigns c
+    on c.id = r.campaign_id and c.deleted_at is null and c.end_date >= from_date and c.start_date <= to_date
+  group by r.campaign_id, c.name, c.campaign_type, r.attribution_layer;
 end
 $$;
 
@@ -140,8 +144,10 @@ begin
   perform private.check_analysis_range(from_date, to_date);
   return query
   with r as (
-    select r.attribution_date, r.campaign_id, r.campaign_name, r.attribution_layer
+    select r.attribution_date, r.campaign_id, c.name as campaign_name, r.attribution_layer
     from private.campaign_attribution_rows(from_date, to_date, null, false) r
+    join public.campaigns c
+      on c.id = r.campaign_id and c.deleted_at is null and c.end_date >= from_date and c.start_date <= to_date
   )
   select a.campaign_id,
          a.campaign_name,
