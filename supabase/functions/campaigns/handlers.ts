@@ -145,9 +145,8 @@ export function campaignHandlers(db: Database) {
       const query = ctx.input.query;
       const [{ result }] = await db.asCaller(ctx.caller, area, (tx) =>
         tx<{ result: string }[]>`
-          select private.campaign_attributions_json(${query.date}::date, ${
-          query.order_amount ?? null
-        }::numeric)::text as result`);
+          select private.campaign_attributions_json(${query.date}::date, ${query.order_amount ?? null}::numeric,
+                                                    ${query.limit ?? null}::integer) as result`);
       return successWithJsonText(result);
     },
 

@@ -67,13 +67,21 @@ export const batchBody = z.strictObject({
 
 export const bulkStatusBody = z.strictObject({ campaign_ids: campaignIds, status });
 
-/** GET /campaigns/attribution: a front end's door to calculate_campaign_attributions. */
+/** The most entries `limit` may ask for: far more campaigns than a day has ever counted. */
+export const MAX_ATTRIBUTION_ENTRIES = 100_000;
+
+/**
+ * GET /campaigns/attribution: a front end's door to calculate_campaign_attributions. `limit` keeps the
+ * first entries of `attributions` in the answer's order (largest share first); the day's count and layers
+ * still describe every campaign counted.
+ */
 export const attributionQuery = z.strictObject({
   date: isoDate,
   order_amount: z
     .string()
     .regex(/^\d{1,12}(\.\d{1,2})?$/, 'must be an amount of at least 0 with at most 2 decimals')
     .optional(),
+  limit: queryInteger(1, MAX_ATTRIBUTION_ENTRIES).optional(),
 });
 
 /** The most days one call of the calendar or an analysis covers (a leap year). */
