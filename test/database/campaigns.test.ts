@@ -77,6 +77,29 @@ describe('the status machine', () => {
     expect(JSON.parse(error!.hint!)).toMatchObject({ field: 'campaign_type', constraint: expect.stringContaining("catalogue's catch-all") });
   });
 
+  it('dates are calendar days: infinity is refused on direct writes (PT400), in replica mode too (the check constraint)', async () => {
+    const start = freshDay();
+    const { error } = await asRole(sql, admin, (tx) => tx`
+      insert into public.campaigns (name, start_date, end_date, campaign_type)
+      values ('forever', ${start}, 'infinity'::text::date, 'brand_week')`);
+    expect(error?.code).toBe('PT400');
+    expect(JSON.parse(error!.hint!)).toMatchObject({ field: 'end_date', value: 'infinity' });
+    const edited = await asRole(sql, admin, async (tx) => {
+      const [{ id }] = await tx`insert into public.campaigns (name, start_date, end_date, campaign_type)
+                                values ('bounded', ${start}, ${addDays(start, 1)}, 'brand_week') returning id`;
+      await tx`update public.campaigns set start_date = '-infinity'::text::date where id = ${id}`;
+    });
+    expect(JSON.parse(edited.error!.hint!)).toMatchObject({ field: 'start_date', value: '-infinity' });
+    const replica = await sql.begin(async (tx) => {
+      await tx`select set_config('session_replication_role', 'replica', true)`;
+      await tx`insert into public.campaigns (name, start_date, end_date, campaign_type, attribution_layer, attribution_weight, priority_score)
+               values ('forever', ${start}, 'infinity'::text::date, 'brand_week', 'category-specific', 1, 50)`;
+      throw new Error('the insert was accepted');
+    }).catch((error) => error);
+    expect(replica.code).toBe('23514');
+    expect(replica.constraint_name).toBe('campaigns_dates_finite');
+  });
+
   it('records the creation and every move with who made it, in order', async () => {
     const id = await campaignIn(['active', 'paused', 'active', 'completed']);
     const history = await sql`select from_status, to_status, changed_by, changed_by_role

@@ -38,6 +38,8 @@ create table public.campaigns (
   -- Soft delete: the row stays for history, and disappears from every read and from attribution.
   deleted_at timestamptz,
   constraint campaigns_date_range check (start_date <= end_date),
+  -- Attribution keeps a row for every day a campaign counts on, so its dates are calendar days.
+  constraint campaigns_dates_finite check (isfinite(start_date) and isfinite(end_date)),
   constraint campaigns_one_site_wide_active_per_date
     exclude using gist (daterange(start_date, end_date, '[]') with &&)
     where (status = 'active' and attribution_layer = 'site-wide' and deleted_at is null)
@@ -166,6 +168,11 @@ begin
     end if;
   end if;
 
+  if not isfinite(new.start_date) or not isfinite(new.end_date) then
+    perform private.campaign_field_error(400, 'VALIDATION_ERROR', 'start_date and end_date are calendar days',
+      case when isfinite(new.start_date) then 'end_date' else 'start_date' end,
+      to_jsonb(case when isfinite(new.start_date) then new.end_date else new.start_date end), 'a calendar day, not infinity');
+  end if;
   if new.start_date > new.end_date then
     perform private.campaign_field_error(422, 'INVALID_DATE_RANGE', 'start_date must not be later than end_date',
       'end_date', to_jsonb(new.end_date), format('on or after start_date (%s)', new.start_date));
