@@ -37,13 +37,18 @@ create table public.orders (
 
 create index orders_order_date_idx on public.orders (order_date) include (total_amount, status);
 
--- Every figure of orders in a window (the order figures, the customers active in it) is read from this
--- index alone; it replaces the plain one on `ordered_at`.
+-- The orders placed in a stretch of time, with every figure business health reads of them, from the
+-- index alone (the last part of an hour a health report reads from the orders themselves).
 create index orders_ordered_at_covering_idx on public.orders (ordered_at)
   include (customer_id, status, total_amount, cancelled_at, completed_at, promised_at, delivered_at);
 
--- The RFM corrections: orders cancelled after the report's `as_of` (few when `as_of` is now).
+-- The orders completed, promised or cancelled in the last part of an hour a health report reads from the
+-- orders themselves (50_health/50_figures.sql).
 create index orders_cancelled_at_idx on public.orders (cancelled_at) where cancelled_at is not null;
+
+create index orders_completed_at_idx on public.orders (completed_at) where completed_at is not null;
+
+create index orders_promised_at_idx on public.orders (promised_at) where promised_at is not null;
 
 create index orders_customer_idx on public.orders (customer_id, ordered_at desc);
 

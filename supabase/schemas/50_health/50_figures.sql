@@ -1,122 +1,288 @@
 -- The figures a health report scores, each read as of `as_of`, so a report can be asked of any past
--- moment. The trend's current week comes from the period's own pass: the customers and orders of the
--- window's last 7 days are a filter of the period's (`week_*` columns), scored with the same `as_of`.
+-- moment. Windows are whole 24-hour days: [as_of − 24 h × days, as_of).
+--
+-- The order and customer figures come from their changes kept by hour (30_figure_changes.sql): the
+-- figures as of the start of `as_of`'s hour, plus what changed between then and `as_of`, read from the
+-- few orders (and the customers of those orders) with a step in that part of an hour, through the
+-- orders' indexes. So a report reads a number of hours, not of orders.
 --
 -- The figure queries are planned for each call (plan_cache_mode): after five calls PostgreSQL may switch
--- a function's statements to a generic plan, blind to how many orders the window holds.
+-- a function's statements to a generic plan, blind to how many orders the last hour holds.
 
--- Orders in the window and the previous equal window, as of `as_of`; `week_*` are the last 7 days'.
+-- The order and customer figures of the window of `days` days ending at the hour boundary `at`: the
+-- changes of the hours before it or, because every order's and customer's changes add up to zero, minus
+-- those from it on; whichever side has fewer hours.
+create or replace function private.health_figures_before(days integer, at timestamptz)
+returns table (
+  orders bigint, completed bigint, cancelled bigint, due bigint, on_time bigint, revenue numeric,
+  previous_revenue numeric, revenue_orders bigint, previous_revenue_orders bigint, customers bigint,
+  score_sum bigint, scores_1_mod_3 bigint, scores_2_mod_3 bigint, scores_of_3 bigint, repeat_customers bigint
+)
+language plpgsql
+stable
+set search_path = ''
+as $$
+declare
+  first_hour timestamptz;
+  last_hour timestamptz;
+begin
+  select min(c.hour), max(c.hour) into first_hour, last_hour
+  from private.health_figure_changes c where c.days = health_figures_before.days;
+  if first_hour is null or at <= first_hour or at > last_hour then
+    return query select 0::bigint, 0::bigint, 0::bigint, 0::bigint, 0::bigint, 0::numeric, 0::numeric, 0::bigint, 0::bigint, 0::bigint, 0::bigint, 0::bigint, 0::bigint, 0::bigint, 0::bigint;
+  elsif at - first_hour <= last_hour - at then
+    return query
+    select coalesce(sum(c.orders), 0)::bigint,
+           coalesce(sum(c.completed), 0)::bigint,
+           coalesce(sum(c.cancelled), 0)::bigint,
+           coalesce(sum(c.due), 0)::bigint,
+           coalesce(sum(c.on_time), 0)::bigint,
+           coalesce(sum(c.revenue), 0)::numeric,
+           coalesce(sum(c.previous_revenue), 0)::numeric,
+           coalesce(sum(c.revenue_orders), 0)::bigint,
+           coalesce(sum(c.previous_revenue_orders), 0)::bigint,
+           coalesce(sum(c.customers), 0)::bigint,
+           coalesce(sum(c.score_sum), 0)::bigint,
+           coalesce(sum(c.scores_1_mod_3), 0)::bigint,
+           coalesce(sum(c.scores_2_mod_3), 0)::bigint,
+           coalesce(sum(c.scores_of_3), 0)::bigint,
+           coalesce(sum(c.repeat_customers), 0)::bigint
+    from private.health_figure_changes c
+    where c.days = health_figures_before.days and c.hour < at;
+  else
+    return query
+    select coalesce(-sum(c.orders), 0)::bigint,
+           coalesce(-sum(c.completed), 0)::bigint,
+           coalesce(-sum(c.cancelled), 0)::bigint,
+           coalesce(-sum(c.due), 0)::bigint,
+           coalesce(-sum(c.on_time), 0)::bigint,
+           coalesce(-sum(c.revenue), 0)::numeric,
+           coalesce(-sum(c.previous_revenue), 0)::numeric,
+           coalesce(-sum(c.revenue_orders), 0)::bigint,
+           coalesce(-sum(c.previous_revenue_orders), 0)::bigint,
+           coalesce(-sum(c.customers), 0)::bigint,
+           coalesce(-sum(c.score_sum), 0)::bigint,
+           coalesce(-sum(c.scores_1_mod_3), 0)::bigint,
+           coalesce(-sum(c.scores_2_mod_3), 0)::bigint,
+           coalesce(-sum(c.scores_of_3), 0)::bigint,
+           coalesce(-sum(c.repeat_customers), 0)::bigint
+    from private.health_figure_changes c
+    where c.days = health_figures_before.days and c.hour >= at;
+  end if;
+end
+$$;
+
+-- Orders in the window [as_of − days, as_of) and in the equal window before it, as of `as_of`: orders,
+-- completed before `as_of`, cancelled before it, due (promised before it, not cancelled) and on time
+-- among those, and the counted revenue (not refunded, not cancelled before `as_of`) of both windows.
+create or replace function private.health_window_order_figures(as_of timestamptz, days integer)
+returns table (
+  orders bigint, completed bigint, cancelled bigint, due bigint, on_time bigint, revenue numeric, previous_revenue numeric
+)
+language plpgsql
+stable
+set search_path = ''
+set plan_cache_mode = 'force_custom_plan'
+as $$
+declare
+  span interval := make_interval(hours => 24 * days);
+  hour_start timestamptz := date_bin('1 hour', as_of, timestamptz '2000-01-01 00:00+00');
+begin
+  return query
+  with
+  -- Every order with a step in [hour_start, as_of): ordered then, or one or two windows before, or
+  -- completed, promised or cancelled then.
+  stepping as (
+    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
+    from public.orders o where o.ordered_at >= hour_start and o.ordered_at < as_of
+    union
+    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
+    from public.orders o where o.ordered_at >= hour_start - span and o.ordered_at < as_of - span
+    union
+    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
+    from public.orders o where o.ordered_at >= hour_start - 2 * span and o.ordered_at < as_of - 2 * span
+    union
+    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
+    from public.orders o where o.completed_at >= hour_start and o.completed_at < as_of
+    union
+    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
+    from public.orders o where o.promised_at >= hour_start and o.promised_at < as_of
+    union
+    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
+    from public.orders o where o.cancelled_at >= hour_start and o.cancelled_at < as_of
+  ),
+  -- Their figures as of `as_of` (+1) and as of hour_start (−1).
+  stepped as (
+    select x.sign, o.ordered_at >= x.t - span and o.ordered_at < x.t as in_window,
+           o.ordered_at >= x.t - 2 * span and o.ordered_at < x.t - span as in_previous,
+           coalesce(o.cancelled_at < x.t, false) as is_cancelled, o.completed_at < x.t as is_completed,
+           o.promised_at < x.t as is_promised, o.delivered_at <= o.promised_at as delivered_on_time,
+           o.status, o.total_amount
+    from stepping o
+    cross join (values (as_of, 1), (hour_start, -1)) x(t, sign)
+  ),
+  change as (
+    select coalesce(sum(s.sign) filter (where s.in_window), 0) as orders,
+           coalesce(sum(s.sign) filter (where s.in_window and s.is_completed), 0) as completed,
+           coalesce(sum(s.sign) filter (where s.in_window and s.is_cancelled), 0) as cancelled,
+           coalesce(sum(s.sign) filter (where s.in_window and s.is_promised and not s.is_cancelled), 0) as due,
+           coalesce(sum(s.sign) filter (where s.in_window and s.is_promised and not s.is_cancelled and s.delivered_on_time), 0)
+             as on_time,
+           coalesce(sum(s.sign * s.total_amount)
+                      filter (where s.in_window and s.status <> 'refunded' and not s.is_cancelled), 0) as revenue,
+           coalesce(sum(s.sign * s.total_amount)
+                      filter (where s.in_previous and s.status <> 'refunded' and not s.is_cancelled), 0) as previous_revenue,
+           coalesce(sum(s.sign) filter (where s.in_window and s.status <> 'refunded' and not s.is_cancelled), 0)
+             as revenue_orders,
+           coalesce(sum(s.sign) filter (where s.in_previous and s.status <> 'refunded' and not s.is_cancelled), 0)
+             as previous_revenue_orders
+    from stepped s
+  )
+  -- Revenue is the sum of the counted orders' amounts, and 0 when there is none (as sum's coalesce gives).
+  select f.orders + c.orders, f.completed + c.completed, f.cancelled + c.cancelled, f.due + c.due,
+         f.on_time + c.on_time,
+         case when f.revenue_orders + c.revenue_orders = 0 then 0 else f.revenue + c.revenue end,
+         case when f.previous_revenue_orders + c.previous_revenue_orders = 0 then 0
+              else f.previous_revenue + c.previous_revenue end
+  from private.health_figures_before(days, hour_start) f, change c;
+end
+$$;
+
+-- RFM of the customers with a counted order (not refunded, not cancelled before `as_of`) in the window:
+-- how many, their average score (R + F + M) / 3 (private.health_average_rfm_score), and how many have
+-- two orders or more in the 365 days before `as_of`. The average is the one `avg` computes over the
+-- customers' scores, each (R + F + M) / 3 as numeric, to the last digit.
+create or replace function private.health_window_customer_figures(as_of timestamptz, days integer)
+returns table (customers bigint, average_rfm numeric, repeat_customers bigint)
+language plpgsql
+stable
+set search_path = ''
+set plan_cache_mode = 'force_custom_plan'
+as $$
+declare
+  hour_start timestamptz := date_bin('1 hour', as_of, timestamptz '2000-01-01 00:00+00');
+begin
+  return query
+  with
+  -- Every customer with a step in [hour_start, as_of): an order placed then, or 3, 7, 14, 30, 90 or 365
+  -- days before, or cancelled then.
+  stepping as (
+      select o.customer_id from public.orders o
+      where o.ordered_at >= hour_start and o.ordered_at < as_of
+      union
+      select o.customer_id from public.orders o
+      where o.ordered_at >= hour_start - interval '72 hours' and o.ordered_at < as_of - interval '72 hours'
+      union
+      select o.customer_id from public.orders o
+      where o.ordered_at >= hour_start - interval '168 hours' and o.ordered_at < as_of - interval '168 hours'
+      union
+      select o.customer_id from public.orders o
+      where o.ordered_at >= hour_start - interval '336 hours' and o.ordered_at < as_of - interval '336 hours'
+      union
+      select o.customer_id from public.orders o
+      where o.ordered_at >= hour_start - interval '720 hours' and o.ordered_at < as_of - interval '720 hours'
+      union
+      select o.customer_id from public.orders o
+      where o.ordered_at >= hour_start - interval '2160 hours' and o.ordered_at < as_of - interval '2160 hours'
+      union
+      select o.customer_id from public.orders o
+      where o.ordered_at >= hour_start - interval '8760 hours' and o.ordered_at < as_of - interval '8760 hours'
+      union
+      select o.customer_id from public.orders o where o.cancelled_at >= hour_start and o.cancelled_at < as_of
+  ),
+  -- Their counts as of `as_of` (a…) and as of hour_start (h…), as in private.apply_health_figure_changes.
+  counts as (
+    select count(*) filter (where o.ordered_at < as_of and as_of <= least(o.cancelled_at, o.ordered_at + interval '72 hours')) as a3,
+             count(*) filter (where o.ordered_at < as_of and as_of <= least(o.cancelled_at, o.ordered_at + interval '168 hours')) as a7,
+             count(*) filter (where o.ordered_at < as_of and as_of <= least(o.cancelled_at, o.ordered_at + interval '336 hours')) as a14,
+             count(*) filter (where o.ordered_at < as_of and as_of <= least(o.cancelled_at, o.ordered_at + interval '720 hours')) as a30,
+             count(*) filter (where o.ordered_at < as_of and as_of <= least(o.cancelled_at, o.ordered_at + interval '2160 hours')) as a90,
+             count(*) filter (where o.ordered_at < as_of and as_of <= least(o.cancelled_at, o.ordered_at + interval '8760 hours')) as a365,
+             coalesce(sum((o.total_amount * 100)::float8) filter (where o.ordered_at < as_of and as_of <= least(o.cancelled_at, o.ordered_at + interval '8760 hours')), 0) as aspend,
+             count(*) filter (where o.ordered_at < hour_start and hour_start <= least(o.cancelled_at, o.ordered_at + interval '72 hours')) as h3,
+             count(*) filter (where o.ordered_at < hour_start and hour_start <= least(o.cancelled_at, o.ordered_at + interval '168 hours')) as h7,
+             count(*) filter (where o.ordered_at < hour_start and hour_start <= least(o.cancelled_at, o.ordered_at + interval '336 hours')) as h14,
+             count(*) filter (where o.ordered_at < hour_start and hour_start <= least(o.cancelled_at, o.ordered_at + interval '720 hours')) as h30,
+             count(*) filter (where o.ordered_at < hour_start and hour_start <= least(o.cancelled_at, o.ordered_at + interval '2160 hours')) as h90,
+             count(*) filter (where o.ordered_at < hour_start and hour_start <= least(o.cancelled_at, o.ordered_at + interval '8760 hours')) as h365,
+             coalesce(sum((o.total_amount * 100)::float8) filter (where o.ordered_at < hour_start and hour_start <= least(o.cancelled_at, o.ordered_at + interval '8760 hours')), 0) as hspend
+    from stepping s
+    join public.orders o on o.customer_id = s.customer_id
+    where o.ordered_at >= hour_start - interval '8760 hours' and o.ordered_at < as_of
+      and o.status <> 'refunded' and (o.cancelled_at is null or o.cancelled_at > o.ordered_at)
+    group by s.customer_id
+  ),
+  -- Their states (private.health_rfm_state_figures) as of `as_of` (+1) and as of hour_start (−1).
+  states as (
+    select 1 as sign, case when c.a90 <= 0 then 0
+                else 25 * (case when c.a3 > 0 then 5 when c.a7 > 0 then 4 when c.a14 > 0 then 3
+                                when c.a30 > 0 then 2 else 1 end)
+                     + 5 * (case when c.a365 >= 10 then 4 when c.a365 >= 6 then 3 when c.a365 >= 3 then 2
+                                 when c.a365 >= 2 then 1 else 0 end)
+                     + (case when c.aspend >= 2000000 then 4 when c.aspend >= 1000000 then 3
+                             when c.aspend >= 500000 then 2 when c.aspend >= 100000 then 1 else 0 end) end as state
+    from counts c
+    union all
+    select -1, case when c.h90 <= 0 then 0
+                else 25 * (case when c.h3 > 0 then 5 when c.h7 > 0 then 4 when c.h14 > 0 then 3
+                                when c.h30 > 0 then 2 else 1 end)
+                     + 5 * (case when c.h365 >= 10 then 4 when c.h365 >= 6 then 3 when c.h365 >= 3 then 2
+                                 when c.h365 >= 2 then 1 else 0 end)
+                     + (case when c.hspend >= 2000000 then 4 when c.hspend >= 1000000 then 3
+                             when c.hspend >= 500000 then 2 when c.hspend >= 100000 then 1 else 0 end) end
+    from counts c
+  ),
+  change as (
+    select coalesce(sum(s.sign * x.customers), 0) as customers, coalesce(sum(s.sign * x.score_sum), 0) as score_sum, coalesce(sum(s.sign * x.scores_1_mod_3), 0) as scores_1_mod_3, coalesce(sum(s.sign * x.scores_2_mod_3), 0) as scores_2_mod_3, coalesce(sum(s.sign * x.scores_of_3), 0) as scores_of_3, coalesce(sum(s.sign * x.repeat_customers), 0) as repeat_customers
+    from states s
+    join private.health_rfm_state_figures() x on x.state = s.state and x.days = health_window_customer_figures.days
+  ),
+  totals as (
+    select f.customers + c.customers as customers, f.score_sum + c.score_sum as score_sum, f.scores_1_mod_3 + c.scores_1_mod_3 as scores_1_mod_3, f.scores_2_mod_3 + c.scores_2_mod_3 as scores_2_mod_3, f.scores_of_3 + c.scores_of_3 as scores_of_3, f.repeat_customers + c.repeat_customers as repeat_customers
+    from private.health_figures_before(days, hour_start) f, change c
+  )
+  -- avg's own arithmetic: the sum of the customers' scores / 3, each to 16 decimals (3 / 3 to 20), divided
+  -- by their number
+  select t.customers,
+         round(((t.score_sum - t.scores_1_mod_3 - 2 * t.scores_2_mod_3) / 3)::numeric
+               + t.scores_1_mod_3 * 0.3333333333333333 + t.scores_2_mod_3 * 0.6666666666666667,
+               case when t.scores_of_3 > 0 then 20 else 16 end) / nullif(t.customers, 0),
+         t.repeat_customers
+  from totals t;
+end
+$$;
+
+-- The period's order figures and, for a period longer than a week, its last 7 days' (`week_*`, the
+-- trend's current week).
 create or replace function private.health_order_figures(as_of timestamptz, days integer)
 returns table (
   orders bigint, completed bigint, cancelled bigint, due bigint, on_time bigint,
   revenue numeric, previous_revenue numeric, week_orders bigint, week_completed bigint
 )
-language plpgsql
+language sql
 stable
 set search_path = ''
-set work_mem = '64MB'
-set plan_cache_mode = 'force_custom_plan'
 as $$
-declare
-  window_start timestamptz := as_of - make_interval(days => days);
-  previous_start timestamptz := as_of - make_interval(days => 2 * days);
-  week_start timestamptz := as_of - interval '7 days';
-begin
-  return query
-  select
-    count(*) filter (where o.in_window),
-    count(*) filter (where o.in_window and o.completed_at < as_of),
-    count(*) filter (where o.in_window and o.is_cancelled),
-    count(*) filter (where o.in_window and o.promised_at < as_of and not o.is_cancelled),
-    count(*) filter (where o.in_window and o.promised_at < as_of and not o.is_cancelled
-                       and o.delivered_at <= o.promised_at),
-    coalesce(sum(o.total_amount) filter (where o.in_window and o.status <> 'refunded' and not o.is_cancelled), 0),
-    coalesce(sum(o.total_amount) filter (where not o.in_window and o.status <> 'refunded' and not o.is_cancelled), 0),
-    count(*) filter (where o.in_week),
-    count(*) filter (where o.in_week and o.completed_at < as_of)
-  from (
-    select o.ordered_at >= window_start as in_window, o.ordered_at >= week_start as in_week, coalesce(o.cancelled_at < as_of, false) as is_cancelled,
-           o.completed_at, o.promised_at, o.delivered_at, o.status, o.total_amount
-    from public.orders o
-    where o.ordered_at >= previous_start and o.ordered_at < as_of
-  ) o;
-end
+  select p.orders, p.completed, p.cancelled, p.due, p.on_time, p.revenue, p.previous_revenue,
+         case when days > 7 then w.orders else p.orders end, case when days > 7 then w.completed else p.completed end
+  from private.health_window_order_figures(as_of, days) p
+  left join lateral (select * from private.health_window_order_figures(as_of, 7) where days > 7) w on true
 $$;
 
--- RFM of the customers with a counted order in the window: recency from their last order before
--- `as_of`, frequency and spend over the 365 days before it. A year of member orders is the history's
--- running total at the day before `as_of`'s day minus the one at the day before the year's first day,
--- plus the members ordered on `as_of`'s day before `as_of`, minus those on the first day before the
--- year starts, plus the orders cancelled only after `as_of`. `week_*` are the figures of those with an
--- order in the window's last 7 days (the whole window when it is 7 days).
+-- The period's customer figures and, for a period longer than a week, its last 7 days' (`week_*`).
 create or replace function private.health_customer_figures(as_of timestamptz, days integer)
 returns table (
   customers bigint, average_rfm numeric, repeat_customers bigint, week_customers bigint, week_average_rfm numeric
 )
-language plpgsql
+language sql
 stable
 set search_path = ''
-set work_mem = '64MB'
-set plan_cache_mode = 'force_custom_plan'
 as $$
-declare
-  year_start timestamptz := as_of - interval '365 days';
-  week_start timestamptz := as_of - interval '7 days';
-  last_day date := (as_of at time zone 'UTC')::date;
-  first_day date := (year_start at time zone 'UTC')::date;
-begin
-  return query
-  with active as (
-    select o.customer_id, max(o.ordered_at) as last_ordered_at
-    from public.orders o
-    where o.ordered_at >= as_of - make_interval(days => days) and o.ordered_at < as_of
-      and o.status <> 'refunded' and not coalesce(o.cancelled_at < as_of, false)
-    group by o.customer_id
-  ),
-  corrections as (
-    select e.customer_id, sum(e.n) as n, sum(e.s) as s
-    from (
-      select o.customer_id,
-             case when o.ordered_at >= year_start then 1 else -1 end as n,
-             case when o.ordered_at >= year_start then o.total_amount else -o.total_amount end as s
-      from public.orders o
-      where o.status <> 'refunded' and o.cancelled_at is null
-        and ((o.ordered_at >= last_day::timestamp at time zone 'UTC' and o.ordered_at < as_of)
-          or (o.ordered_at >= first_day::timestamp at time zone 'UTC' and o.ordered_at < year_start))
-      union all
-      select o.customer_id, 1, o.total_amount
-      from public.orders o
-      where o.cancelled_at >= as_of and o.status <> 'refunded'
-        and o.ordered_at >= year_start and o.ordered_at < as_of
-    ) e
-    group by e.customer_id
-  ),
-  scored as (
-    select a.last_ordered_at >= week_start as in_week,
-           extract(epoch from as_of - a.last_ordered_at) / 86400 as recency_days,
-           (coalesce(h.cum_orders[width_bucket(last_day - 1, h.days)], 0)
-             - coalesce(h.cum_orders[width_bucket(first_day - 1, h.days)], 0) + coalesce(c.n, 0))::bigint as frequency,
-           coalesce(h.cum_spend[width_bucket(last_day - 1, h.days)], 0)
-             - coalesce(h.cum_spend[width_bucket(first_day - 1, h.days)], 0) + coalesce(c.s, 0) as spend
-    from active a
-    left join private.customer_order_history h on h.customer_id = a.customer_id
-    left join corrections c on c.customer_id = a.customer_id
-  )
-  select f.customers, f.average_rfm, f.repeat_customers,
-         case when days > 7 then f.week_customers else f.customers end,
-         case when days > 7 then f.week_average_rfm else f.average_rfm end
-  from (
-    select count(*) as customers,
-           private.health_average_rfm_score(array_agg(s.recency_days), array_agg(s.frequency), array_agg(s.spend))
-             as average_rfm,
-           count(*) filter (where s.frequency >= 2) as repeat_customers,
-           count(*) filter (where days > 7 and s.in_week) as week_customers,
-           private.health_average_rfm_score(array_agg(s.recency_days) filter (where days > 7 and s.in_week),
-                                            array_agg(s.frequency) filter (where days > 7 and s.in_week),
-                                            array_agg(s.spend) filter (where days > 7 and s.in_week)) as week_average_rfm
-    from scored s
-  ) f;
-end
+  select p.customers, p.average_rfm, p.repeat_customers,
+         case when days > 7 then w.customers else p.customers end,
+         case when days > 7 then w.average_rfm else p.average_rfm end
+  from private.health_window_customer_figures(as_of, days) p
+  left join lateral (select * from private.health_window_customer_figures(as_of, 7) where days > 7) w on true
 $$;
 
 -- Tickets opened in the window. Resolved means resolved before `as_of`; an unanswered ticket's response
@@ -140,7 +306,7 @@ begin
            extract(epoch from coalesce(case when t.first_response_at < as_of then t.first_response_at end, as_of)
                               - t.opened_at) / 3600 as response_hours
     from public.support_tickets t
-    where t.opened_at >= as_of - make_interval(days => days) and t.opened_at < as_of
+    where t.opened_at >= as_of - make_interval(hours => 24 * days) and t.opened_at < as_of
   )
   select count(*),
          count(*) filter (where is_resolved),
@@ -171,11 +337,15 @@ as $$
 $$;
 
 revoke execute on function
+  private.health_figures_before(integer, timestamptz), private.health_window_order_figures(timestamptz, integer),
+  private.health_window_customer_figures(timestamptz, integer),
   private.health_order_figures(timestamptz, integer), private.health_customer_figures(timestamptz, integer),
   private.health_ticket_figures(timestamptz, integer), private.health_system_figures(timestamptz)
 from public, anon, authenticated;
 
 grant execute on function
+  private.health_figures_before(integer, timestamptz), private.health_window_order_figures(timestamptz, integer),
+  private.health_window_customer_figures(timestamptz, integer),
   private.health_order_figures(timestamptz, integer), private.health_customer_figures(timestamptz, integer),
   private.health_ticket_figures(timestamptz, integer), private.health_system_figures(timestamptz)
 to service_role;
@@ -202,7 +372,7 @@ begin
     select distinct m.product_id
     from public.stock_movements m
     where m.operation = 'stock_out'
-      and m.created_at >= as_of - make_interval(days => days) and m.created_at < as_of
+      and m.created_at >= as_of - make_interval(hours => 24 * days) and m.created_at < as_of
   )
   select count(*),
          (count(*) filter (where a.current_stock > 0))::numeric / nullif(count(*), 0),

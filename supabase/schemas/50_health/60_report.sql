@@ -224,11 +224,11 @@ begin
     result := result || jsonb_build_object('trends', private.health_trend(
       private.health_percent_change(
         coalesce(c.week_average_rfm / 5 * 100, 0),
-        coalesce((select f.average_rfm / 5 * 100 from private.health_customer_figures(as_of - interval '7 days', 7) f), 0)),
+        coalesce((select f.average_rfm / 5 * 100 from private.health_customer_figures(as_of - interval '168 hours', 7) f), 0)),
       private.health_percent_change(
         coalesce(o.week_completed::numeric / nullif(o.week_orders, 0) * 100, 0),
         coalesce((select f.completed::numeric / nullif(f.orders, 0) * 100
-                  from private.health_order_figures(as_of - interval '7 days', 7) f), 0))));
+                  from private.health_order_figures(as_of - interval '168 hours', 7) f), 0))));
   end if;
 
   if include_insights then

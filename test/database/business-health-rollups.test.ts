@@ -1,0 +1,492 @@
+/**
+ * The order and customer figures of business health come from their changes kept by hour
+ * (`private.health_figure_changes`, maintained by statement triggers on `public.orders`), no longer from
+ * the orders of the window at request time. These tests hold the new path to the computation it replaced,
+ * kept here as SQL (`OLD_COMPUTATION`: the order figures as they were, RFM straight from the orders, and the
+ * report as it was): the same JSON, and the same figures to the last digit, for every period at many `as_of`
+ * moments, on a generated store and after every kind of write. The store is generated into a database of
+ * this file's own on the suite's server, so no other test's orders fall in its windows.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedDemo } from '../../scripts/seed-demo.mjs';
+import { applySchemaFiles } from '../../scripts/lib/schema-files.mjs';
+import { ROOT } from '../../scripts/lib/stack.mjs';
+import { dbUrl } from '../support/client.ts';
+
+/** The computation before the rollups, created in schema `old_health` of this file's database. */
+const OLD_COMPUTATION = `
+create schema old_health;
+
+create or replace function old_health.health_order_figures(as_of timestamptz, days integer)
+returns table (
+  orders bigint, completed bigint, cancelled bigint, due bigint, on_time bigint,
+  revenue numeric, previous_revenue numeric, week_orders bigint, week_completed bigint
+)
+language plpgsql
+stable
+set search_path = ''
+set work_mem = '64MB'
+set plan_cache_mode = 'force_custom_plan'
+as $$
+declare
+  window_start timestamptz := as_of - make_interval(days => days);
+  previous_start timestamptz := as_of - make_interval(days => 2 * days);
+  week_start timestamptz := as_of - interval '7 days';
+begin
+  return query
+  select
+    count(*) filter (where o.in_window),
+    count(*) filter (where o.in_window and o.completed_at < as_of),
+    count(*) filter (where o.in_window and o.is_cancelled),
+    count(*) filter (where o.in_window and o.promised_at < as_of and not o.is_cancelled),
+    count(*) filter (where o.in_window and o.promised_at < as_of and not o.is_cancelled
+                       and o.delivered_at <= o.promised_at),
+    coalesce(sum(o.total_amount) filter (where o.in_window and o.status <> 'refunded' and not o.is_cancelled), 0),
+    coalesce(sum(o.total_amount) filter (where not o.in_window and o.status <> 'refunded' and not o.is_cancelled), 0),
+    count(*) filter (where o.in_week),
+    count(*) filter (where o.in_week and o.completed_at < as_of)
+  from (
+    select o.ordered_at >= window_start as in_window, o.ordered_at >= week_start as in_week, coalesce(o.cancelled_at < as_of, false) as is_cancelled,
+           o.completed_at, o.promised_at, o.delivered_at, o.status, o.total_amount
+    from public.orders o
+    where o.ordered_at >= previous_start and o.ordered_at < as_of
+  ) o;
+end
+$$;
+
+
+create or replace function old_health.health_customer_figures(as_of timestamptz, days integer)
+returns table (
+  customers bigint, average_rfm numeric, repeat_customers bigint, week_customers bigint, week_average_rfm numeric
+)
+language sql
+stable
+set search_path = ''
+as $$
+  with counted as (
+    select o.customer_id, o.ordered_at, o.total_amount
+    from public.orders o
+    where o.status <> 'refunded' and not coalesce(o.cancelled_at < as_of, false)
+      and o.ordered_at >= as_of - interval '365 days' and o.ordered_at < as_of
+  ),
+  scored as (
+    select max(c.ordered_at) >= as_of - interval '7 days' as in_week,
+           extract(epoch from as_of - max(c.ordered_at)) / 86400 as recency_days,
+           count(*) as frequency, sum(c.total_amount) as spend
+    from counted c
+    group by c.customer_id
+    having max(c.ordered_at) >= as_of - make_interval(days => days)
+  )
+  select count(*),
+         private.health_average_rfm_score(array_agg(s.recency_days), array_agg(s.frequency), array_agg(s.spend)),
+         count(*) filter (where s.frequency >= 2),
+         case when days > 7 then count(*) filter (where s.in_week) else count(*) end,
+         case when days > 7
+              then private.health_average_rfm_score(array_agg(s.recency_days) filter (where s.in_week),
+                                                    array_agg(s.frequency) filter (where s.in_week),
+                                                    array_agg(s.spend) filter (where s.in_week))
+              else private.health_average_rfm_score(array_agg(s.recency_days), array_agg(s.frequency), array_agg(s.spend)) end
+  from scored s
+$$;
+
+create or replace function old_health.health_report(
+  period text,
+  include_system boolean,
+  include_trends boolean,
+  include_insights boolean,
+  as_of timestamptz
+)
+returns jsonb
+language plpgsql
+stable
+set search_path = ''
+as $$
+declare
+  days integer := case period when '7d' then 7 when '30d' then 30 when '90d' then 90 end;
+  stage text := 'parameters';
+  o record;
+  c record;
+  t record;
+  p record;
+  sys_requests bigint;
+  sys_failures bigint;
+  sys_success numeric;
+  sys_p95 numeric;
+  sys_connections numeric;
+  metrics jsonb;
+  customer_quality numeric;
+  operational_efficiency numeric;
+  support_effectiveness numeric;
+  overall numeric;
+  result jsonb;
+  field text;
+  value numeric;
+begin
+  if days is null then
+    perform private.raise_api_error(400, 'INVALID_PARAMETER', 'Invalid period', jsonb_build_object(
+      'parameter', 'period', 'provided', period, 'expected', jsonb_build_array('7d', '30d', '90d')));
+  end if;
+
+  stage := 'orders';
+  select * into o from old_health.health_order_figures(as_of, days);
+  stage := 'customers';
+  select * into c from old_health.health_customer_figures(as_of, days);
+  stage := 'tickets';
+  select * into t from private.health_ticket_figures(as_of, days);
+  stage := 'products';
+  select * into p from private.health_product_figures(as_of, days);
+  if include_system then
+    stage := 'system';
+    select f.requests, f.failures, f.success_rate, f.p95_ms, f.connection_usage
+      into sys_requests, sys_failures, sys_success, sys_p95, sys_connections
+    from private.health_system_figures(as_of) f;
+  end if;
+
+  stage := 'scores';
+  customer_quality := coalesce(c.average_rfm / 5 * 100, 0);
+  operational_efficiency := coalesce(o.completed::numeric / nullif(o.orders, 0) * 100, 0);
+  support_effectiveness := case when t.tickets = 0 then 0
+    else (t.resolved::numeric / t.tickets * 0.7 + t.response_score * 0.3) * 100 end;
+  overall := (customer_quality + operational_efficiency + support_effectiveness) / 3;
+
+  metrics := jsonb_build_object(
+    'revenue', private.health_revenue_score(o.revenue, o.previous_revenue),
+    'satisfaction', private.health_satisfaction_score(t.average_rating, t.resolved::numeric / nullif(t.tickets, 0)),
+    'fulfillment', private.health_fulfillment_score(
+      o.completed::numeric / nullif(o.orders, 0), o.on_time::numeric / nullif(o.due, 0)),
+    'support', support_effectiveness / 10,
+    'products', private.health_products_score(p.in_stock_share, p.sold_share),
+    'marketing', 0,
+    'system', case when include_system then private.health_system_score(sys_success, sys_p95, sys_connections) end
+  );
+
+  -- A score outside its scale means a formula or its data went wrong: refuse to answer with it.
+  stage := 'validation';
+  for field, value in select j.key, (j.value #>> '{}')::numeric from jsonb_each(metrics) j loop
+    if value is not null and not (value between 0 and 10) then
+      perform private.raise_api_error(500, 'CALCULATION_ERROR', 'Health calculation failed',
+        jsonb_build_object('stage', 'validation', 'reason', format('metrics.%s is %s, outside 0-10', field, value)));
+    end if;
+  end loop;
+  if not (overall between 0 and 100) then
+    perform private.raise_api_error(500, 'CALCULATION_ERROR', 'Health calculation failed',
+      jsonb_build_object('stage', 'validation', 'reason', format('overallScore is %s, outside 0-100', overall)));
+  end if;
+
+  result := jsonb_build_object(
+    'metrics', (select jsonb_object_agg(j.key, case when j.value = 'null'::jsonb then j.value
+                                                   else to_jsonb(round((j.value #>> '{}')::numeric, 2)) end)
+                from jsonb_each(metrics) j),
+    'scoreDetails', jsonb_build_object(
+      'customerQuality', round(customer_quality, 2),
+      'operationalEfficiency', round(operational_efficiency, 2),
+      'supportEffectiveness', round(support_effectiveness, 2),
+      'overallScore', round(overall, 2),
+      'rating', private.health_rating(overall)
+    )
+  );
+
+  -- The trend's current week comes with the period's figures (the same pass, the customers and orders
+  -- of its last 7 days); the previous week is a report as of 7 days earlier.
+  if include_trends then
+    stage := 'trends';
+    result := result || jsonb_build_object('trends', private.health_trend(
+      private.health_percent_change(
+        coalesce(c.week_average_rfm / 5 * 100, 0),
+        coalesce((select f.average_rfm / 5 * 100 from old_health.health_customer_figures(as_of - interval '7 days', 7) f), 0)),
+      private.health_percent_change(
+        coalesce(o.week_completed::numeric / nullif(o.week_orders, 0) * 100, 0),
+        coalesce((select f.completed::numeric / nullif(f.orders, 0) * 100
+                  from old_health.health_order_figures(as_of - interval '7 days', 7) f), 0))));
+  end if;
+
+  if include_insights then
+    stage := 'insights';
+    result := result || jsonb_build_object('insights',
+      -- Every figure the rules read, by the names of the figure functions' columns.
+      private.health_insights(to_jsonb(o) || to_jsonb(c) || to_jsonb(t) || to_jsonb(p) || jsonb_build_object(
+        'days', days, 'include_system', include_system, 'revenue_score', (metrics ->> 'revenue')::numeric,
+        'customer_quality', customer_quality, 'overall', overall,
+        'system_requests', sys_requests, 'system_failures', sys_failures, 'system_p95_ms', sys_p95)));
+  end if;
+
+  return result;
+exception
+  when data_exception then
+    perform private.raise_api_error(500, 'CALCULATION_ERROR', 'Health calculation failed',
+      jsonb_build_object('stage', stage, 'reason', sqlerrm));
+end
+$$;
+
+`;
+
+const name = `health_rollups_${process.pid}_${Date.now()}`;
+const admin = postgres(dbUrl, { max: 1, onnotice: () => {} });
+const url = Object.assign(new URL(dbUrl), { pathname: `/${name}` }).toString();
+/** The demo store's "today": orders run over the year before it. */
+const AS_OF = '2026-03-01';
+let sql: postgres.Sql;
+
+beforeAll(async () => {
+  await admin.unsafe(`create database ${name}`);
+  sql = postgres(url, { max: 4, onnotice: () => {} });
+  await sql.unsafe(await readFile(path.join(ROOT, 'supabase/bootstrap/platform.sql'), 'utf8'));
+  await applySchemaFiles(url);
+  await sql.unsafe(OLD_COMPUTATION);
+  await seedDemo(url, { orders: 3000, seed: 7, customers: 300, tickets: 150, products: 20, asOf: AS_OF }, { quiet: true });
+}, 120_000);
+
+afterAll(async () => {
+  await sql?.end();
+  await admin.unsafe(`drop database if exists ${name} with (force)`);
+  await admin.end();
+});
+
+/** Moments around the store's data: inside hours, on hour boundaries, a microsecond off them, before and after it. */
+const MOMENTS = [
+  `${AS_OF} 00:00Z`, `${AS_OF} 09:41:27.123456Z`, '2026-02-27 23:59:59.999999Z', '2026-02-22 00:00:00.000001Z',
+  '2026-01-17 14:00Z', '2025-11-03 06:30Z', '2025-06-12 18:05:10Z', '2025-03-02 01:00Z', '2026-04-10 12:00Z',
+  '2026-08-30 21:15Z', '2024-12-01 00:00Z',
+];
+const PERIODS = [['7d', 7], ['30d', 30], ['90d', 90]] as const;
+
+/** Every figure and report of the new path next to the old computation's, as text (numeric digits and all). */
+async function compare(db: postgres.Sql | postgres.TransactionSql, moments: string[]) {
+  const rows = await db`
+    select m.as_of::text as as_of, p.period, p.days,
+           (select to_jsonb(f)::text from private.health_order_figures(m.as_of, p.days) f) as new_orders,
+           (select to_jsonb(f)::text from old_health.health_order_figures(m.as_of, p.days) f) as old_orders,
+           (select to_jsonb(f)::text from private.health_customer_figures(m.as_of, p.days) f) as new_customers,
+           (select to_jsonb(f)::text from old_health.health_customer_figures(m.as_of, p.days) f) as old_customers,
+           private.health_report(p.period, false, true, true, m.as_of)::text as new_report,
+           old_health.health_report(p.period, false, true, true, m.as_of)::text as old_report
+    from unnest(${moments}::text[]::timestamptz[]) m(as_of)
+    cross join (values ('7d', 7), ('30d', 30), ('90d', 90)) p(period, days)`;
+  expect(rows.length).toBe(moments.length * PERIODS.length);
+  for (const row of rows) {
+    const at = `${row.period} as of ${row.as_of}`;
+    expect(row.new_orders, `order figures, ${at}`).toBe(row.old_orders);
+    expect(row.new_customers, `customer figures, ${at}`).toBe(row.old_customers);
+    expect(row.new_report, `report, ${at}`).toBe(row.old_report);
+  }
+  return rows;
+}
+
+/** The kept changes, summed over writer slots, and the same built from scratch from every order. */
+async function keptAndRebuilt(db: postgres.Sql | postgres.TransactionSql) {
+  const kept = await db`
+    select days, hour, sum(orders) o, sum(completed) c, sum(cancelled) x, sum(due) d, sum(on_time) t,
+           sum(revenue)::numeric(20, 2)::text r, sum(previous_revenue)::numeric(20, 2)::text p, sum(customers) n, sum(score_sum) s,
+           sum(scores_1_mod_3) s1, sum(scores_2_mod_3) s2, sum(scores_of_3) s3, sum(repeat_customers) rc
+    from private.health_figure_changes
+    group by days, hour
+    having sum(orders) <> 0 or sum(completed) <> 0 or sum(cancelled) <> 0 or sum(due) <> 0 or sum(on_time) <> 0
+        or sum(revenue) <> 0 or sum(previous_revenue) <> 0 or sum(customers) <> 0 or sum(score_sum) <> 0
+        or sum(scores_1_mod_3) <> 0 or sum(scores_2_mod_3) <> 0 or sum(scores_of_3) <> 0 or sum(repeat_customers) <> 0
+    order by days, hour`;
+  const rebuilt = await db.begin(async (tx) => {
+    await tx`truncate private.health_figure_changes, private.customer_score_revisions`;
+    await tx`select private.apply_health_figure_changes(null, (select array_agg(o) from public.orders o))`;
+    const rows = await tx`
+      select days, hour, sum(orders) o, sum(completed) c, sum(cancelled) x, sum(due) d, sum(on_time) t,
+             sum(revenue)::numeric(20, 2)::text r, sum(previous_revenue)::numeric(20, 2)::text p, sum(customers) n, sum(score_sum) s,
+             sum(scores_1_mod_3) s1, sum(scores_2_mod_3) s2, sum(scores_of_3) s3, sum(repeat_customers) rc
+      from private.health_figure_changes
+      group by days, hour
+      having sum(orders) <> 0 or sum(completed) <> 0 or sum(cancelled) <> 0 or sum(due) <> 0 or sum(on_time) <> 0
+          or sum(revenue) <> 0 or sum(previous_revenue) <> 0 or sum(customers) <> 0 or sum(score_sum) <> 0
+          or sum(scores_1_mod_3) <> 0 or sum(scores_2_mod_3) <> 0 or sum(scores_of_3) <> 0 or sum(repeat_customers) <> 0
+      order by days, hour`;
+    throw new Rebuilt(rows.map((row) => ({ ...row })));
+  }).catch((error) => {
+    if (error instanceof Rebuilt) return error.rows;
+    throw error;
+  });
+  return { kept: kept.map((row) => ({ ...row })), rebuilt };
+}
+
+/** Rows of one list missing from the other, as text: empty when both hold the same rows. */
+function differences(kept: postgres.Row[], rebuilt: postgres.Row[]) {
+  const text = (rows: postgres.Row[]) => rows.map((row) => JSON.stringify(row));
+  const [a, b] = [new Set(text(kept)), new Set(text(rebuilt))];
+  return [...[...a].filter((row) => !b.has(row)).map((row) => `kept only: ${row}`),
+          ...[...b].filter((row) => !a.has(row)).map((row) => `rebuilt only: ${row}`)];
+}
+
+class Rebuilt extends Error {
+  constructor(readonly rows: postgres.Row[]) {
+    super('rolled back');
+  }
+}
+
+describe('business health from the kept figure changes', () => {
+  it('gives the old computation’s figures and report JSON for every period at moments before, inside and after the store', async () => {
+    const rows = await compare(sql, MOMENTS);
+    // The comparison saw a store, not empty windows.
+    expect(rows.filter((r) => JSON.parse(r.new_orders).orders > 100).length).toBeGreaterThan(10);
+    expect(rows.filter((r) => JSON.parse(r.new_customers).customers > 20).length).toBeGreaterThan(10);
+  });
+
+  it('scores the RFM band edges, the year’s first moment, late and instant cancellations and refunds as the old computation does', async () => {
+    // Four customers in 2010, far from the store: each edge moves one score by a third among a few customers.
+    const x = '2010-06-01 10:20:30.5Z';
+    const [a, b, c, d] = (await sql`
+      insert into public.customers (email, name)
+      select 'edge-' || i || '@rollups.test', 'Edge ' || i from generate_series(1, 4) i returning id`).map((r) => r.id as string);
+    await sql`
+      insert into public.orders (customer_id, status, total_amount, ordered_at, cancelled_at)
+      values
+        -- recency: one order at x (999.99, below the first spend band), one outside the year
+        (${a}, 'paid', 999.99, ${x}, null), (${a}, 'paid', 5, ${x}::timestamptz - interval '400 days', null),
+        -- frequency and spend: ten orders of 2,000.00, the oldest 360 days before x
+        ${sql.unsafe(Array.from({ length: 10 }, (_, i) => `('${b}', 'paid', 2000, timestamptz '${x}' - interval '${i === 9 ? 360 : i * 11} days', null)`).join(', '))},
+        -- cancelled an hour after x: counts until then
+        (${c}, 'cancelled', 6000, ${x}::timestamptz - interval '2 days', ${x}::timestamptz + interval '1 hour'),
+        (${c}, 'paid', 4000, ${x}::timestamptz - interval '10 days', null),
+        -- cancelled as it was placed (never counts), refunded (never counts), and a plain one
+        (${d}, 'cancelled', 3000, ${x}::timestamptz - interval '1 day', ${x}::timestamptz - interval '1 day'),
+        (${d}, 'refunded', 3000, ${x}::timestamptz - interval '3 days', null),
+        (${d}, 'paid', 1000, ${x}::timestamptz - interval '20 days', null)`;
+    const edges = ['0', '1 hour', '72 hours', '168 hours', '336 hours', '720 hours', '2160 hours', '5 days', '8760 hours'];
+    const [{ moments }] = await sql`
+      select array_agg((${x}::timestamptz + e.offset_ + s.shift)::text) as moments
+      from unnest(${edges}::interval[]) e(offset_)
+      cross join (values (interval '-1 microsecond'), (interval '0'), (interval '1 microsecond')) s(shift)`;
+    await compare(sql, moments);
+  });
+
+  it('the health rollups equal a full recompute after a burst of inserts, cancellations, refunds, edits and deletes, also in replica mode', async () => {
+    const customers = (await sql`select id from public.customers order by id limit 12`).map((r) => r.id as string);
+    const [{ id: newcomer }] = await sql`insert into public.customers (email, name) values ('newcomer@rollups.test', 'N') returning id`;
+    // New orders spread over the store's year and after it, for old customers and a new one.
+    await sql`
+      insert into public.orders (customer_id, status, total_amount, ordered_at, promised_at, delivered_at, completed_at, cancelled_at)
+      select c, s, a, t, t + interval '3 days', case when s = 'completed' then t + interval '2 days' end,
+             case when s = 'completed' then t + interval '4 days' end, case when s = 'cancelled' then t + interval '30 minutes' end
+      from unnest(${[...customers, newcomer, newcomer]}::uuid[]) with ordinality u(c, i)
+      cross join lateral (values ((array['paid', 'completed', 'cancelled', 'refunded'])[1 + i % 4],
+                                  (150 + 997 * i)::numeric(12, 2),
+                                  timestamptz '2026-02-27 13:17:00Z' - make_interval(days => ((i * 37) % 400)::int, mins => (i * 7)::int))) v(s, a, t)`;
+    const ids = (await sql`select id from public.orders where customer_id = any(${customers}) order by ordered_at desc, id`).map((r) => r.id as string);
+    // Cancelled long after, just after and before ordering; refunded; completed; amount, time and customer changed.
+    await sql`update public.orders set status = 'cancelled', cancelled_at = ordered_at + interval '20 days' where id = ${ids[0]}`;
+    await sql`update public.orders set status = 'cancelled', cancelled_at = ordered_at + interval '1 second' where id = ${ids[1]}`;
+    await sql`update public.orders set cancelled_at = ordered_at - interval '1 hour' where id = ${ids[2]}`;
+    await sql`update public.orders set status = 'refunded' where id = any(${ids.slice(3, 6)})`;
+    await sql`update public.orders set status = 'completed', completed_at = ordered_at + interval '95 days' where id = ${ids[6]}`;
+    await sql`update public.orders set total_amount = 19999.99 where id = ${ids[7]}`;
+    await sql`update public.orders set ordered_at = ordered_at - interval '200 days 3 hours' where id = ${ids[8]}`;
+    await sql`update public.orders set customer_id = ${newcomer} where id = ${ids[9]}`;
+    await sql`update public.orders set promised_at = ordered_at + interval '1 day', delivered_at = ordered_at + interval '12 hours' where id = ${ids[10]}`;
+    await sql`update public.orders set status = 'paid', cancelled_at = null where id = ${ids[0]}`;
+    await sql`delete from public.orders where id = any(${ids.slice(11, 14)})`;
+    // Many rows and customers in one statement.
+    await sql`update public.orders set total_amount = total_amount + 1 where ordered_at >= '2026-01-20' and ordered_at < '2026-02-05'`;
+    // Written as a logical replica writes: the triggers fire always.
+    await sql.begin(async (tx) => {
+      await tx`select set_config('session_replication_role', 'replica', true)`;
+      await tx`insert into public.orders (customer_id, status, total_amount, ordered_at)
+               values (${customers[0]}, 'paid', 4321, '2026-02-28 08:00Z'), (${newcomer}, 'paid', 800, '2026-02-10 10:00Z')`;
+      await tx`update public.orders set status = 'cancelled', cancelled_at = '2026-02-28 09:00Z' where id = ${ids[15]}`;
+      await tx`delete from public.orders where id = ${ids[16]}`;
+    });
+
+    const { kept, rebuilt } = await keptAndRebuilt(sql);
+    expect(kept.length).toBeGreaterThan(1000);
+    expect(differences(kept, rebuilt)).toEqual([]);
+    await compare(sql, [...MOMENTS, '2026-02-28 08:30Z', '2026-02-28 09:00:00.000001Z']);
+  });
+
+  it('concurrent order writers do not wait on each other’s rows of the kept changes: two open transactions writing the same hour both proceed', async () => {
+    const [first, second] = [postgres(url, { max: 1, onnotice: () => {} }), postgres(url, { max: 1, onnotice: () => {} })];
+    try {
+      const [a, b] = (await sql`
+        insert into public.customers (email, name) values ('writer-a@rollups.test', 'A'), ('writer-b@rollups.test', 'B')
+        returning id`).map((r) => r.id as string);
+      // 'pending' orders: no revenue status, so the campaigns' per-day revenue row (which serialises
+      // same-day revenue writes) is not involved; every health figure is.
+      let inserted!: () => void;
+      let release!: () => void;
+      const firstInserted = new Promise<void>((resolve) => (inserted = resolve));
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const open = first.begin(async (tx) => {
+        await tx`insert into public.orders (customer_id, status, total_amount, ordered_at, promised_at)
+                 values (${a}, 'pending', 1200, '2026-02-28 10:15Z', '2026-03-02 10:15Z')`;
+        inserted();
+        await held;
+      });
+      await firstInserted;
+      // With the first transaction still open, the second writes the same hours' changes without waiting.
+      try {
+        await second.begin(async (tx) => {
+          await tx`set local lock_timeout = '2s'`;
+          await tx`insert into public.orders (customer_id, status, total_amount, ordered_at, promised_at)
+                   values (${b}, 'pending', 800, '2026-02-28 10:45Z', '2026-03-02 10:45Z')`;
+        });
+      } finally {
+        release();
+        await open;
+      }
+      const slots = await sql`
+        select count(distinct slot)::int as slots from private.health_figure_changes
+        where days = 7 and hour = '2026-02-28 10:00Z'`;
+      expect(slots[0].slots).toBeGreaterThanOrEqual(2);
+      const { kept, rebuilt } = await keptAndRebuilt(sql);
+      expect(differences(kept, rebuilt)).toEqual([]);
+    } finally {
+      await Promise.all([first.end(), second.end()]);
+    }
+  });
+
+  it('writers of one customer follow each other and stay exact; under REPEATABLE READ the later one fails to serialize instead of writing a wrong difference', async () => {
+    const [first, second] = [postgres(url, { max: 1, onnotice: () => {} }), postgres(url, { max: 1, onnotice: () => {} })];
+    try {
+      const [{ id: customer }] = await sql`insert into public.customers (email, name) values ('same@rollups.test', 'S') returning id`;
+      for (const isolation of ['read committed', 'repeatable read']) {
+        let inserted!: () => void;
+        let release!: () => void;
+        const firstInserted = new Promise<void>((resolve) => (inserted = resolve));
+        const held = new Promise<void>((resolve) => (release = resolve));
+        const open = first.begin(async (tx) => {
+          await tx`insert into public.orders (customer_id, status, total_amount, ordered_at)
+                   values (${customer}, 'paid', 3000, '2026-02-20 08:00Z')`;
+          inserted();
+          await held;
+        });
+        await firstInserted;
+        let secondDone = false;
+        const later = second.begin(`isolation level ${isolation}`, async (tx) => {
+          await tx`select 1`; // the snapshot is taken before the first writer commits
+          await tx`insert into public.orders (customer_id, status, total_amount, ordered_at)
+                   values (${customer}, 'paid', 7000, '2026-02-24 08:00Z')`;
+          secondDone = true;
+        }).then(() => null, (error) => error);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(secondDone).toBe(false); // it waits for the customer's row
+        release();
+        await open;
+        const error = await later;
+        if (isolation === 'read committed') expect(error).toBeNull();
+        else expect(error?.code).toBe('40001');
+        const { kept, rebuilt } = await keptAndRebuilt(sql);
+        expect(differences(kept, rebuilt)).toEqual([]);
+      }
+      await compare(sql, ['2026-02-25 09:30Z', '2026-02-28 00:00Z']);
+    } finally {
+      await Promise.all([first.end(), second.end()]);
+    }
+  });
+
+  it('the triggers that keep the changes fire always, also with session_replication_role = replica', async () => {
+    const triggers = await sql`
+      select tgname, tgenabled from pg_trigger
+      where tgrelid = 'public.orders'::regclass and tgname like 'orders_health_figures_%' order by tgname`;
+    expect(triggers.map((t) => [t.tgname, t.tgenabled])).toEqual([
+      ['orders_health_figures_delete', 'A'], ['orders_health_figures_insert', 'A'],
+      ['orders_health_figures_truncate', 'A'], ['orders_health_figures_update', 'A'],
+    ]);
+  });
+});
