@@ -1,0 +1,302 @@
+/**
+ * The store console in a real browser: Chromium (Debian's, driven by playwright-core) against the real
+ * stack, on a database of its own seeded with a small demo store. Signs in locally, walks each screen,
+ * reads the charts' figures from the page, creates and activates a campaign and finds it on the
+ * calendar, books stock (a double click books once) and sees the ledger grow, sees the API's validation
+ * errors on the fields, checks what a customer is offered, phone width and accessibility (axe-core), and
+ * measures the first load and each screen's time to interactive (reported, not asserted: speed lives in
+ * the benchmarks). Screenshots go to test-output/screenshots/.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import postgres from 'postgres';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { CHROMIUM, launchChromium, measureFirstLoad, measureScreens, SCREENS, signIn, waitForScreen } from '../../console/measure.mjs';
+import { freePort, prepareDatabase, ROOT, startFunctions } from '../../scripts/lib/stack.mjs';
+import { seedDemo } from '../../scripts/seed-demo.mjs';
+
+const hasChromium = existsSync(CHROMIUM);
+const SHOTS = path.join(ROOT, 'test-output', 'screenshots');
+const AXE = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const today = new Date().toISOString().slice(0, 10);
+const plusDays = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+
+/** Every console error and page error, with the step it happened in. */
+const problems: { step: string; text: string }[] = [];
+let step = 'setup';
+
+function watch(page: Page) {
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push({ step, text: message.text() });
+  });
+  page.on('pageerror', (error) => problems.push({ step, text: `page error: ${error.message}` }));
+}
+
+async function shot(page: Page, name: string) {
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+/** The rows of a chart's figures table, as text. */
+async function chartRows(page: Page, chart: string) {
+  return page.locator(`#${chart} table tbody tr`).evaluateAll((rows) =>
+    rows.map((row) => Array.from(row.children, (cell) => cell.textContent?.trim() ?? ''))
+  );
+}
+
+async function axeViolations(page: Page) {
+  await page.addScriptTag({ content: AXE });
+  const result = await page.evaluate(() => (window as any).axe.run(document, { resultTypes: ['violations'] }));
+  return (result.violations as { id: string; impact: string; help: string; nodes: { target: string[] }[] }[])
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join('; ')})`);
+}
+
+describe.skipIf(!hasChromium)(
+  `the store console in Chromium${hasChromium ? '' : ` — SKIPPED: no Chromium at ${CHROMIUM} (apt-get install -y chromium)`}`,
+  () => {
+    const name = `console_${process.pid}_${Date.now()}`;
+    const admin = postgres(inject('dbUrl'), { max: 1, onnotice: () => {} });
+    let functions: { url: string; stop: () => Promise<void> };
+    let browser: Browser;
+    let context: BrowserContext;
+    let page: Page;
+    let base: string;
+    const metrics: Record<string, unknown> = {};
+
+    beforeAll(async () => {
+      await mkdir(SHOTS, { recursive: true });
+      const url = Object.assign(new URL(inject('dbUrl')), { pathname: `/${name}` }).toString();
+      await admin.unsafe(`create database ${name}`);
+      await prepareDatabase(url);
+      await seedDemo(url, { orders: 1500, seed: 3, customers: 200, tickets: 80, products: 12, asOf: today }, { quiet: true });
+      functions = await startFunctions({ dbUrl: url, port: await freePort(), env: { DB_POOL_SIZE: '5' } });
+      base = `${functions.url}/console/`;
+      browser = await launchChromium();
+      context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+      page = await context.newPage();
+      watch(page);
+    }, 120_000);
+
+    afterAll(async () => {
+      await browser?.close();
+      await functions?.stop();
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end({ timeout: 5 });
+      if (Object.keys(metrics).length) {
+        await mkdir(path.join(ROOT, 'test-output'), { recursive: true });
+        await writeFile(path.join(ROOT, 'test-output', 'console-metrics.json'), JSON.stringify(metrics, null, 2));
+      }
+    });
+
+    it('offers the local-only sign-in, labelled as such, and signs in as the demo admin', async () => {
+      step = 'sign-in';
+      await page.goto(base);
+      expect(await page.getByText('Local stack only.').isVisible()).toBe(true);
+      await shot(page, '0-sign-in');
+      expect(await axeViolations(page)).toEqual([]);
+      await signIn(page, base, 'admin');
+      await waitForScreen(page, 'health');
+      expect(await page.locator('.who').textContent()).toContain('admin@example.com');
+    });
+
+    it('health: the seven dimensions on the chart are the figures the API sent; the period is in the URL', async () => {
+      step = 'health';
+      const answer = page.waitForResponse((r) => r.url().includes('/functions/v1/business-health-analytics'));
+      await page.getByLabel('7 days').check();
+      const report = (await (await answer).json()).data;
+      await page.waitForURL(/#\/health\?period=7d$/);
+      await waitForScreen(page, 'health');
+      const rows = await chartRows(page, 'dimensions-chart');
+      const keys = ['revenue', 'satisfaction', 'fulfillment', 'support', 'products', 'marketing', 'system'];
+      expect(rows.map((r) => r[0])).toEqual(['Revenue', 'Satisfaction', 'Fulfillment', 'Support', 'Products', 'Marketing', 'System']);
+      rows.forEach((row, i) => expect(Number(row[1])).toBeCloseTo(report.metrics[keys[i]], 2));
+      expect(await page.getByTestId('overall-score').textContent()).toBe(report.scoreDetails.overallScore.toFixed(2));
+      expect(await page.locator('.insight').count()).toBe(report.insights.length);
+      await shot(page, '1-health');
+    });
+
+    it('campaign types: the catalogue by layer, its health, and checking a code', async () => {
+      step = 'campaign-types';
+      await page.goto(`${base}#/campaign-types`);
+      await waitForScreen(page, 'campaign-types');
+      expect(await page.locator('tr[data-type-code="brand_week"]').count()).toBe(1);
+      await page.getByLabel('Type code').fill('brand_week');
+      await page.getByRole('button', { name: 'Check' }).click();
+      await page.getByText('valid', { exact: true }).waitFor();
+      await shot(page, '5-campaign-types');
+    });
+
+    const campaignName = `Browser test launch ${Date.now()}`;
+    const start = plusDays(45);
+    it('campaigns: the API refuses an end before the start on the end date field; the fixed campaign is created', async () => {
+      step = 'campaign-validation';
+      await page.goto(`${base}#/campaigns`);
+      await waitForScreen(page, 'campaigns');
+      await page.getByRole('link', { name: 'New campaign' }).click();
+      await page.getByLabel('Name', { exact: true }).fill(campaignName);
+      await page.getByLabel('Campaign type').selectOption('brand_week');
+      await page.getByLabel('Start date').fill(start);
+      await page.getByLabel('End date').fill(plusDays(40));
+      await page.getByRole('button', { name: 'Create campaign' }).click();
+      const error = page.locator('#f-end_date-error');
+      await error.waitFor();
+      expect(await error.textContent()).toContain('start_date must not be later than end_date');
+      expect(await page.locator('#f-end_date').getAttribute('aria-invalid')).toBe('true');
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('f-end_date');
+      await shot(page, '2-campaigns-validation-error');
+
+      step = 'campaign-create';
+      await page.getByLabel('End date').fill(plusDays(47));
+      await page.getByRole('button', { name: 'Create campaign' }).click();
+      await page.waitForURL(/[?&]id=[0-9a-f-]{36}/);
+      await page.getByRole('heading', { name: campaignName }).waitFor();
+      await page.getByRole('button', { name: 'Activate' }).click();
+      await page.locator('#campaign-title .badge-active').waitFor();
+      await waitForScreen(page, 'campaigns');
+      await shot(page, '2-campaigns');
+    });
+
+    it('campaigns: the activated campaign is on the calendar on its future days', async () => {
+      step = 'calendar';
+      await page.goto(`${base}#/campaigns?tab=calendar&month=${start.slice(0, 7)}&day=${start}`);
+      await waitForScreen(page, 'campaigns');
+      expect(await page.locator(`td[data-date="${start}"] button`).getAttribute('aria-label')).toContain(campaignName);
+      expect(await page.locator('#day-title + p + .table-wrap').textContent()).toContain(campaignName);
+      const perDay = await chartRows(page, 'calendar-chart');
+      expect(perDay.find((r) => r[0] === start)?.[2]).toContain(campaignName);
+      await shot(page, '2-campaigns-calendar');
+    });
+
+    it('attribution: the split by campaign and layer read from the chart adds up to the whole amount', async () => {
+      step = 'attribution';
+      const answer = page.waitForResponse((r) => r.url().includes('/functions/v1/campaigns/attribution'));
+      await page.goto(`${base}#/attribution?date=${today}&amount=250`);
+      const data = (await (await answer).json()).data;
+      await waitForScreen(page, 'attribution');
+      const rows = await chartRows(page, 'attribution-chart');
+      expect(rows.length).toBe(data.total_active_campaigns);
+      expect(rows.length).toBeGreaterThan(0);
+      expect(rows.map((r) => r[0])).toEqual(data.attributions.map((a: { campaign_name: string }) => a.campaign_name));
+      const shares = rows.reduce((sum, r) => sum + Number(r[2].replace('%', '')), 0);
+      const amounts = rows.reduce((sum, r) => sum + Number(r[3].replace(/,/g, '')), 0);
+      expect(shares).toBeCloseTo(100, 1);
+      expect(amounts).toBeCloseTo(250, 2);
+      await shot(page, '3-attribution');
+    });
+
+    it('inventory: a refused quantity shows on its field; a double-clicked stock-in books once and the ledger grows by one row', async () => {
+      step = 'inventory';
+      await page.goto(`${base}#/inventory?search=DEMO`);
+      await waitForScreen(page, 'inventory');
+      await page.locator('table.products tbody tr a').first().click();
+      await page.locator('table.ledger').waitFor();
+      await waitForScreen(page, 'inventory');
+      const ledgerBefore = Number(await page.locator('table.ledger').getAttribute('data-total'));
+      const stockBefore = Number((await page.getByTestId('current-stock').textContent())!.replace(/,/g, ''));
+
+      step = 'stock-validation';
+      const form = page.locator('form[data-form="stock-in"]');
+      await form.getByLabel('Quantity received').fill('0');
+      await form.getByRole('button', { name: 'Book stock-in' }).click();
+      await form.locator('#f-quantity-error').waitFor();
+      expect(await form.locator('#f-quantity').getAttribute('aria-invalid')).toBe('true');
+
+      step = 'stock-in';
+      const keys: string[] = [];
+      page.on('request', (r) => {
+        if (r.url().endsWith('/functions/v1/stock-in')) keys.push(r.headers()['idempotency-key']);
+      });
+      await form.getByLabel('Quantity received').fill('7');
+      await form.getByRole('button', { name: 'Book stock-in' }).dblclick();
+      await page.locator('.state.success').waitFor();
+      await page.waitForFunction((n) => Number(document.querySelector('table.ledger')?.getAttribute('data-total')) === n, ledgerBefore + 1);
+      await waitForScreen(page, 'inventory');
+      expect(Number((await page.getByTestId('current-stock').textContent())!.replace(/,/g, ''))).toBe(stockBefore + 7);
+      expect(keys.length).toBeGreaterThan(0);
+      expect(new Set(keys).size).toBe(1);
+      expect(keys[0]).toMatch(/^[\x21-\x7e]{1,255}$/);
+      const newest = await page.locator('table.ledger tbody tr').first().textContent();
+      expect(newest).toContain('+7');
+      await shot(page, '4-inventory');
+    });
+
+    it('every screen passes axe-core with no serious or critical violation', async () => {
+      step = 'accessibility';
+      const found: Record<string, string[]> = {};
+      for (const screen of SCREENS) {
+        await page.goto(`${base}#/${screen}`);
+        await waitForScreen(page, screen);
+        const violations = await axeViolations(page);
+        if (violations.length) found[screen] = violations;
+      }
+      expect(found).toEqual({});
+    });
+
+    it('a customer is offered no edit it cannot use, and may book stock', async () => {
+      step = 'customer';
+      const customer = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+      const p = await customer.newPage();
+      watch(p);
+      await signIn(p, base, 'customer');
+      expect(await p.locator('.who').textContent()).toContain('read-only');
+      await p.goto(`${base}#/campaigns`);
+      await waitForScreen(p, 'campaigns');
+      expect(await p.getByRole('link', { name: 'New campaign' }).count()).toBe(0);
+      await p.locator('table.campaigns tbody a').first().click();
+      await p.locator('#campaign-title').waitFor();
+      await waitForScreen(p, 'campaigns');
+      expect(await p.getByRole('button', { name: /^(Edit|Activate|Pause|Complete|Cancel campaign)$/ }).count()).toBe(0);
+      await p.goto(`${base}#/campaign-types`);
+      await waitForScreen(p, 'campaign-types');
+      expect(await p.getByRole('link', { name: /^(New campaign type|Edit .*)$/ }).count()).toBe(0);
+      expect(await p.getByRole('button', { name: /^Deactivate/ }).count()).toBe(0);
+      await p.goto(`${base}#/inventory`);
+      await waitForScreen(p, 'inventory');
+      expect(await p.getByRole('link', { name: 'New product' }).count()).toBe(0);
+      await p.locator('table.products tbody tr a').first().click();
+      await p.locator('form[data-form="stock-in"]').waitFor();
+      expect(await p.getByRole('link', { name: 'Edit product' }).count()).toBe(0);
+      expect(await p.getByRole('button', { name: 'Delete product' }).count()).toBe(0);
+      await customer.close();
+    });
+
+    it('fits a phone-width screen: no screen scrolls sideways', async () => {
+      step = 'phone';
+      const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
+      const p = await phone.newPage();
+      watch(p);
+      await signIn(p, base, 'admin');
+      const wide: string[] = [];
+      for (const screen of SCREENS) {
+        await p.goto(`${base}#/${screen}`);
+        await waitForScreen(p, screen);
+        const [scroll, width] = await p.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+        if (scroll > width + 1) wide.push(`${screen}: ${scroll}px wide`);
+        await shot(p, `phone-${screen}`);
+      }
+      await phone.close();
+      expect(wide).toEqual([]);
+    });
+
+    it('measures the first load (gzipped) and each screen\'s time to interactive', async () => {
+      step = 'measure';
+      const load = await measureFirstLoad(browser, base);
+      const times = await measureScreens(page, base, SCREENS, 2);
+      Object.assign(metrics, { firstLoad: load, timeToInteractiveMs: times, data: 'seed:demo 1,500 orders, 12 products + the seeds' });
+      console.log(
+        `console first load ${(load.totalGzipBytes / 1024).toFixed(1)} KiB gzipped; time to interactive: ` +
+          Object.entries(times).map(([s, t]) => `${s} ${t.ms} ms`).join(', '),
+      );
+      expect(load.totalGzipBytes).toBeGreaterThan(0);
+    });
+
+    it('logged no console error beyond the refused requests the test provoked', () => {
+      const provoked = /Failed to load resource: the server responded with a status of (400|422)/;
+      const unexpected = problems.filter((p) => !(['campaign-validation', 'stock-validation'].includes(p.step) && provoked.test(p.text)));
+      expect(unexpected).toEqual([]);
+    });
+  },
+);
