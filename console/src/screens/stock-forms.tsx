@@ -7,6 +7,8 @@ const INCREASE_REASONS = ['inventory_audit_increase', 'return_goods', 'supplier_
 const DECREASE_REASONS = ['inventory_audit_decrease', 'damage_writeoff', 'expired_removal', 'loss_theft', 'quality_issue'] as const;
 const ADJUST_SOURCES = ['manual_adjustment', 'inventory_count', 'system_correction', 'other'] as const;
 const words = (code: string) => code.replace(/_/g, ' ');
+/** The API's confirmation, with the new stock when it does not already say it. */
+const withStock = (message: string, stock: number) => (message.includes(String(stock)) ? message : `${message} Stock is now ${stock}.`);
 
 /**
  * One Idempotency-Key per intended booking: kept while the same values are sent again (a double click, a
@@ -40,7 +42,7 @@ export function StockInForm({ productId, onDone }: { productId?: string; onDone:
         });
         key.renew();
         form.setValues((x) => ({ ...x, quantity: '', note: '', received_at: '' }));
-        onDone(`${r.message} Stock is now ${r.current_stock}.`);
+        onDone(withStock(r.message, r.current_stock));
       });
     }}>
       <h3 id="stock-in-title">Stock in</h3>
@@ -90,7 +92,7 @@ export function StockAdjustForm({ productId, lots, onDone }: {
         });
         key.renew();
         form.setValues((x) => ({ ...x, adjust_quantity: '', reason: '', reason_note: '' }));
-        onDone(`${r.message} Stock is now ${r.current_stock}.`);
+        onDone(withStock(r.message, r.current_stock));
       }, { inventory_id: 'inventory_id' });
     }}>
       <h3 id="stock-adjust-title">Adjust stock</h3>
