@@ -275,7 +275,14 @@ async function compare(db: postgres.Sql | postgres.TransactionSql, moments: stri
   return rows;
 }
 
-/** The kept changes, summed over writer slots, and the same built from scratch from every order. */
+/**
+ * The kept changes, summed over writer slots, and every customer's kept states; and the same built from
+ * scratch from every order.
+ */
+const scoresOf = (db: postgres.Sql | postgres.TransactionSql) => db`
+  select customer_id, changed_at::text as changed_at, states::text as states from private.customer_scores
+  where cardinality(changed_at) > 0 order by customer_id`;
+
 async function keptAndRebuilt(db: postgres.Sql | postgres.TransactionSql) {
   const kept = await db`
     select days, hour, sum(orders) o, sum(completed) c, sum(cancelled) x, sum(due) d, sum(on_time) t,
@@ -287,8 +294,9 @@ async function keptAndRebuilt(db: postgres.Sql | postgres.TransactionSql) {
         or sum(revenue) <> 0 or sum(previous_revenue) <> 0 or sum(customers) <> 0 or sum(score_sum) <> 0
         or sum(scores_1_mod_3) <> 0 or sum(scores_2_mod_3) <> 0 or sum(scores_of_3) <> 0 or sum(repeat_customers) <> 0
     order by days, hour`;
+  const keptScores = await scoresOf(db);
   const rebuilt = await db.begin(async (tx) => {
-    await tx`truncate private.health_figure_changes, private.customer_score_revisions`;
+    await tx`truncate private.health_figure_changes, private.customer_scores`;
     await tx`select private.apply_health_figure_changes(null, (select array_agg(o) from public.orders o))`;
     const rows = await tx`
       select days, hour, sum(orders) o, sum(completed) c, sum(cancelled) x, sum(due) d, sum(on_time) t,
@@ -300,12 +308,12 @@ async function keptAndRebuilt(db: postgres.Sql | postgres.TransactionSql) {
           or sum(revenue) <> 0 or sum(previous_revenue) <> 0 or sum(customers) <> 0 or sum(score_sum) <> 0
           or sum(scores_1_mod_3) <> 0 or sum(scores_2_mod_3) <> 0 or sum(scores_of_3) <> 0 or sum(repeat_customers) <> 0
       order by days, hour`;
-    throw new Rebuilt(rows.map((row) => ({ ...row })));
+    throw new Rebuilt([...rows, ...(await scoresOf(tx))].map((row) => ({ ...row })));
   }).catch((error) => {
     if (error instanceof Rebuilt) return error.rows;
     throw error;
   });
-  return { kept: kept.map((row) => ({ ...row })), rebuilt };
+  return { kept: [...kept, ...keptScores].map((row) => ({ ...row })), rebuilt };
 }
 
 /** Rows of one list missing from the other, as text: empty when both hold the same rows. */

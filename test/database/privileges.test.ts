@@ -32,7 +32,7 @@ const EXPECTED: Record<string, Partial<Record<(typeof ROLES)[number], string>>> 
   'private.campaign_attribution_days': readOnly,
   'private.campaign_attribution_months': {},
   'private.campaign_attribution_pending': {},
-  'private.customer_score_revisions': {},
+  'private.customer_scores': {},
   'private.function_requests': { service_role: READ },
   'private.function_requests_id_seq': {},
   'private.health_figure_changes': {},

@@ -55,22 +55,26 @@ create policy "admins read health figure changes" on private.health_figure_chang
 
 revoke all on private.health_figure_changes from public, anon, authenticated, service_role;
 
--- One row per customer whose score changes are kept: writers of one customer's orders take its row before
--- reading the customer's orders, so they follow each other and each reads what the previous ones
--- committed. Every such write updates the row, so under REPEATABLE READ a writer that could not see a
--- concurrent one's orders gets a serialization failure instead of a wrong difference.
-create table private.customer_score_revisions (
+-- Each customer's RFM state (private.health_rfm_state_figures) as a function of time: from changed_at[i]
+-- on (for T > changed_at[i]) the customer is in state states[i], before changed_at[1] in state 0; only the
+-- moments the state changes. Kept with the figure changes, of which it is the per-customer part: a
+-- report finds a customer's state at any moment with a binary search. Writers of one customer's orders
+-- take its row before reading the customer's orders, so they follow each other and each reads what the
+-- previous ones committed; every such write updates the row, so under REPEATABLE READ a writer that could
+-- not see a concurrent one's orders gets a serialization failure instead of a wrong difference.
+create table private.customer_scores (
   customer_id uuid primary key references public.customers (id) on delete cascade,
-  revision bigint not null default 1
+  changed_at timestamptz[] not null default '{}',
+  states smallint[] not null default '{}'
 );
 
-alter table private.customer_score_revisions enable row level security;
+alter table private.customer_scores enable row level security;
 
-create policy "admins read customer score revisions" on private.customer_score_revisions
+create policy "admins read customer scores" on private.customer_scores
   for select to authenticated
   using ((select private.is_admin()));
 
-revoke all on private.customer_score_revisions from public, anon, authenticated, service_role;
+revoke all on private.customer_scores from public, anon, authenticated, service_role;
 
 -- A writer slot for this transaction: the first of 64 transaction-level advisory locks no other open
 -- transaction holds (a transaction keeps the slots it took until it ends). Two open transactions never hold
@@ -126,15 +130,16 @@ $$;
 -- Adds the changes of a statement's order writes (`removed`: the rows as they were, `added`: as they are;
 -- either may be null) to `private.health_figure_changes` under this transaction's writer slot. The order
 -- figures' steps are each order's own. A customer's score steps depend on all their orders, so for each
--- customer whose counted orders changed it walks their orders as they are now and as they were before the
--- statement (now, minus what it added, plus what it removed) in one pass, and adds the difference.
+-- customer whose counted orders changed it walks their orders as they are now from the first changed one
+-- on, adds the difference between the state changes it finds and those kept in `private.customer_scores`,
+-- and keeps the new ones.
 create or replace function private.apply_health_figure_changes(removed public.orders[], added public.orders[])
 returns void
 language plpgsql
 volatile
 set search_path = ''
 set work_mem = '256MB'
--- Planned once per connection: a plan for every statement would cost more than a small write's changes.
+-- Planned once per connection: planning each time would cost more than a small write's changes.
 set plan_cache_mode = 'force_generic_plan'
 as $$
 declare
@@ -160,18 +165,21 @@ begin
 
   if customers is not null then
     -- Take their rows in customer order (two writers of several customers cannot deadlock), waiting for any
-    -- open writer of the same customers; the next statement reads the orders those writers committed.
-    insert into private.customer_score_revisions as r (customer_id)
+    -- open writer of the same customers; the next statement reads the orders and states those writers
+    -- committed.
+    insert into private.customer_scores (customer_id)
     select c.customer_id from unnest(customers) c(customer_id) order by c.customer_id
-    on conflict (customer_id) do update set revision = r.revision + 1;
+    on conflict (customer_id) do nothing;
+    perform 1 from private.customer_scores s where s.customer_id = any(customers) order by s.customer_id for update;
   end if;
 
   writer := private.health_writer_slot();
 
-  insert into private.health_figure_changes as f (
-    days, hour, slot, orders, completed, cancelled, due, on_time, revenue, previous_revenue, revenue_orders,
-    previous_revenue_orders, customers, score_sum, scores_1_mod_3, scores_2_mod_3, scores_of_3,
-    repeat_customers)
+  -- A large statement's changes get a plan of their own, made knowing how many rows it wrote.
+  if coalesce(cardinality(added), 0) + coalesce(cardinality(removed), 0) > 1000 then
+    perform set_config('plan_cache_mode', 'force_custom_plan', true);
+  end if;
+
   with
   -- Order figures: the rows whose inputs changed, +1 as they are, −1 as they were.
   order_inputs as (
@@ -221,8 +229,7 @@ begin
     from order_inputs i
   ),
   -- Each figure is 1 (or the amount) for T in an interval (start, end], so +sign at its start and −sign at
-  -- its end: one row per moment of an order, a column per figure and window length
-  -- (orders, completed, cancelled, due, on_time, revenue, previous_revenue, revenue_orders, previous_revenue_orders; for 7, 30 and 90 days).
+  -- its end: one row per moment of an order, a column per figure (the table's) and window length.
   order_steps (
     at, orders_7, completed_7, cancelled_7, due_7, on_time_7, revenue_7, previous_revenue_7, revenue_orders_7,
     previous_revenue_orders_7, orders_30, completed_30, cancelled_30, due_30, on_time_30, revenue_30,
@@ -346,11 +353,10 @@ begin
     from order_steps s
     group by 1
   ),
-  -- RFM: the changed customers' counted orders as they are now (now_weight 1) and as they were (then_weight:
-  -- now, minus the rows the statement added, plus those it removed), from the first changed order's time
-  -- (before it nothing differs) with the orders still counted then; amounts in cents, exact in float8.
+  -- RFM: the changed customers' counted orders as they are now, from the first changed order's time on
+  -- (before it nothing changed) with the orders still counted then; amounts in cents, exact in float8.
   corrections as materialized (
-    select c.customer_id, c.ordered_at, c.cancelled_at, c.total_amount, c.sign
+    select c.customer_id, c.ordered_at
     from (
       (select -1 as sign, a.id, a.customer_id, a.ordered_at, a.cancelled_at, a.total_amount from unnest(added) a
        where a.status <> 'refunded' and (a.cancelled_at is null or a.cancelled_at > a.ordered_at)
@@ -365,104 +371,143 @@ begin
        where a.status <> 'refunded' and (a.cancelled_at is null or a.cancelled_at > a.ordered_at))
     ) c
   ),
+  firsts as (
+    select c.customer_id, min(c.ordered_at) as first_change from corrections c group by 1
+  ),
   counted as materialized (
-    select o.customer_id, f.first_change, o.ordered_at, o.cancelled_at, (o.total_amount * 100)::float8 as cents,
-           1 as now_weight, 1 as then_weight
-    from (select c.customer_id, min(c.ordered_at) as first_change from corrections c group by 1) f
+    select o.customer_id, f.first_change, o.ordered_at, o.cancelled_at, (o.total_amount * 100)::float8 as cents
+    from firsts f
     join public.orders o on o.customer_id = f.customer_id
     where o.status <> 'refunded' and (o.cancelled_at is null or o.cancelled_at > o.ordered_at)
       and least(o.cancelled_at, o.ordered_at + interval '8760 hours') >= f.first_change
-    union all
-    select c.customer_id, min(c.ordered_at) over (partition by c.customer_id), c.ordered_at, c.cancelled_at,
-           (c.total_amount * 100)::float8, 0, c.sign
-    from corrections c
+  ),
+  -- Each changed customer's counts just before their first changed order, where now and then still agree:
+  -- their orders placed before it and not yet out of each count. The walk below starts from them.
+  base as (
+    select c.customer_id,
+           count(*) filter (where c.ordered_at < c.first_change
+                              and least(c.cancelled_at, c.ordered_at + interval '72 hours') >= c.first_change) as b3,
+           count(*) filter (where c.ordered_at < c.first_change
+                              and least(c.cancelled_at, c.ordered_at + interval '168 hours') >= c.first_change) as b7,
+           count(*) filter (where c.ordered_at < c.first_change
+                              and least(c.cancelled_at, c.ordered_at + interval '336 hours') >= c.first_change) as b14,
+           count(*) filter (where c.ordered_at < c.first_change
+                              and least(c.cancelled_at, c.ordered_at + interval '720 hours') >= c.first_change) as b30,
+           count(*) filter (where c.ordered_at < c.first_change
+                              and least(c.cancelled_at, c.ordered_at + interval '2160 hours') >= c.first_change) as b90,
+           count(*) filter (where c.ordered_at < c.first_change
+                              and least(c.cancelled_at, c.ordered_at + interval '8760 hours') >= c.first_change) as b365,
+           coalesce(sum(c.cents) filter (where c.ordered_at < c.first_change
+                                           and least(c.cancelled_at, c.ordered_at + interval '8760 hours') >= c.first_change), 0)
+             as bspend
+    from counted c
+    group by c.customer_id
   ),
   -- An order counts for T in (ordered_at, cancelled_at] (cancelled_at null: always), so among the last x
   -- days' orders for T in (ordered_at, least(cancelled_at, ordered_at + x)]: at ordered_at (kind 0) it enters
   -- every count (3, 7, 14, 30, 90 and 365 days, and the year's spend), then leaves each at its end (kinds 1
-  -- to 6). Generated customer by customer, so the walk below sorts each customer's steps on their own.
-  counted_steps (customer_id, first_change, at, kind, now_weight, then_weight, cents) as (
-    select c.customer_id, c.first_change,
-           case k.kind when 0 then c.ordered_at
-                else least(c.cancelled_at, c.ordered_at + (array[interval '72 hours', interval '168 hours',
-                     interval '336 hours', interval '720 hours', interval '2160 hours', interval '8760 hours'])[k.kind]) end,
-           k.kind, c.now_weight, c.then_weight, c.cents
+  -- to 6). The steps from the customer's first changed order on, generated customer by customer, so the walk
+  -- below sorts each customer's steps on their own.
+  counted_steps (customer_id, at, kind, cents) as (
+    select c.customer_id, x.at, x.kind, c.cents
     from (select * from counted order by customer_id) c
     cross join generate_series(0, 6) k(kind)
+    cross join lateral (select k.kind, case k.kind when 0 then c.ordered_at
+                                      else least(c.cancelled_at, c.ordered_at + (array[interval '72 hours', interval '168 hours',
+                                           interval '336 hours', interval '720 hours', interval '2160 hours',
+                                           interval '8760 hours'])[k.kind]) end as at) x
+    where x.at >= c.first_change
   ),
-  -- The counts after each step, now (n…) and before the statement (t…). The state before a step is the
-  -- state after it minus the step, so steps at the same moment add up one at a time.
-  running as (
-    select s.first_change, s.at, s.kind, s.now_weight as nw, s.then_weight as tw, s.cents,
-           sum(case s.kind when 0 then s.now_weight when 1 then -s.now_weight else 0 end) over w as n3,
-           sum(case s.kind when 0 then s.now_weight when 2 then -s.now_weight else 0 end) over w as n7,
-           sum(case s.kind when 0 then s.now_weight when 3 then -s.now_weight else 0 end) over w as n14,
-           sum(case s.kind when 0 then s.now_weight when 4 then -s.now_weight else 0 end) over w as n30,
-           sum(case s.kind when 0 then s.now_weight when 5 then -s.now_weight else 0 end) over w as n90,
-           sum(case s.kind when 0 then s.now_weight when 6 then -s.now_weight else 0 end) over w as n365,
-           sum(case s.kind when 0 then s.now_weight * s.cents when 6 then -s.now_weight * s.cents else 0 end)
-             over w as nspend,
-           sum(case s.kind when 0 then s.then_weight when 1 then -s.then_weight else 0 end) over w as t3,
-           sum(case s.kind when 0 then s.then_weight when 2 then -s.then_weight else 0 end) over w as t7,
-           sum(case s.kind when 0 then s.then_weight when 3 then -s.then_weight else 0 end) over w as t14,
-           sum(case s.kind when 0 then s.then_weight when 4 then -s.then_weight else 0 end) over w as t30,
-           sum(case s.kind when 0 then s.then_weight when 5 then -s.then_weight else 0 end) over w as t90,
-           sum(case s.kind when 0 then s.then_weight when 6 then -s.then_weight else 0 end) over w as t365,
-           sum(case s.kind when 0 then s.then_weight * s.cents when 6 then -s.then_weight * s.cents else 0 end)
-             over w as tspend
-    from counted_steps s
-    window w as (partition by s.customer_id order by s.at rows unbounded preceding)
-  ),
-  -- The customer's state (private.health_rfm_state_figures) after and before each step, now and then, from
-  -- the first changed order on; only the steps where now and then differ matter.
-  states as materialized (
-    select x.*
+  -- The counts after each moment (all its steps), on top of the customer's base, and the state they give.
+  walked as (
+    select c.customer_id, c.at,
+           case when c.n90 <= 0 then 0
+                else 25 * (case when c.n3 > 0 then 5 when c.n7 > 0 then 4
+                                when c.n14 > 0 then 3 when c.n30 > 0 then 2 else 1 end)
+                     + 5 * (case when c.n365 >= 10 then 4 when c.n365 >= 6 then 3
+                                 when c.n365 >= 3 then 2 when c.n365 >= 2 then 1 else 0 end)
+                     + (case when c.nspend >= 2000000 then 4 when c.nspend >= 1000000 then 3
+                             when c.nspend >= 500000 then 2 when c.nspend >= 100000 then 1 else 0 end) end as state
     from (
-      select r.at,
-             case when r.n90 <= 0 then 0
-                  else 25 * (case when r.n3 > 0 then 5 when r.n7 > 0 then 4
-                                  when r.n14 > 0 then 3 when r.n30 > 0 then 2 else 1 end)
-                       + 5 * (case when r.n365 >= 10 then 4 when r.n365 >= 6 then 3
-                                   when r.n365 >= 3 then 2 when r.n365 >= 2 then 1 else 0 end)
-                       + (case when r.nspend >= 2000000 then 4 when r.nspend >= 1000000 then 3
-                               when r.nspend >= 500000 then 2 when r.nspend >= 100000 then 1 else 0 end) end as now_after,
-             case when (r.n90 - case r.kind when 0 then r.nw when 5 then -r.nw else 0 end) <= 0 then 0
-                  else 25 * (case when (r.n3 - case r.kind when 0 then r.nw when 1 then -r.nw else 0 end) > 0 then 5 when (r.n7 - case r.kind when 0 then r.nw when 2 then -r.nw else 0 end) > 0 then 4
-                                  when (r.n14 - case r.kind when 0 then r.nw when 3 then -r.nw else 0 end) > 0 then 3 when (r.n30 - case r.kind when 0 then r.nw when 4 then -r.nw else 0 end) > 0 then 2 else 1 end)
-                       + 5 * (case when (r.n365 - case r.kind when 0 then r.nw when 6 then -r.nw else 0 end) >= 10 then 4 when (r.n365 - case r.kind when 0 then r.nw when 6 then -r.nw else 0 end) >= 6 then 3
-                                   when (r.n365 - case r.kind when 0 then r.nw when 6 then -r.nw else 0 end) >= 3 then 2 when (r.n365 - case r.kind when 0 then r.nw when 6 then -r.nw else 0 end) >= 2 then 1 else 0 end)
-                       + (case when (r.nspend - case r.kind when 0 then r.nw * r.cents when 6 then -r.nw * r.cents else 0 end) >= 2000000 then 4 when (r.nspend - case r.kind when 0 then r.nw * r.cents when 6 then -r.nw * r.cents else 0 end) >= 1000000 then 3
-                               when (r.nspend - case r.kind when 0 then r.nw * r.cents when 6 then -r.nw * r.cents else 0 end) >= 500000 then 2 when (r.nspend - case r.kind when 0 then r.nw * r.cents when 6 then -r.nw * r.cents else 0 end) >= 100000 then 1 else 0 end) end as now_before,
-             case when r.t90 <= 0 then 0
-                  else 25 * (case when r.t3 > 0 then 5 when r.t7 > 0 then 4
-                                  when r.t14 > 0 then 3 when r.t30 > 0 then 2 else 1 end)
-                       + 5 * (case when r.t365 >= 10 then 4 when r.t365 >= 6 then 3
-                                   when r.t365 >= 3 then 2 when r.t365 >= 2 then 1 else 0 end)
-                       + (case when r.tspend >= 2000000 then 4 when r.tspend >= 1000000 then 3
-                               when r.tspend >= 500000 then 2 when r.tspend >= 100000 then 1 else 0 end) end as then_after,
-             case when (r.t90 - case r.kind when 0 then r.tw when 5 then -r.tw else 0 end) <= 0 then 0
-                  else 25 * (case when (r.t3 - case r.kind when 0 then r.tw when 1 then -r.tw else 0 end) > 0 then 5 when (r.t7 - case r.kind when 0 then r.tw when 2 then -r.tw else 0 end) > 0 then 4
-                                  when (r.t14 - case r.kind when 0 then r.tw when 3 then -r.tw else 0 end) > 0 then 3 when (r.t30 - case r.kind when 0 then r.tw when 4 then -r.tw else 0 end) > 0 then 2 else 1 end)
-                       + 5 * (case when (r.t365 - case r.kind when 0 then r.tw when 6 then -r.tw else 0 end) >= 10 then 4 when (r.t365 - case r.kind when 0 then r.tw when 6 then -r.tw else 0 end) >= 6 then 3
-                                   when (r.t365 - case r.kind when 0 then r.tw when 6 then -r.tw else 0 end) >= 3 then 2 when (r.t365 - case r.kind when 0 then r.tw when 6 then -r.tw else 0 end) >= 2 then 1 else 0 end)
-                       + (case when (r.tspend - case r.kind when 0 then r.tw * r.cents when 6 then -r.tw * r.cents else 0 end) >= 2000000 then 4 when (r.tspend - case r.kind when 0 then r.tw * r.cents when 6 then -r.tw * r.cents else 0 end) >= 1000000 then 3
-                               when (r.tspend - case r.kind when 0 then r.tw * r.cents when 6 then -r.tw * r.cents else 0 end) >= 500000 then 2 when (r.tspend - case r.kind when 0 then r.tw * r.cents when 6 then -r.tw * r.cents else 0 end) >= 100000 then 1 else 0 end) end as then_before
-      from running r
-      where r.at >= r.first_change
-    ) x
-    where (x.now_after, x.now_before) is distinct from (x.then_after, x.then_before)
+      select r.customer_id, r.at,
+             b.b3 + r.n3 as n3, b.b7 + r.n7 as n7, b.b14 + r.n14 as n14, b.b30 + r.n30 as n30,
+             b.b90 + r.n90 as n90, b.b365 + r.n365 as n365, b.bspend + r.nspend as nspend
+      from (
+        select s.customer_id, s.at,
+               sum(case s.kind when 0 then 1 when 1 then -1 else 0 end) over w as n3,
+               sum(case s.kind when 0 then 1 when 2 then -1 else 0 end) over w as n7,
+               sum(case s.kind when 0 then 1 when 3 then -1 else 0 end) over w as n14,
+               sum(case s.kind when 0 then 1 when 4 then -1 else 0 end) over w as n30,
+               sum(case s.kind when 0 then 1 when 5 then -1 else 0 end) over w as n90,
+               sum(case s.kind when 0 then 1 when 6 then -1 else 0 end) over w as n365,
+               sum(case s.kind when 0 then s.cents when 6 then -s.cents else 0 end) over w as nspend
+        from counted_steps s
+        window w as (partition by s.customer_id order by s.at)
+      ) r
+      join base b on b.customer_id = r.customer_id
+    ) c
   ),
-  -- Customers entering (+1) and leaving (−1) each state, by hour: now's steps minus then's.
+  -- The customers' states as kept until now: how many moments before the first change stay as they are,
+  -- and the state then.
+  kept as (
+    select f.customer_id, f.first_change, s.changed_at, s.states, p.kept,
+           coalesce(s.states[p.kept], 0) as state_before
+    from firsts f
+    join private.customer_scores s on s.customer_id = f.customer_id
+    cross join lateral (select case when cardinality(s.changed_at) = 0 then 0
+                                    else width_bucket(f.first_change - interval '1 microsecond', s.changed_at) end as kept) p
+  ),
+  -- The moments the state changes from the first change on, now (from the walk) and before the statement
+  -- (as kept), each with the state it leaves.
+  now_moments as materialized (
+    select m.customer_id, m.at, m.state, m.previous
+    from (
+      select w.customer_id, w.at, w.state,
+             coalesce(lag(w.state) over (partition by w.customer_id order by w.at), k.state_before) as previous
+      from walked w
+      join kept k on k.customer_id = w.customer_id
+    ) m
+    where m.state <> m.previous
+  ),
+  then_moments as (
+    select k.customer_id, e.at, e.state,
+           coalesce(lag(e.state) over (partition by k.customer_id order by e.i), k.state_before) as previous
+    from kept k
+    cross join lateral unnest(k.changed_at[k.kept + 1:], k.states[k.kept + 1:]) with ordinality e(at, state, i)
+  ),
+  -- The customers' states from now on: what stays before the first change, then the walk's moments (a
+  -- customer left with none has none).
+  rescored_states as (
+    select x.customer_id, coalesce(array_agg(x.at order by x.at) filter (where x.at is not null), '{}') as changed_at,
+           coalesce(array_agg(x.state order by x.at) filter (where x.at is not null), '{}') as states
+    from (
+      select k.customer_id, null::timestamptz as at, null::smallint as state from kept k
+      union all
+      select k.customer_id, e.at, e.state
+      from kept k cross join lateral unnest(k.changed_at[1:k.kept], k.states[1:k.kept]) e(at, state)
+      union all
+      select m.customer_id, m.at, m.state::smallint from now_moments m
+    ) x
+    group by x.customer_id
+  ),
+  rescored as (
+    update private.customer_scores s
+    set changed_at = n.changed_at, states = n.states
+    from rescored_states n
+    where s.customer_id = n.customer_id
+    returning 1
+  ),
+  -- Customers entering (+1) and leaving (−1) each state, by hour: now's moments minus then's.
   state_changes as (
     select date_bin('1 hour', c.at, timestamptz '2000-01-01 00:00+00') as hour, c.state, sum(c.n) as n
     from (
-      select s.at, s.now_after as state, 1 as n from states s where s.now_before <> s.now_after
+      select m.at, m.state, 1 as n from now_moments m
       union all
-      select s.at, s.now_before, -1 from states s where s.now_before <> s.now_after
+      select m.at, m.previous, -1 from now_moments m
       union all
-      select s.at, s.then_after, -1 from states s where s.then_before <> s.then_after
+      select m.at, m.state, -1 from then_moments m
       union all
-      select s.at, s.then_before, 1 from states s where s.then_before <> s.then_after
+      select m.at, m.previous, 1 from then_moments m
     ) c
     where c.state <> 0
     group by 1, 2
@@ -483,13 +528,22 @@ begin
            0 as customers, 0 as score_sum, 0 as scores_1_mod_3, 0 as scores_2_mod_3, 0 as scores_of_3,
            0 as repeat_customers
     from order_changes c
-    cross join lateral (values (7, c.orders_7, c.completed_7, c.cancelled_7, c.due_7, c.on_time_7, c.revenue_7, c.previous_revenue_7, c.revenue_orders_7, c.previous_revenue_orders_7),
-                                (30, c.orders_30, c.completed_30, c.cancelled_30, c.due_30, c.on_time_30, c.revenue_30, c.previous_revenue_30, c.revenue_orders_30, c.previous_revenue_orders_30),
-                                (90, c.orders_90, c.completed_90, c.cancelled_90, c.due_90, c.on_time_90, c.revenue_90, c.previous_revenue_90, c.revenue_orders_90, c.previous_revenue_orders_90)) v(days, orders, completed, cancelled, due, on_time, revenue, previous_revenue, revenue_orders, previous_revenue_orders)
+    cross join lateral (values (7, c.orders_7, c.completed_7, c.cancelled_7, c.due_7, c.on_time_7, c.revenue_7,
+                                 c.previous_revenue_7, c.revenue_orders_7, c.previous_revenue_orders_7),
+                                (30, c.orders_30, c.completed_30, c.cancelled_30, c.due_30, c.on_time_30,
+                                 c.revenue_30, c.previous_revenue_30, c.revenue_orders_30,
+                                 c.previous_revenue_orders_30),
+                                (90, c.orders_90, c.completed_90, c.cancelled_90, c.due_90, c.on_time_90,
+                                 c.revenue_90, c.previous_revenue_90, c.revenue_orders_90,
+                                 c.previous_revenue_orders_90)) v(days, orders, completed, cancelled, due, on_time, revenue, previous_revenue, revenue_orders, previous_revenue_orders)
     union all
     select c.days, c.hour, 0, 0, 0, 0, 0, 0, 0, 0, 0, c.customers, c.score_sum, c.scores_1_mod_3, c.scores_2_mod_3, c.scores_of_3, c.repeat_customers
     from rfm_changes c
   )
+  insert into private.health_figure_changes as f (
+    days, hour, slot, orders, completed, cancelled, due, on_time, revenue, previous_revenue, revenue_orders,
+    previous_revenue_orders, customers, score_sum, scores_1_mod_3, scores_2_mod_3, scores_of_3,
+    repeat_customers)
   select c.days, c.hour, writer, sum(c.orders), sum(c.completed), sum(c.cancelled), sum(c.due), sum(c.on_time), sum(c.revenue),
          sum(c.previous_revenue), sum(c.revenue_orders), sum(c.previous_revenue_orders), sum(c.customers),
          sum(c.score_sum), sum(c.scores_1_mod_3), sum(c.scores_2_mod_3), sum(c.scores_of_3),
@@ -538,7 +592,7 @@ begin
   elsif tg_op = 'DELETE' then
     perform private.apply_health_figure_changes((select array_agg(o::public.orders) from old_rows o), null);
   else
-    truncate private.health_figure_changes, private.customer_score_revisions;
+    truncate private.health_figure_changes, private.customer_scores;
   end if;
   return null;
 end

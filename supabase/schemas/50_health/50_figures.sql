@@ -164,8 +164,8 @@ declare
 begin
   return query
   with
-  -- Every customer with a step in [hour_start, as_of): an order placed then, or 3, 7, 14, 30, 90 or 365
-  -- days before, or cancelled then.
+  -- Every customer whose state may change in [hour_start, as_of): an order placed then, or 3, 7, 14, 30, 90
+  -- or 365 days before, or cancelled then.
   stepping as (
       select o.customer_id from public.orders o
       where o.ordered_at >= hour_start and o.ordered_at < as_of
@@ -190,55 +190,32 @@ begin
       union
       select o.customer_id from public.orders o where o.cancelled_at >= hour_start and o.cancelled_at < as_of
   ),
-  -- Their counts as of `as_of` (a…) and as of hour_start (h…), as in private.apply_health_figure_changes.
-  counts as (
-    select count(*) filter (where o.ordered_at < as_of and as_of <= least(o.cancelled_at, o.ordered_at + interval '72 hours')) as a3,
-             count(*) filter (where o.ordered_at < as_of and as_of <= least(o.cancelled_at, o.ordered_at + interval '168 hours')) as a7,
-             count(*) filter (where o.ordered_at < as_of and as_of <= least(o.cancelled_at, o.ordered_at + interval '336 hours')) as a14,
-             count(*) filter (where o.ordered_at < as_of and as_of <= least(o.cancelled_at, o.ordered_at + interval '720 hours')) as a30,
-             count(*) filter (where o.ordered_at < as_of and as_of <= least(o.cancelled_at, o.ordered_at + interval '2160 hours')) as a90,
-             count(*) filter (where o.ordered_at < as_of and as_of <= least(o.cancelled_at, o.ordered_at + interval '8760 hours')) as a365,
-             coalesce(sum((o.total_amount * 100)::float8) filter (where o.ordered_at < as_of and as_of <= least(o.cancelled_at, o.ordered_at + interval '8760 hours')), 0) as aspend,
-             count(*) filter (where o.ordered_at < hour_start and hour_start <= least(o.cancelled_at, o.ordered_at + interval '72 hours')) as h3,
-             count(*) filter (where o.ordered_at < hour_start and hour_start <= least(o.cancelled_at, o.ordered_at + interval '168 hours')) as h7,
-             count(*) filter (where o.ordered_at < hour_start and hour_start <= least(o.cancelled_at, o.ordered_at + interval '336 hours')) as h14,
-             count(*) filter (where o.ordered_at < hour_start and hour_start <= least(o.cancelled_at, o.ordered_at + interval '720 hours')) as h30,
-             count(*) filter (where o.ordered_at < hour_start and hour_start <= least(o.cancelled_at, o.ordered_at + interval '2160 hours')) as h90,
-             count(*) filter (where o.ordered_at < hour_start and hour_start <= least(o.cancelled_at, o.ordered_at + interval '8760 hours')) as h365,
-             coalesce(sum((o.total_amount * 100)::float8) filter (where o.ordered_at < hour_start and hour_start <= least(o.cancelled_at, o.ordered_at + interval '8760 hours')), 0) as hspend
-    from stepping s
-    join public.orders o on o.customer_id = s.customer_id
-    where o.ordered_at >= hour_start - interval '8760 hours' and o.ordered_at < as_of
-      and o.status <> 'refunded' and (o.cancelled_at is null or o.cancelled_at > o.ordered_at)
-    group by s.customer_id
-  ),
-  -- Their states (private.health_rfm_state_figures) as of `as_of` (+1) and as of hour_start (−1).
+  -- Their states (private.health_rfm_state_figures) as of `as_of` (+1) and as of hour_start (−1), from the
+  -- kept states: the state of the last change before each moment.
   states as (
-    select 1 as sign, case when c.a90 <= 0 then 0
-                else 25 * (case when c.a3 > 0 then 5 when c.a7 > 0 then 4 when c.a14 > 0 then 3
-                                when c.a30 > 0 then 2 else 1 end)
-                     + 5 * (case when c.a365 >= 10 then 4 when c.a365 >= 6 then 3 when c.a365 >= 3 then 2
-                                 when c.a365 >= 2 then 1 else 0 end)
-                     + (case when c.aspend >= 2000000 then 4 when c.aspend >= 1000000 then 3
-                             when c.aspend >= 500000 then 2 when c.aspend >= 100000 then 1 else 0 end) end as state
-    from counts c
-    union all
-    select -1, case when c.h90 <= 0 then 0
-                else 25 * (case when c.h3 > 0 then 5 when c.h7 > 0 then 4 when c.h14 > 0 then 3
-                                when c.h30 > 0 then 2 else 1 end)
-                     + 5 * (case when c.h365 >= 10 then 4 when c.h365 >= 6 then 3 when c.h365 >= 3 then 2
-                                 when c.h365 >= 2 then 1 else 0 end)
-                     + (case when c.hspend >= 2000000 then 4 when c.hspend >= 1000000 then 3
-                             when c.hspend >= 500000 then 2 when c.hspend >= 100000 then 1 else 0 end) end
-    from counts c
+    select x.sign, coalesce(c.states[case when cardinality(c.changed_at) = 0 then 0
+                                          else width_bucket(x.t - interval '1 microsecond', c.changed_at) end], 0) as state
+    from stepping s
+    join private.customer_scores c on c.customer_id = s.customer_id
+    cross join (values (as_of, 1), (hour_start, -1)) x(t, sign)
   ),
   change as (
-    select coalesce(sum(s.sign * x.customers), 0) as customers, coalesce(sum(s.sign * x.score_sum), 0) as score_sum, coalesce(sum(s.sign * x.scores_1_mod_3), 0) as scores_1_mod_3, coalesce(sum(s.sign * x.scores_2_mod_3), 0) as scores_2_mod_3, coalesce(sum(s.sign * x.scores_of_3), 0) as scores_of_3, coalesce(sum(s.sign * x.repeat_customers), 0) as repeat_customers
+    select coalesce(sum(s.sign * x.customers), 0) as customers,
+           coalesce(sum(s.sign * x.score_sum), 0) as score_sum,
+           coalesce(sum(s.sign * x.scores_1_mod_3), 0) as scores_1_mod_3,
+           coalesce(sum(s.sign * x.scores_2_mod_3), 0) as scores_2_mod_3,
+           coalesce(sum(s.sign * x.scores_of_3), 0) as scores_of_3,
+           coalesce(sum(s.sign * x.repeat_customers), 0) as repeat_customers
     from states s
     join private.health_rfm_state_figures() x on x.state = s.state and x.days = health_window_customer_figures.days
   ),
   totals as (
-    select f.customers + c.customers as customers, f.score_sum + c.score_sum as score_sum, f.scores_1_mod_3 + c.scores_1_mod_3 as scores_1_mod_3, f.scores_2_mod_3 + c.scores_2_mod_3 as scores_2_mod_3, f.scores_of_3 + c.scores_of_3 as scores_of_3, f.repeat_customers + c.repeat_customers as repeat_customers
+    select f.customers + c.customers as customers,
+           f.score_sum + c.score_sum as score_sum,
+           f.scores_1_mod_3 + c.scores_1_mod_3 as scores_1_mod_3,
+           f.scores_2_mod_3 + c.scores_2_mod_3 as scores_2_mod_3,
+           f.scores_of_3 + c.scores_of_3 as scores_of_3,
+           f.repeat_customers + c.repeat_customers as repeat_customers
     from private.health_figures_before(days, hour_start) f, change c
   )
   -- avg's own arithmetic: the sum of the customers' scores / 3, each to 16 decimals (3 / 3 to 20), divided
