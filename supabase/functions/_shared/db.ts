@@ -1,11 +1,13 @@
 /**
  * Database access: one transaction per request, in which the caller's role and JWT claims are set the
  * way PostgREST sets them, so RLS policies and `auth.uid()` hold for a function call exactly as for
- * `supabase-js` table access. BEGIN, the identity and the work's first statement leave in one burst on a
- * reserved connection, with named prepared statements so no statement waits on a describe; COMMIT
- * follows only once the work is done (sent sooner, the rest of the work would run outside the
- * transaction, with no caller set). Prepared statements are off for a pooler in transaction mode that
- * cannot keep them (Supavisor's port 6543, or `DB_PREPARE=false`).
+ * `supabase-js` table access. The identity and the work's first statement leave together after BEGIN, with
+ * named prepared statements so no statement waits on a describe; COMMIT follows only once the work is
+ * done. BEGIN is its own round trip: postgres.js's `begin` races the transaction against its connection's
+ * close, and a transaction on a reserved connection (which could send BEGIN in the same burst) has no such
+ * race, so a query queued on a connection that dies never settles and its request hangs. Prepared
+ * statements are off for a pooler in transaction mode that cannot keep them (Supavisor's port 6543, or
+ * `DB_PREPARE=false`).
  *
  * SQL functions report business failures the PostgREST way: SQLSTATE `PTxxx` carries the HTTP status,
  * the message is the error code, `detail` the human message and `hint` a JSON object of details.
@@ -15,8 +17,7 @@ import type { Caller } from './auth.ts';
 import { ApiError, type Area } from './errors.ts';
 
 export type Sql = postgres.Sql;
-/** The connection a request's transaction runs on. */
-export type Tx = postgres.Sql;
+export type Tx = postgres.TransactionSql;
 
 export interface Database {
   sql: Sql;
@@ -106,42 +107,36 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
     },
   });
 
-  /** One transaction as `caller` on a reserved connection. */
-  async function transaction<T>(caller: Caller, work: (tx: Tx) => Promise<T>): Promise<T> {
-    const tx = await sql.reserve();
-    let connectionLost = false;
-    try {
-      // Not awaited one by one: the three leave together, and a failure of BEGIN or of the identity fails
-      // the work's statements after it, so the first error is the one reported.
-      const begin = tx`begin`.execute();
-      const identity = tx`select set_config('role', ${caller.role}, true),
-                                 set_config('request.jwt.claims', ${JSON.stringify(caller.claims)}, true),
-                                 set_config('statement_timeout', '15s', true),
-                                 set_config('lock_timeout', ${LOCK_TIMEOUT}, true)`.execute();
-      const [, , result] = await Promise.all([begin, identity, work(tx)]);
-      await tx`commit`;
-      return result;
-    } catch (error) {
-      if (isUnavailable(error)) {
-        connectionLost = true;
-      } else {
-        await tx`rollback`.catch((rollbackError) => (connectionLost = isUnavailable(rollbackError)));
-      }
-      throw error;
-    } finally {
-      // A connection that died is the pool's to replace: handing it back would put a connection without a
-      // socket in the pool, where the next query throws from a timer nothing can catch and ends the process
-      // (porsager/postgres#1154). The server has rolled its transaction back with the session.
-      if (!connectionLost) tx.release();
-    }
-  }
-
   return {
     sql,
     async asCaller(caller, area, work) {
       for (let attempt = 1;; attempt++) {
+        // Rejected when the connection is lost mid-transaction: see below.
+        let connectionLost!: (error: unknown) => void;
+        const lost = new Promise<never>((_, reject) => (connectionLost = reject));
         try {
-          return await transaction(caller, work);
+          const transaction = sql.begin(async (tx) => {
+            try {
+              // Sent now and not awaited: it is pipelined ahead of the work's first query on the same
+              // connection, saving a round trip per request. Should it fail, the work fails with it.
+              const identity = tx`select set_config('role', ${caller.role}, true),
+                              set_config('request.jwt.claims', ${JSON.stringify(caller.claims)}, true),
+                              set_config('statement_timeout', '15s', true),
+                              set_config('lock_timeout', ${LOCK_TIMEOUT}, true)`.execute();
+              const [, result] = await Promise.all([identity, work(tx)]);
+              return result;
+            } catch (error) {
+              if (!isUnavailable(error)) throw error;
+              // postgres.js answers a failed transaction with a ROLLBACK on the same connection. Once that
+              // connection is gone, the ROLLBACK is queued on a connection without a socket and throws from a
+              // timer, where nothing can catch it, ending the whole process (porsager/postgres#1154, #1208).
+              // So this transaction answers now and its scope never settles: no ROLLBACK is sent, and the
+              // server has rolled the transaction back with the session anyway.
+              connectionLost(error);
+              return new Promise<never>(() => {});
+            }
+          });
+          return (await Promise.race([transaction, lost])) as Awaited<ReturnType<typeof work>>;
         } catch (error) {
           if (error instanceof postgres.PostgresError && RETRYABLE.has(error.code) && attempt < MAX_ATTEMPTS) {
             await retryPause(attempt);
