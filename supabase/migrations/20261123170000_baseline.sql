@@ -10,6 +10,21 @@
 
 create schema if not exists private;
 
+-- What the API roles hold on tables and sequences in `public`. A Supabase project grants `anon`,
+-- `authenticated` and `service_role` every privilege on every new table and sequence there and leaves the
+-- gatekeeping to RLS; but TRUNCATE bypasses RLS, TRIGGER lets a caller attach code that runs as whoever
+-- writes the table, REFERENCES and MAINTAIN are never needed by a caller, and a sequence's setval breaks
+-- every later insert. So from here on a new table gives `authenticated` and `service_role` select, insert,
+-- update and delete (each table's RLS and revokes narrow it further) and `anon` nothing; a new sequence
+-- gives nobody anything (identity columns need no sequence rights to insert). test/database/privileges.test.ts
+-- holds every relation × role × privilege against the expected table.
+alter default privileges in schema public revoke all on tables from anon;
+
+alter default privileges in schema public
+  revoke truncate, references, trigger, maintain on tables from authenticated, service_role;
+
+alter default privileges in schema public revoke all on sequences from anon, authenticated, service_role;
+
 grant usage on schema private to authenticated, service_role;
 
 create table public.user_roles (
@@ -20,6 +35,11 @@ create table public.user_roles (
 );
 
 alter table public.user_roles enable row level security;
+
+-- A role is granted or revoked, never edited (its policies are select, insert and delete).
+revoke all on public.user_roles from anon;
+
+revoke update on public.user_roles from authenticated, service_role;
 
 -- Kept out of the API schema: it is a building block for policies, not an endpoint. Security definer so
 -- a policy on user_roles itself can call it without recursing through that policy.
@@ -88,8 +108,8 @@ revoke execute on function private.raise_api_error(integer, text, text, jsonb) f
 
 grant execute on function private.raise_api_error(integer, text, text, jsonb) to authenticated, service_role;
 
--- Derived data kept by triggers (a day's revenue, a campaign's stretches of activity, a customer's order
--- history) is maintained by one statement-level function per source table, over its transition tables,
+-- Derived data kept by triggers (a day's revenue, a campaign's stretches of activity and attribution days,
+-- the health figures' changes) is maintained by one statement-level function per source table, over its transition tables,
 -- for every kind of write. They fire always, also with session_replication_role = replica (as the demo
 -- seed and a logical replica write): derived data must follow every write.
 create or replace function private.keep_derived_data(source regclass, trigger_prefix text, maintainer regproc)
@@ -129,7 +149,10 @@ create type public.attribution_layer as enum ('site-wide', 'target-oriented', 'c
 create table public.campaign_type_config (
   type_code text primary key
     constraint campaign_type_config_type_code_format
-      check (type_code ~ '^[a-z][a-z0-9_]*$' and char_length(type_code) <= 50),
+      check (type_code ~ '^[a-z][a-z0-9_]*$' and char_length(type_code) <= 50)
+    -- The fixed segments of the campaign-types routes: PUT /campaign-types/groups is the groups route's
+    -- 405, so a type with that code could never be updated or deactivated.
+    constraint campaign_type_config_type_code_not_a_route check (type_code not in ('groups', 'health')),
   display_name_zh text not null
     constraint campaign_type_config_display_name_zh_length check (char_length(display_name_zh) between 1 and 100),
   display_name_en text
@@ -173,9 +196,9 @@ create policy "admins change types" on public.campaign_type_config
   with check ((select private.is_admin()));
 
 -- Types are deactivated, never deleted: campaigns keep referring to them.
-revoke delete, truncate on public.campaign_type_config from anon, authenticated;
+revoke all on public.campaign_type_config from anon;
 
-revoke insert, update on public.campaign_type_config from anon;
+revoke delete on public.campaign_type_config from authenticated, service_role;
 
 -- Each catalogue write is one function: permission, the change and its error in one transaction.
 -- Security invoker, so the table's RLS applies on top of the explicit admin check.
@@ -191,6 +214,14 @@ declare
 begin
   if not private.is_admin() then
     perform private.raise_api_error(403, 'INSUFFICIENT_PERMISSION', 'Administrator permission is required to change campaign types');
+  end if;
+  -- The same 400 as the function's own field validation (campaign_type_config_type_code_not_a_route
+  -- holds it for direct inserts).
+  if config ->> 'type_code' in ('groups', 'health') then
+    perform private.raise_api_error(400, 'VALIDATION_ERROR',
+      'Invalid type_code: not a fixed route segment (groups, health)',
+      jsonb_build_object('field', 'type_code', 'value', config -> 'type_code',
+        'constraint', 'not a fixed route segment (groups, health)'));
   end if;
 
   insert into public.campaign_type_config as t (
@@ -348,13 +379,18 @@ create table public.orders (
 
 create index orders_order_date_idx on public.orders (order_date) include (total_amount, status);
 
--- Every figure of orders in a window (the order figures, the customers active in it) is read from this
--- index alone; it replaces the plain one on `ordered_at`.
+-- The orders placed in a stretch of time, with every figure business health reads of them, from the
+-- index alone (the last part of an hour a health report reads from the orders themselves).
 create index orders_ordered_at_covering_idx on public.orders (ordered_at)
   include (customer_id, status, total_amount, cancelled_at, completed_at, promised_at, delivered_at);
 
--- The RFM corrections: orders cancelled after the report's `as_of` (few when `as_of` is now).
+-- The orders completed, promised or cancelled in the last part of an hour a health report reads from the
+-- orders themselves (50_health/50_figures.sql).
 create index orders_cancelled_at_idx on public.orders (cancelled_at) where cancelled_at is not null;
+
+create index orders_completed_at_idx on public.orders (completed_at) where completed_at is not null;
+
+create index orders_promised_at_idx on public.orders (promised_at) where promised_at is not null;
 
 create index orders_customer_idx on public.orders (customer_id, ordered_at desc);
 
@@ -443,7 +479,11 @@ create table public.products (
   current_stock bigint not null default 0 constraint products_current_stock_not_negative check (current_stock >= 0),
   deleted_at timestamptz,
   created_at timestamptz not null default now(),
-  updated_at timestamptz not null default now()
+  updated_at timestamptz not null default now(),
+  -- Low on stock when current_stock <= reorder_level (public.product_stock.low_stock). The default, 10, is
+  -- also public.create_product's.
+  reorder_level integer not null default 10
+    constraint products_reorder_level_range check (reorder_level between 0 and 1000000000)
 );
 
 create table public.inventory_records (
@@ -515,11 +555,33 @@ revoke all on public.products, public.inventory_records from anon;
 
 revoke insert, update, delete, truncate on public.products from authenticated, service_role;
 
-grant insert (id, sku, name, is_active) on public.products to authenticated, service_role;
+grant insert (id, sku, name, is_active, reorder_level) on public.products to authenticated, service_role;
 
-grant update (sku, name, is_active, deleted_at) on public.products to authenticated, service_role;
+grant update (sku, name, is_active, deleted_at, reorder_level) on public.products to authenticated, service_role;
 
 revoke insert, update, delete, truncate on public.inventory_records from authenticated, service_role;
+
+-- The product list (GET /products) as a view, so a supabase-js caller reads the same rows under the same
+-- RLS as the products function, and `low_stock` has one definition: the stock is at or below the
+-- product's reorder level.
+create or replace view public.product_stock with (security_invoker = true) as
+select p.id,
+       p.sku,
+       p.name,
+       p.is_active,
+       p.current_stock,
+       p.reorder_level,
+       p.current_stock <= p.reorder_level as low_stock,
+       p.deleted_at,
+       p.created_at,
+       p.updated_at
+from public.products p;
+
+revoke all on public.product_stock from anon;
+
+revoke insert, update, delete, truncate on public.product_stock from authenticated, service_role;
+
+grant select on public.product_stock to authenticated, service_role;
 
 -- The audit side of inventory: the stock-in history (seed 02), the append-only movement ledger (one row
 -- per lot touched, so sum(delta) per product always equals its stock) and the idempotency records that
@@ -591,6 +653,9 @@ create table public.idempotency_records (
   primary key (operator, idempotency_key)
 );
 
+-- The purge's way to the records past their 24 hours.
+create index idempotency_records_created_at_idx on public.idempotency_records (created_at);
+
 alter table public.stock_in_history enable row level security;
 
 alter table public.stock_movements enable row level security;
@@ -613,6 +678,10 @@ revoke all on public.stock_in_history, public.stock_movements, public.idempotenc
 
 revoke insert, update, delete, truncate on public.stock_in_history, public.stock_movements, public.idempotency_records
   from authenticated, service_role;
+
+-- The ledger's identity sequence is the database's alone: setval by a caller would break every later
+-- stock operation.
+revoke all on sequence public.stock_movements_id_seq from anon, authenticated, service_role;
 
 -- Realtime: postgres_changes subscribers see every stock change (RLS decides which rows each one gets).
 alter publication supabase_realtime
@@ -659,6 +728,19 @@ begin
 end
 $$;
 
+-- An instant as every answer of the API gives it: ISO 8601 in UTC with milliseconds and `Z`
+-- (`2026-11-23T16:00:00.123Z`), what JSON.stringify makes of the JavaScript Date the other functions read
+-- from PostgreSQL. Microseconds are truncated, as a JavaScript Date truncates them. For the answers built
+-- as jsonb in SQL, where a timestamptz would otherwise come out as `2026-11-23T16:00:00.123456+00:00`.
+create or replace function private.api_timestamp(instant timestamptz)
+returns text
+language sql
+stable
+set search_path = ''
+as $$
+  select to_char(instant at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
+$$;
+
 create or replace function private.check_stock_quantity(field text, value bigint)
 returns void
 language plpgsql
@@ -673,9 +755,49 @@ begin
 end
 $$;
 
+-- How long an idempotency record is honoured: a request repeating a key within this time replays the
+-- stored answer; after it, the key is taken over by the next request that uses it.
+create or replace function private.idempotency_ttl()
+returns interval
+language sql
+immutable
+set search_path = ''
+as $$
+  select interval '24 hours'
+$$;
+
+-- Deletes the idempotency records older than private.idempotency_ttl(). Such a record is never replayed
+-- again (the next request with its key takes it over), so deleting it changes no answer. Rows another
+-- transaction holds are skipped, never waited for: a purge neither blocks a stock operation nor deadlocks
+-- with one. At most `max_rows` rows when given. Returns how many it deleted. Scheduled hourly with pg_cron
+-- where the platform has it (below), and run by one keyed stock request in a hundred (claim_idempotency_key).
+create or replace function private.purge_idempotency_records(max_rows integer default null)
+returns integer
+language plpgsql
+set search_path = ''
+as $$
+declare
+  purged integer;
+begin
+  with expired as (
+    select r.operator, r.idempotency_key
+    from public.idempotency_records r
+    where r.created_at < now() - private.idempotency_ttl()
+    limit purge_idempotency_records.max_rows
+    for update skip locked
+  )
+  delete from public.idempotency_records r
+  using expired e
+  where r.operator = e.operator and r.idempotency_key = e.idempotency_key;
+  get diagnostics purged = row_count;
+  return purged;
+end
+$$;
+
 -- Returns the response to replay, or null when the request is new and must run. The insert waits on a
 -- concurrent transaction holding the same key, so two simultaneous retries never both apply: the second
--- sees the first's committed response. A key older than 24 hours is taken over by the new request.
+-- sees the first's committed response. A key older than 24 hours is taken over by the new request. One
+-- call in a hundred also purges up to 1000 expired records, so they do not pile up where pg_cron is absent.
 create or replace function private.claim_idempotency_key(operator text, idempotency_key text, operation text, request jsonb)
 returns jsonb
 language plpgsql
@@ -693,6 +815,9 @@ begin
     perform private.invalid_stock_field('Idempotency-Key', to_jsonb(idempotency_key),
       '1 to 255 visible ASCII characters');
   end if;
+  if random() < 0.01 then
+    perform private.purge_idempotency_records(1000);
+  end if;
 
   insert into public.idempotency_records (operator, idempotency_key, operation, request_hash)
   values (claim_idempotency_key.operator, claim_idempotency_key.idempotency_key, claim_idempotency_key.operation,
@@ -707,7 +832,7 @@ begin
   where r.operator = claim_idempotency_key.operator and r.idempotency_key = claim_idempotency_key.idempotency_key
   for update;
 
-  if existing.created_at < now() - interval '24 hours' then
+  if existing.created_at < now() - private.idempotency_ttl() then
     update public.idempotency_records r
     set operation = claim_idempotency_key.operation, request_hash = hashed,
         response = null, created_at = now()
@@ -717,7 +842,7 @@ begin
   if existing.request_hash <> hashed then
     perform private.raise_api_error(422, 'IDEMPOTENCY_KEY_REUSED',
       'This Idempotency-Key was already used with a different request',
-      jsonb_build_object('idempotency_key', idempotency_key, 'first_used_at', existing.created_at,
+      jsonb_build_object('idempotency_key', idempotency_key, 'first_used_at', private.api_timestamp(existing.created_at),
         'first_operation', existing.operation));
   end if;
   return existing.response;
@@ -875,6 +1000,12 @@ begin
   if char_length(note) > 1000 then
     perform private.invalid_stock_field('note', to_jsonb(note), 'at most 1000 characters');
   end if;
+  -- Goods cannot have been received in the future (received_at orders FIFO and dates the history); five
+  -- minutes ahead is tolerated as the client's clock skew.
+  if received_at > now() + interval '5 minutes' then
+    perform private.invalid_stock_field('received_at', to_jsonb(private.api_timestamp(received_at)),
+      'not later than 5 minutes from now');
+  end if;
 
   replay := private.claim_idempotency_key(operator.operator_key, idempotency_key, 'stock_in', jsonb_build_object(
     'product_id', product_id, 'quantity', quantity, 'source', source, 'note', note, 'received_at', received_at));
@@ -883,6 +1014,12 @@ begin
   end if;
 
   product := private.lock_product(product_id);
+  -- An inactive product is off the sales front and receives no more goods; what it holds can still be
+  -- stocked out and adjusted. Checked under the product lock, so a concurrent deactivation is seen.
+  if not product.is_active then
+    perform private.raise_api_error(422, 'PRODUCT_INACTIVE',
+      format('Product %s is inactive and takes no stock-in', product.sku), jsonb_build_object('product_id', product.id));
+  end if;
   insert into public.inventory_records (product_id, quantity, available_quantity, source, note, received_at,
                                         created_by, created_by_role)
   values (product.id, stock_in.quantity, stock_in.quantity, stock_in.source, stock_in.note,
@@ -904,7 +1041,7 @@ begin
     'quantity', lot.quantity,
     'current_stock', product.current_stock + lot.quantity,
     'source', lot.source,
-    'received_at', lot.received_at,
+    'received_at', private.api_timestamp(lot.received_at),
     'message', format('Stocked in %s units of %s; current stock %s', lot.quantity, product.sku,
       product.current_stock + lot.quantity)
   ));
@@ -1116,6 +1253,7 @@ $$;
 
 revoke execute on function
   private.stock_operator(), private.invalid_stock_field(text, jsonb, text), private.check_stock_quantity(text, bigint),
+  private.api_timestamp(timestamptz), private.idempotency_ttl(), private.purge_idempotency_records(integer),
   private.claim_idempotency_key(text, text, text, jsonb), private.remember_response(text, text, jsonb),
   private.lock_product(uuid),
   private.log_movement(uuid, text, public.inventory_records, bigint, jsonb, uuid, text),
@@ -1141,6 +1279,224 @@ create index stock_movements_stock_out_idx
   on public.stock_movements (created_at) include (product_id)
   where operation = 'stock_out';
 
+-- Idempotency records past their 24 hours are purged hourly by pg_cron where the platform has it (a hosted
+-- Supabase project). Where it has not (the local embedded PostgreSQL) or the extension cannot be created
+-- (it must be in shared_preload_libraries), the schema applies without it and the stock functions purge
+-- on their own, one keyed request in a hundred (private.claim_idempotency_key).
+do $$
+begin
+  if exists (select 1 from pg_available_extensions where name = 'pg_cron') then
+    create extension if not exists pg_cron with schema pg_catalog;
+    perform cron.schedule('purge-idempotency-records', '17 * * * *', 'select private.purge_idempotency_records()');
+  end if;
+exception when others then
+  raise notice 'pg_cron is not usable here (%): the stock functions purge idempotency records themselves', sqlerrm;
+end
+$$;
+
+-- Products managed (POST, PUT and DELETE /products, or supabase.rpc): administrators and the service key
+-- only, each change one function, so one transaction. Security invoker, like the catalogue's writes: the
+-- table's column grants and RLS apply on top of the explicit check. Failures: 403 FORBIDDEN, 400
+-- VALIDATION_ERROR (the function's own field rules, for rpc callers), 404 PRODUCT_NOT_FOUND (unknown or
+-- deleted), 409 DUPLICATE_SKU, 422 PRODUCT_HAS_STOCK (a delete that would strand stock).
+
+create or replace function private.require_product_admin()
+returns void
+language plpgsql
+set search_path = ''
+as $$
+begin
+  if not private.is_admin() then
+    perform private.raise_api_error(403, 'FORBIDDEN', 'Administrator permission is required to manage products');
+  end if;
+end
+$$;
+
+-- The products function's field rules, for rpc callers: only known fields, each of the right type and
+-- range; `required` names the fields that must be present.
+create or replace function private.check_product_fields(fields jsonb, required text[])
+returns void
+language plpgsql
+set search_path = ''
+as $$
+declare
+  field text;
+  value jsonb;
+  problem text;
+begin
+  if jsonb_typeof(fields) is distinct from 'object' then
+    perform private.raise_api_error(400, 'VALIDATION_ERROR', 'Invalid body: must be a JSON object',
+      jsonb_build_object('field', null, 'value', fields, 'constraint', 'must be a JSON object'));
+  end if;
+  foreach field in array required loop
+    if not fields ? field then
+      perform private.raise_api_error(400, 'VALIDATION_ERROR', format('Invalid %s: required', field),
+        jsonb_build_object('field', field, 'value', null, 'constraint', 'required'));
+    end if;
+  end loop;
+  for field, value in select j.key, j.value from jsonb_each(fields) j loop
+    problem := null;
+    if field = 'sku' then
+      if jsonb_typeof(value) <> 'string' or value #>> '{}' !~ '^[A-Za-z0-9][A-Za-z0-9._-]*$'
+         or char_length(value #>> '{}') > 64 then
+        problem := 'letters, digits, dot, underscore or hyphen, starting with a letter or digit, at most 64 characters';
+      end if;
+    elsif field = 'name' then
+      if jsonb_typeof(value) <> 'string' or char_length(btrim(value #>> '{}')) not between 1 and 200 then
+        problem := 'a string of 1 to 200 characters';
+      end if;
+    elsif field = 'is_active' then
+      if jsonb_typeof(value) <> 'boolean' then
+        problem := 'must be true or false';
+      end if;
+    elsif field = 'reorder_level' then
+      -- Two statements, so the cast never meets a value that is not a number.
+      if jsonb_typeof(value) <> 'number' then
+        problem := 'a whole number from 0 to 1000000000';
+      elsif (value #>> '{}')::numeric not between 0 and 1000000000
+            or (value #>> '{}')::numeric <> trunc((value #>> '{}')::numeric) then
+        problem := 'a whole number from 0 to 1000000000';
+      end if;
+    else
+      problem := 'unknown field';
+    end if;
+    if problem is not null then
+      perform private.raise_api_error(400, 'VALIDATION_ERROR', format('Invalid %s: %s', field, problem),
+        jsonb_build_object('field', field, 'value', value, 'constraint', problem));
+    end if;
+  end loop;
+end
+$$;
+
+create or replace function private.duplicate_sku(sku text)
+returns void
+language plpgsql
+set search_path = ''
+as $$
+begin
+  perform private.raise_api_error(409, 'DUPLICATE_SKU',
+    format('SKU %s is already taken (by a live or a deleted product: SKUs are never reused)', sku),
+    jsonb_build_object('sku', sku, 'product_id', (select p.id from public.products p where p.sku = duplicate_sku.sku)));
+end
+$$;
+
+create or replace function private.product_not_found(product_id uuid)
+returns void
+language plpgsql
+set search_path = ''
+as $$
+begin
+  perform private.raise_api_error(404, 'PRODUCT_NOT_FOUND', format('Product %s does not exist', product_id),
+    jsonb_build_object('product_id', product_id));
+end
+$$;
+
+-- `product`: sku and name, optionally is_active (default true) and reorder_level (default 10, the column's).
+create or replace function public.create_product(product jsonb)
+returns public.products
+language plpgsql
+set search_path = ''
+as $$
+declare
+  created public.products;
+begin
+  perform private.require_product_admin();
+  perform private.check_product_fields(product, array['sku', 'name']);
+
+  insert into public.products as p (sku, name, is_active, reorder_level)
+  values (product ->> 'sku', btrim(product ->> 'name'), coalesce((product ->> 'is_active')::boolean, true),
+          coalesce((product ->> 'reorder_level')::numeric::integer, 10))
+  on conflict (sku) do nothing
+  returning p.* into created;
+  if not found then
+    perform private.duplicate_sku(product ->> 'sku');
+  end if;
+  return created;
+end
+$$;
+
+-- Only the keys present in `changes` are written. A deleted product is not found: it cannot be edited.
+create or replace function public.update_product(product_id uuid, changes jsonb)
+returns public.products
+language plpgsql
+set search_path = ''
+as $$
+declare
+  updated public.products;
+begin
+  perform private.require_product_admin();
+  perform private.check_product_fields(changes, array[]::text[]);
+  if changes = '{}' then
+    perform private.raise_api_error(400, 'VALIDATION_ERROR', 'the body must contain at least one field to change',
+      jsonb_build_object('field', null, 'value', changes, 'constraint', 'the body must contain at least one field to change'));
+  end if;
+
+  begin
+    update public.products p set
+      sku = case when changes ? 'sku' then changes ->> 'sku' else p.sku end,
+      name = case when changes ? 'name' then btrim(changes ->> 'name') else p.name end,
+      is_active = case when changes ? 'is_active' then (changes ->> 'is_active')::boolean else p.is_active end,
+      reorder_level = case when changes ? 'reorder_level' then (changes ->> 'reorder_level')::numeric::integer
+                           else p.reorder_level end
+    where p.id = update_product.product_id and p.deleted_at is null
+    returning p.* into updated;
+  exception when unique_violation then
+    perform private.duplicate_sku(changes ->> 'sku');
+  end;
+  if updated.id is null then
+    perform private.product_not_found(product_id);
+  end if;
+  return updated;
+end
+$$;
+
+-- Soft delete: the row stays for the ledger and the orders that name it, hidden from customers, inactive,
+-- and 404 to every stock operation from then on. So a product still holding stock is refused (422
+-- PRODUCT_HAS_STOCK): its units would be stranded where no stock-out or adjustment can reach them. The
+-- product row lock orders the check against concurrent stock changes.
+create or replace function public.delete_product(product_id uuid)
+returns public.products
+language plpgsql
+set search_path = ''
+as $$
+declare
+  product public.products;
+begin
+  perform private.require_product_admin();
+
+  select * into product
+  from public.products p
+  where p.id = delete_product.product_id and p.deleted_at is null
+  for update;
+  if not found then
+    perform private.product_not_found(product_id);
+  end if;
+  if product.current_stock > 0 then
+    perform private.raise_api_error(422, 'PRODUCT_HAS_STOCK',
+      format('Product %s still holds %s units: stock them out or write them off first', product.sku,
+        product.current_stock),
+      jsonb_build_object('product_id', product.id, 'current_stock', product.current_stock));
+  end if;
+
+  update public.products p set deleted_at = now(), is_active = false
+  where p.id = product.id
+  returning p.* into product;
+  return product;
+end
+$$;
+
+revoke execute on function
+  private.require_product_admin(), private.check_product_fields(jsonb, text[]), private.duplicate_sku(text),
+  private.product_not_found(uuid),
+  public.create_product(jsonb), public.update_product(uuid, jsonb), public.delete_product(uuid)
+from public, anon;
+
+grant execute on function
+  private.require_product_admin(), private.check_product_fields(jsonb, text[]), private.duplicate_sku(text),
+  private.product_not_found(uuid),
+  public.create_product(jsonb), public.update_product(uuid, jsonb), public.delete_product(uuid)
+to authenticated, service_role;
+
 -- supabase/schemas/40_campaigns/10_campaigns.sql
 
 -- Campaigns (seed 03 area A, CONTRACT §3A). The table and its triggers are the rules, so they hold for
@@ -1148,7 +1504,8 @@ create index stock_movements_stock_out_idx
 --   * the status machine is a trigger, and every status a campaign takes is recorded by the database in
 --     campaign_status_history (attribution derives "active on a date" from it);
 --   * "at most one site-wide campaign active per date" is an exclusion constraint, which PostgreSQL
---     holds under concurrent writers (the second waits for the first, then fails with 23P01);
+--     holds under concurrent writers (the second fails with 23P01); the writes that can add to it take
+--     one advisory lock first (the rules trigger), so they never wait on each other in a cycle;
 --   * layer, weight and priority are copied from the campaign type when the campaign is created, so
 --     later changes to the catalogue never rewrite a campaign's past attribution.
 
@@ -1182,6 +1539,8 @@ create table public.campaigns (
   -- Soft delete: the row stays for history, and disappears from every read and from attribution.
   deleted_at timestamptz,
   constraint campaigns_date_range check (start_date <= end_date),
+  -- Attribution keeps a row for every day a campaign counts on, so its dates are calendar days.
+  constraint campaigns_dates_finite check (isfinite(start_date) and isfinite(end_date)),
   constraint campaigns_one_site_wide_active_per_date
     exclude using gist (daterange(start_date, end_date, '[]') with &&)
     where (status = 'active' and attribution_layer = 'site-wide' and deleted_at is null)
@@ -1253,6 +1612,7 @@ set search_path = ''
 as $$
 declare
   type_config public.campaign_type_config;
+  final_field text;
 begin
   if tg_op = 'INSERT' then
     if new.status <> 'draft' then
@@ -1260,11 +1620,19 @@ begin
         'status', to_jsonb(new.status), 'new campaigns start as draft');
     end if;
     select * into type_config from public.campaign_type_config t where t.type_code = new.campaign_type;
-    if not found or not type_config.is_active or type_config.attribution_layer = 'general' then
+    if not found or not type_config.is_active then
       perform private.campaign_field_error(400, 'VALIDATION_ERROR',
         format('Invalid campaign_type: %s is not an active campaign type', new.campaign_type),
         'campaign_type', to_jsonb(new.campaign_type),
         'an active campaign type of the site-wide, target-oriented or category-specific layer');
+    end if;
+    if type_config.attribution_layer = 'general' then
+      perform private.campaign_field_error(400, 'VALIDATION_ERROR',
+        format('Invalid campaign_type: %s is a general-layer type; general-layer types are the catalogue''s '
+               'catch-all, not campaign types', new.campaign_type),
+        'campaign_type', to_jsonb(new.campaign_type),
+        'not a general-layer type (the catalogue''s catch-all): a type of the site-wide, target-oriented or '
+        'category-specific layer');
     end if;
     new.attribution_layer := type_config.attribution_layer;
     new.attribution_weight := coalesce(new.attribution_weight, type_config.default_weight);
@@ -1286,8 +1654,26 @@ begin
             where private.campaign_status_move_allowed(old.status, s)),
           old.status || ' is final'));
     end if;
+    -- A completed or cancelled campaign is history: attribution has counted it with its weight, priority
+    -- and dates, so those stay as they were (its name, description, budget and audience may still change).
+    if old.status in ('completed', 'cancelled') then
+      select f into final_field
+      from unnest(array['attribution_weight', 'priority_score', 'start_date', 'end_date']) f
+      where to_jsonb(new) -> f is distinct from to_jsonb(old) -> f
+      limit 1;
+      if final_field is not null then
+        perform private.campaign_field_error(422, 'CAMPAIGN_FINAL',
+          format('A %s campaign keeps its %s: attribution has already counted it', old.status, final_field),
+          final_field, to_jsonb(new) -> final_field, 'fixed once the campaign is completed or cancelled');
+      end if;
+    end if;
   end if;
 
+  if not isfinite(new.start_date) or not isfinite(new.end_date) then
+    perform private.campaign_field_error(400, 'VALIDATION_ERROR', 'start_date and end_date are calendar days',
+      case when isfinite(new.start_date) then 'end_date' else 'start_date' end,
+      to_jsonb(case when isfinite(new.start_date) then new.end_date else new.start_date end), 'a calendar day, not infinity');
+  end if;
   if new.start_date > new.end_date then
     perform private.campaign_field_error(422, 'INVALID_DATE_RANGE', 'start_date must not be later than end_date',
       'end_date', to_jsonb(new.end_date), format('on or after start_date (%s)', new.start_date));
@@ -1300,11 +1686,30 @@ begin
     perform private.campaign_field_error(400, 'VALIDATION_ERROR', 'attribution_weight has at most 2 decimal places',
       'attribution_weight', to_jsonb(new.attribution_weight), 'at most 2 decimal places');
   end if;
+
+  -- Every write that leaves a site-wide campaign active (activating it, moving its dates, restoring it,
+  -- any edit of it) takes one transaction-level lock first, so such writes run one at a time and the
+  -- exclusion constraint never waits on another writer's uncommitted entry. Without it, two batches
+  -- activating campaigns of two windows in opposite orders each waited on the other's entry: a deadlock
+  -- (the row locks a batch takes in id order cannot cover those waits). Writes to other campaigns, and
+  -- reads, are not affected.
+  if tg_op = 'UPDATE' and new.status = 'active' and new.attribution_layer = 'site-wide' and new.deleted_at is null then
+    perform pg_advisory_xact_lock(hashtext('public.campaigns: one site-wide campaign active per date'));
+  end if;
   return new;
 end
 $$;
 
 -- Security definer: no API role writes the history, so nobody can rewrite what a campaign went through.
+--
+-- Attribution walks a campaign's history in (changed_at, id) order, so that order must be the order in
+-- which the changes took effect. They take effect one at a time, under the campaign's row lock, and this
+-- trigger runs while the lock is held: `old` is the row as the previous change committed it (so
+-- from_status is right), the id is drawn after that change's, and changed_at is the transaction's time
+-- but never earlier than the campaign's last recorded change. With now() alone, a transaction that began
+-- before a concurrent activation and cancelled after it committed was recorded before the activation,
+-- leaving the cancelled campaign active forever. Moves within one transaction share its time, so a
+-- campaign activated and completed in one transaction was never active on any day.
 create or replace function private.campaigns_record_status()
 returns trigger
 language plpgsql
@@ -1313,9 +1718,11 @@ set search_path = ''
 as $$
 begin
   if tg_op = 'INSERT' or new.status <> old.status then
-    insert into public.campaign_status_history (campaign_id, from_status, to_status, changed_by, changed_by_role)
-    values (new.id, case when tg_op = 'UPDATE' then old.status end, new.status, auth.uid(),
-            coalesce(auth.role(), session_user));
+    insert into public.campaign_status_history (campaign_id, from_status, to_status, changed_at, changed_by, changed_by_role)
+    values (new.id, case when tg_op = 'UPDATE' then old.status end, new.status,
+            greatest(now(), (select max(h.changed_at) from public.campaign_status_history h
+                               where h.campaign_id = new.id)),
+            auth.uid(), coalesce(auth.role(), session_user));
   end if;
   return null;
 end
@@ -1368,6 +1775,9 @@ grant update (name, description, status, start_date, end_date, budget, target_au
   priority_score, deleted_at) on public.campaigns to authenticated, service_role;
 
 revoke insert, update, delete, truncate on public.campaign_status_history from authenticated, service_role;
+
+-- Its identity sequence is the database's alone: setval by a caller would break every later move.
+revoke all on sequence public.campaign_status_history_id_seq from anon, authenticated, service_role;
 
 -- "Which campaigns overlap these dates" must be answered by a btree: every caller is subject to RLS, and
 -- a qual can reach an index under RLS only through a leakproof operator. The date comparisons are; the
@@ -1597,6 +2007,8 @@ begin
 
   -- Locked in id order, the same in every batch, so two concurrent batches cannot deadlock each other.
   perform 1 from public.campaigns c where c.id = any (ordered) and c.deleted_at is null order by c.id for update;
+  -- The days these campaigns count on are recomputed once, after the last move, not after each.
+  perform private.defer_campaign_attribution(ordered);
 
   foreach campaign_id in array ordered loop
     begin
@@ -1627,6 +2039,7 @@ begin
         'failures', failures));
   end if;
 
+  perform private.flush_campaign_attribution();
   return query
     select c.* from public.campaigns c where c.id = any (ordered) order by array_position(ordered, c.id);
 end
@@ -1821,66 +2234,36 @@ as $$
   where p.to_status = 'active' and (p.until is null or p.until > p.changed_at);
 $$;
 
--- Statement-level, over the transition tables. Security definer because history writers have no rights
--- on `private`; campaigns are taken in id order so two statements cannot deadlock on each other.
-create or replace function private.campaign_history_maintain_spans()
-returns trigger
-language plpgsql
-security definer
-set search_path = ''
-as $$
-begin
-  if tg_op = 'INSERT' then
-    perform private.refresh_campaign_active_spans(array(select distinct n.campaign_id from new_rows n order by 1));
-  elsif tg_op = 'UPDATE' then
-    perform private.refresh_campaign_active_spans(array(
-      select n.campaign_id from new_rows n union select o.campaign_id from old_rows o order by 1));
-  elsif tg_op = 'DELETE' then
-    perform private.refresh_campaign_active_spans(array(select distinct o.campaign_id from old_rows o order by 1));
-  else
-    truncate private.campaign_active_spans;
-  end if;
-  return null;
-end
-$$;
-
 revoke execute on function private.refresh_campaign_active_spans(uuid[]) from public, anon, authenticated;
 
-revoke execute on function private.campaign_history_maintain_spans() from public, anon, authenticated;
-
-select private.keep_derived_data('public.campaign_status_history', 'campaign_history_spans',
-                                 'private.campaign_history_maintain_spans');
-
--- Every attribution answer (the function, the three views, a campaign's metrics) comes from these rows,
--- one per campaign and day it counts on, by the rules of docs/attribution.md. What keeps them cheap:
+-- The rules of docs/attribution.md for the days from from_date to to_date, both included: one row per
+-- campaign and day it counts on, with the day's campaign count and the campaign's share of the day in
+-- units of 0.0001. This is the one definition of which campaigns count and how they share a day; it fills
+-- private.campaign_attribution_days (below), which every answer reads, and a test holds that table equal
+-- to this function over all days after every kind of write. What keeps it cheap:
 --   * the campaigns of a date range are found through campaigns_attribution_period_idx, and their days
 --     of activity come from their stored stretches (private.campaign_active_spans);
 --   * the precedence order that breaks ties (layer, priority desc, weight desc, id) is one integer per
---     campaign, ranked once, so each day's two remainder rankings sort integers;
---   * each day's campaign count and weight total are grouped once per day, and the rows carried between
---     steps hold only integers: names and dates are joined back from the candidates at the end;
---   * the apportioning runs on integers, with the same results as exact numeric arithmetic;
---   * a day's revenue comes from private.order_daily_revenue for callers who see every order; anyone
---     else's is summed from the orders their RLS shows them.
-create or replace function private.campaign_attribution_rows(
-  from_date date, to_date date, order_amount numeric, revenue_as_amount boolean
-)
+--     campaign, ranked once, so each day's remainder ranking sorts integers;
+--   * each day's campaign count and weight total are grouped once per day;
+--   * the apportioning runs on integers, with the same results as exact numeric arithmetic.
+-- Besides the share it gives, per day, each campaign's place in the tie-break order (precedence_rank,
+-- which the split of an amount uses), its place in the answer (answer_rank: normalized weight desc, layer,
+-- priority desc, id) and its entry of the answer as JSON text without the amount and the closing brace
+-- (what json_build_object and json_strip_nulls wrote for it, to the byte).
+create or replace function private.campaign_attribution_shares(from_date date, to_date date)
 returns table (
   attribution_date date,
-  total_active_campaigns integer,
   campaign_id uuid,
-  campaign_name text,
-  campaign_type text,
+  total_active_campaigns integer,
+  units integer,
+  precedence_rank integer,
+  answer_rank integer,
   attribution_layer public.attribution_layer,
-  attribution_weight numeric,
-  priority_score smallint,
   raw_weight numeric,
   normalized_weight numeric(5, 4),
   attribution_strength text,
-  period_start date,
-  period_end date,
-  day_amount numeric(14, 2),
-  attributed_amount numeric(14, 2)
+  entry text
 )
 language plpgsql
 stable
@@ -1889,8 +2272,6 @@ set search_path = ''
 set plan_cache_mode = 'force_custom_plan'
 as $$
 #variable_conflict use_column
-declare
-  stored_revenue boolean := revenue_as_amount and private.sees_all_orders();
 begin
   return query
   with candidate as materialized (
@@ -1921,6 +2302,21 @@ begin
     ) s
     cross join lateral generate_series(0, s.last_day - s.first_day) as g(i)
   ),
+  -- What a campaign's rows share every day: its exact raw weight (at most 6 decimals) and its entry of
+  -- the answer but for its weight and strength, written once per campaign up to the weight and after the
+  -- strength. Ids, layers, type codes (^[a-z][a-z0-9_]*$) and numbers need no escaping; names and dates
+  -- are written by to_json, as json_build_object did.
+  campaign_part as materialized (
+    select c.precedence, c.id, c.attribution_layer, r.raw_weight,
+           '{"campaign_id":"' || c.id::text || '","campaign_name":' || to_json(c.name)::text
+             || ',"campaign_type":"' || c.campaign_type || '","attribution_layer":"' || c.attribution_layer::text
+             || '","raw_weight":' || r.raw_weight::text || ',"normalized_weight":' as entry_head,
+           '","period_start":' || to_json(c.start_date)::text || ',"period_end":' || to_json(c.end_date)::text
+             as entry_tail
+    from candidate c
+    cross join lateral (select trim_scale(c.raw_millionths / 1000000.0) as raw_weight) r
+    where c.precedence in (select a.precedence from activity a)
+  ),
   -- A share is numerator / divisor units of 0.0001; with every raw weight 0 the campaigns share equally.
   day_totals as materialized (
     select a.activity_date, count(*)::integer as n, sum(a.raw_millionths)::bigint as total
@@ -1941,64 +2337,461 @@ begin
              as remainder_rank
     from shares s
   ),
-  amounts as materialized (
-    select d.activity_date, d.amount, round(d.amount * 100)::bigint as cents
-    from (select t.activity_date,
-                 case when not revenue_as_amount then order_amount
-                      when stored_revenue
-                        then coalesce((select r.revenue from private.order_daily_revenue r
-                                       where r.order_date = t.activity_date), 0)
-                      else coalesce((select sum(o.total_amount) from public.orders o
-                                     where o.order_date = t.activity_date
-                                       and private.is_revenue_status(o.status)), 0)
-                 end as amount
-          from day_totals t) d
-  ),
-  cents as (
-    select u.activity_date, u.precedence, u.n, u.units, m.amount, m.cents * u.units as cents_x10000,
-           m.cents
-    from (select r.*, r.whole_units + case when r.remainder_rank <= r.deficit then 1 else 0 end as units
-          from ranked_units r) u
-    join amounts m using (activity_date)
-  ),
-  ranked_cents as (
-    select c.*,
-           c.cents - sum(c.cents_x10000 / 10000) over (partition by c.activity_date) as cent_deficit,
-           row_number() over (partition by c.activity_date order by c.cents_x10000 % 10000 desc, c.precedence)
-             as cent_rank
-    from cents c
+  placed as (
+    select r.activity_date, r.n, r.precedence, u.units,
+           row_number() over (partition by r.activity_date order by r.precedence) as precedence_rank,
+           row_number() over (partition by r.activity_date
+                              order by u.units desc, c.attribution_layer, c.priority_score desc, c.id) as answer_rank
+    from ranked_units r
+    cross join lateral (select r.whole_units + case when r.remainder_rank <= r.deficit then 1 else 0 end as units) u
+    join candidate c using (precedence)
   )
-  select r.activity_date, r.n, c.id, c.name, c.campaign_type, c.attribution_layer, c.attribution_weight,
-         c.priority_score,
-         -- Exact: at most 6 decimals.
-         trim_scale(c.raw_millionths / 1000000.0),
-         (r.units / 10000.0)::numeric(5, 4),
-         case when r.units >= 5000 then 'dominant' when r.units >= 2500 then 'significant'
-              when r.units >= 1000 then 'moderate' else 'minor' end,
-         c.start_date, c.end_date,
-         r.amount,
-         ((r.cents_x10000 / 10000 + case when r.cent_rank <= r.cent_deficit then 1 else 0 end) / 100.0)::numeric(14, 2)
-  from ranked_cents r
-  join candidate c using (precedence);
+  select p.activity_date, c.id, p.n, p.units::integer, p.precedence_rank::integer, p.answer_rank::integer,
+         c.attribution_layer, c.raw_weight, w.normalized_weight, w.strength,
+         c.entry_head || w.normalized_weight::text || ',"attribution_strength":"' || w.strength || c.entry_tail
+  from placed p
+  join campaign_part c using (precedence)
+  cross join lateral (
+    select (p.units / 10000.0)::numeric(5, 4) as normalized_weight,
+           case when p.units >= 5000 then 'dominant' when p.units >= 2500 then 'significant'
+                when p.units >= 1000 then 'moderate' else 'minor' end as strength
+  ) w;
 end
 $$;
 
-revoke execute on function private.campaign_attribution_rows(date, date, numeric, boolean) from public, anon;
+revoke execute on function private.campaign_attribution_shares(date, date) from public, anon;
 
-grant execute on function private.campaign_attribution_rows(date, date, numeric, boolean) to authenticated, service_role;
+grant execute on function private.campaign_attribution_shares(date, date) to authenticated, service_role;
 
--- A day with 1,000 campaigns answers about 330 KB of JSON, which costs less built once as json text
--- (about 8 ms) than as jsonb (more than computing the attributions). The campaigns function sends this
--- text as it is; calculate_campaign_attributions (the supabase.rpc door, whose contract is jsonb)
--- converts it.
-create or replace function private.campaign_attributions_json(target_date date, order_amount numeric default null)
-returns json
+-- The attribution of every day on which a campaign counts, past and future (a campaign active now counts
+-- up to its end date), as private.campaign_attribution_shares gives it: derived data kept by triggers on
+-- the campaigns and their status history in the writing transaction, not a cached answer. Only the day's
+-- revenue is not here: it changes with every order, and each answer splits it (or an order amount) when
+-- it is read. A write recomputes whole days (a day's shares depend on every campaign of the day), and only
+-- the days on which a campaign it changed counted before or counts after.
+create table private.campaign_attribution_days (
+  attribution_date date not null,
+  campaign_id uuid not null,
+  total_active_campaigns integer not null,
+  units integer not null,
+  precedence_rank integer not null,
+  answer_rank integer not null,
+  attribution_layer public.attribution_layer not null,
+  raw_weight numeric not null,
+  normalized_weight numeric(5, 4) not null,
+  attribution_strength text not null,
+  entry text not null,
+  -- What splitting an amount reads, from the index alone.
+  primary key (attribution_date, campaign_id) include (units, precedence_rank)
+);
+
+-- A campaign's days (its metrics, and which days a write to it touches).
+create index campaign_attribution_days_campaign_idx
+  on private.campaign_attribution_days (campaign_id, attribution_date);
+
+alter table private.campaign_attribution_days enable row level security;
+
+create policy "signed-in callers see attribution days" on private.campaign_attribution_days
+  for select to authenticated
+  using (true);
+
+revoke all on private.campaign_attribution_days from public, anon, authenticated, service_role;
+
+grant select on private.campaign_attribution_days to authenticated, service_role;
+
+-- One row per month whose days a transaction recomputes, updated before it reads anything: concurrent
+-- writers of the same days queue on it for the rest of their transactions, and a writer that queued then
+-- reads what the first committed (in read committed; under repeatable read the second gets a serialization
+-- failure, which the functions retry). Without it two writes to campaigns of one day would each
+-- recompute the day without the other's change.
+create table private.campaign_attribution_months (
+  month date primary key,
+  recomputed bigint not null default 1
+);
+
+alter table private.campaign_attribution_months enable row level security;
+
+create policy "admins read attribution months" on private.campaign_attribution_months
+  for select to authenticated
+  using ((select private.is_admin()));
+
+revoke all on private.campaign_attribution_months from public, anon, authenticated, service_role;
+
+-- Campaigns whose days are recomputed once at the end of a batch of status moves
+-- (public.set_campaign_statuses moves each campaign in its own statement), not after every move. A row
+-- lives only within the transaction that adds it: the batch removes it when it recomputes, and if the
+-- transaction commits with a row left, a deferred trigger recomputes then.
+create table private.campaign_attribution_pending (
+  campaign_id uuid primary key
+);
+
+alter table private.campaign_attribution_pending enable row level security;
+
+create policy "admins read pending attribution" on private.campaign_attribution_pending
+  for select to authenticated
+  using ((select private.is_admin()));
+
+revoke all on private.campaign_attribution_pending from public, anon, authenticated, service_role;
+
+-- The days to recompute after a write to these campaigns (those not pending): the days each counted on
+-- (the stored rows) and the days it counts on now (its dates, if it is not deleted, within its stretches
+-- of activity). With membership_only, a write that cannot change a campaign's weight, name or dates (its
+-- status history), only the days in one of the two and not both.
+create or replace function private.campaign_days_to_recompute(campaign_ids uuid[], membership_only boolean)
+returns datemultirange
+language sql
+stable
+set search_path = ''
+as $$
+  select coalesce(range_agg(case when membership_only then (x.stored - x.counted) + (x.counted - x.stored)
+                                 else x.stored + x.counted end), '{}')
+  from (
+    select coalesce((select range_agg(daterange(d.attribution_date, d.attribution_date, '[]'))
+                     from private.campaign_attribution_days d
+                     where d.campaign_id = i.id), '{}') as stored,
+           coalesce((select range_agg(daterange(a.first_day, a.last_day, '[]'))
+                              * datemultirange(daterange(c.start_date, c.end_date, '[]'))
+                     from public.campaigns c
+                     join private.campaign_active_spans a on a.campaign_id = c.id
+                     where c.id = i.id and c.deleted_at is null
+                     group by c.start_date, c.end_date), '{}') as counted
+    from unnest(campaign_ids) i(id)
+    where not exists (select 1 from private.campaign_attribution_pending p where p.campaign_id = i.id)
+  ) x
+$$;
+
+-- Recomputes these days whole. The months are locked first, in order, so a writer that waited reads
+-- what the one before it committed; each stretch of days is then deleted and written again from
+-- private.campaign_attribution_shares.
+create or replace function private.recompute_campaign_attribution_days(days datemultirange)
+returns void
+language plpgsql
+volatile
+set search_path = ''
+as $$
+declare
+  stretch daterange;
+begin
+  if isempty(days) then
+    return;
+  end if;
+  insert into private.campaign_attribution_months as m (month)
+  select distinct g::date
+  from unnest(days) r
+  cross join lateral generate_series(date_trunc('month', lower(r)::timestamp), (upper(r) - 1)::timestamp,
+                                     interval '1 month') g
+  order by 1
+  on conflict (month) do update set recomputed = m.recomputed + 1;
+
+  for stretch in select r from unnest(days) r loop
+    delete from private.campaign_attribution_days d
+    where d.attribution_date >= lower(stretch) and d.attribution_date < upper(stretch);
+    insert into private.campaign_attribution_days (attribution_date, campaign_id, total_active_campaigns, units,
+      precedence_rank, answer_rank, attribution_layer, raw_weight, normalized_weight, attribution_strength, entry)
+    select s.attribution_date, s.campaign_id, s.total_active_campaigns, s.units, s.precedence_rank, s.answer_rank,
+           s.attribution_layer, s.raw_weight, s.normalized_weight, s.attribution_strength, s.entry
+    from private.campaign_attribution_shares(lower(stretch), upper(stretch) - 1) s
+    order by s.attribution_date, s.campaign_id;
+  end loop;
+end
+$$;
+
+-- Every stored day again, from nothing: what a migration that creates the table, or a truncate, needs.
+create or replace function private.rebuild_campaign_attribution_days()
+returns void
+language plpgsql
+volatile
+set search_path = ''
+as $$
+begin
+  lock table private.campaign_attribution_months in exclusive mode;
+  delete from private.campaign_attribution_days;
+  insert into private.campaign_attribution_days (attribution_date, campaign_id, total_active_campaigns, units,
+    precedence_rank, answer_rank, attribution_layer, raw_weight, normalized_weight, attribution_strength, entry)
+  select s.attribution_date, s.campaign_id, s.total_active_campaigns, s.units, s.precedence_rank, s.answer_rank,
+         s.attribution_layer, s.raw_weight, s.normalized_weight, s.attribution_strength, s.entry
+  from private.campaign_attribution_shares('-infinity', 'infinity') s
+  order by s.attribution_date, s.campaign_id;
+end
+$$;
+
+-- Statement-level, over the transition tables: the stretches of the campaigns whose history changed,
+-- then the days on which one of them counted before or counts now, but not both (a move changes whether
+-- a campaign counts on a day, never its weight). Security definer because history writers have no rights
+-- on `private`; campaigns are taken in id order so two statements cannot deadlock on each other.
+create or replace function private.campaign_history_maintain_spans()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  ids uuid[];
+begin
+  if tg_op = 'INSERT' then
+    ids := array(select distinct n.campaign_id from new_rows n order by 1);
+  elsif tg_op = 'UPDATE' then
+    ids := array(select n.campaign_id from new_rows n union select o.campaign_id from old_rows o order by 1);
+  elsif tg_op = 'DELETE' then
+    ids := array(select distinct o.campaign_id from old_rows o order by 1);
+  else
+    truncate private.campaign_active_spans;
+    truncate private.campaign_attribution_days;
+    return null;
+  end if;
+  perform private.refresh_campaign_active_spans(ids);
+  perform private.recompute_campaign_attribution_days(private.campaign_days_to_recompute(ids, true));
+  return null;
+end
+$$;
+
+revoke execute on function private.campaign_history_maintain_spans() from public, anon, authenticated;
+
+select private.keep_derived_data('public.campaign_status_history', 'campaign_history_spans',
+                                 'private.campaign_history_maintain_spans');
+
+-- Statement-level, over the transition tables: a change to what a campaign's entries say or where it
+-- counts (name, weight, priority, dates, deletion; type and layer never change) recomputes the days it
+-- counted on and counts on now. Status moves reach attribution through the history they write. A new
+-- campaign has no history yet, so it counts on no day.
+create or replace function private.campaigns_maintain_attribution()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  ids uuid[];
+begin
+  if tg_op = 'INSERT' then
+    return null;
+  elsif tg_op = 'UPDATE' then
+    ids := array(
+      select coalesce(n.id, o.id)
+      from new_rows n
+      full join old_rows o on o.id = n.id
+      where (n.name, n.campaign_type, n.attribution_layer, n.attribution_weight, n.priority_score, n.start_date,
+             n.end_date, n.deleted_at)
+            is distinct from (o.name, o.campaign_type, o.attribution_layer, o.attribution_weight, o.priority_score,
+                              o.start_date, o.end_date, o.deleted_at)
+      order by 1);
+  elsif tg_op = 'DELETE' then
+    ids := array(select o.id from old_rows o order by 1);
+  else
+    truncate private.campaign_attribution_days;
+    return null;
+  end if;
+  if cardinality(ids) > 0 then
+    perform private.recompute_campaign_attribution_days(private.campaign_days_to_recompute(ids, false));
+  end if;
+  return null;
+end
+$$;
+
+select private.keep_derived_data('public.campaigns', 'campaigns_attribution', 'private.campaigns_maintain_attribution');
+
+-- A batch of status moves (public.set_campaign_statuses) defers these campaigns' days, then recomputes
+-- them once. Deferring only postpones the work: what is still pending at commit is recomputed then.
+create or replace function private.defer_campaign_attribution(campaign_ids uuid[])
+returns void
+language sql
+volatile
+security definer
+set search_path = ''
+as $$
+  insert into private.campaign_attribution_pending (campaign_id)
+  select distinct i.id from unnest(campaign_ids) i(id) where i.id is not null order by 1
+  on conflict do nothing
+$$;
+
+create or replace function private.flush_campaign_attribution()
+returns void
+language plpgsql
+volatile
+security definer
+set search_path = ''
+as $$
+declare
+  ids uuid[];
+begin
+  with flushed as (delete from private.campaign_attribution_pending p returning p.campaign_id)
+  select array(select f.campaign_id from flushed f order by 1) into ids;
+  if cardinality(ids) > 0 then
+    perform private.recompute_campaign_attribution_days(private.campaign_days_to_recompute(ids, false));
+  end if;
+end
+$$;
+
+create or replace function private.campaign_attribution_pending_flush()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  perform private.flush_campaign_attribution();
+  return null;
+end
+$$;
+
+create constraint trigger campaign_attribution_pending_flush
+  after insert on private.campaign_attribution_pending
+  deferrable initially deferred
+  for each row execute function private.campaign_attribution_pending_flush();
+
+alter table private.campaign_attribution_pending enable always trigger campaign_attribution_pending_flush;
+
+revoke execute on function private.campaign_days_to_recompute(uuid[], boolean) from public, anon, authenticated;
+
+revoke execute on function private.recompute_campaign_attribution_days(datemultirange) from public, anon, authenticated;
+
+revoke execute on function private.rebuild_campaign_attribution_days() from public, anon, authenticated;
+
+revoke execute on function private.campaigns_maintain_attribution() from public, anon, authenticated;
+
+revoke execute on function private.campaign_attribution_pending_flush() from public, anon, authenticated;
+
+revoke execute on function private.defer_campaign_attribution(uuid[]) from public, anon;
+
+revoke execute on function private.flush_campaign_attribution() from public, anon;
+
+grant execute on function private.defer_campaign_attribution(uuid[]) to authenticated, service_role;
+
+grant execute on function private.flush_campaign_attribution() to authenticated, service_role;
+
+-- Every attribution answer (the function, the three views, a campaign's metrics) comes from these rows:
+-- the stored shares of each day of the range and, when an amount is asked for, the day's amount split
+-- by the same largest-remainder rule in cents. A day's amount is the order amount given, or its revenue:
+-- from private.order_daily_revenue for callers who see every order, summed from the orders their RLS
+-- shows them for anyone else. With recompute, the shares come from private.campaign_attribution_shares
+-- instead of the stored table: the computation the tests compare every answer with.
+--
+-- The split: each campaign gets the whole cents of its share, and the day's missing cents go one each to
+-- the campaigns that rank first by one integer key, the remainder (largest first) then the tie-break
+-- order; a campaign gets one when fewer campaigns of its day rank before it than there are cents
+-- missing. For every campaign of the days asked the ranks come from sorting each day by the key; with
+-- of_campaign (a campaign's metrics: only its rows, on the days it counts on) by counting, for each of
+-- its days, the day's campaigns whose key is larger, which reads the day's integers from the primary key
+-- and sorts nothing.
+create or replace function private.campaign_attribution_rows(
+  from_date date, to_date date, order_amount numeric, revenue_as_amount boolean, of_campaign uuid default null,
+  recompute boolean default false
+)
+returns table (
+  attribution_date date,
+  total_active_campaigns integer,
+  campaign_id uuid,
+  attribution_layer public.attribution_layer,
+  raw_weight numeric,
+  normalized_weight numeric(5, 4),
+  attribution_strength text,
+  answer_rank integer,
+  day_amount numeric(14, 2),
+  attributed_amount numeric(14, 2)
+)
+language plpgsql
+stable
+set search_path = ''
+-- Planned for each call: the branches not taken are left out of the plan, and one day and a whole
+-- history want different plans.
+set plan_cache_mode = 'force_custom_plan'
+as $$
+#variable_conflict use_column
+declare
+  stored_revenue boolean := revenue_as_amount and private.sees_all_orders();
+begin
+  return query
+  with fresh as materialized (
+    select * from private.campaign_attribution_shares(from_date, to_date)
+  ),
+  -- The rows returned.
+  wanted as materialized (
+    select d.attribution_date, d.campaign_id, d.total_active_campaigns, d.units, d.precedence_rank, d.answer_rank,
+           d.attribution_layer, d.raw_weight, d.normalized_weight, d.attribution_strength
+    from private.campaign_attribution_days d
+    where not recompute
+      and d.attribution_date between from_date and to_date
+      and (of_campaign is null or d.campaign_id = of_campaign)
+    union all
+    select f.attribution_date, f.campaign_id, f.total_active_campaigns, f.units, f.precedence_rank, f.answer_rank,
+           f.attribution_layer, f.raw_weight, f.normalized_weight, f.attribution_strength
+    from fresh f
+    where recompute and (of_campaign is null or f.campaign_id = of_campaign)
+  ),
+  amounts as materialized (
+    select t.attribution_date, t.amount, round(t.amount * 100)::bigint as cents
+    from (select w.attribution_date,
+                 case when not revenue_as_amount then order_amount
+                      when stored_revenue
+                        then coalesce((select r.revenue from private.order_daily_revenue r
+                                       where r.order_date = w.attribution_date), 0)
+                      else coalesce((select sum(o.total_amount) from public.orders o
+                                     where o.order_date = w.attribution_date
+                                       and private.is_revenue_status(o.status)), 0)
+                 end as amount
+          from (select distinct w.attribution_date from wanted w) w) t
+  ),
+  ranked_by_sorting as (
+    select w.attribution_date, w.campaign_id, m.cents * w.units / 10000 as whole_cents,
+           m.cents - sum(m.cents * w.units / 10000) over (partition by w.attribution_date) as missing_cents,
+           row_number() over (partition by w.attribution_date
+                              order by (m.cents * w.units % 10000) * 2147483648 + (2147483647 - w.precedence_rank) desc)
+             - 1 as ranked_before
+    from wanted w
+    join amounts m using (attribution_date)
+    where of_campaign is null
+  ),
+  ranked_by_counting as (
+    select w.attribution_date, w.campaign_id, m.cents * w.units / 10000 as whole_cents, c.missing_cents, c.ranked_before
+    from wanted w
+    join amounts m using (attribution_date)
+    cross join lateral (
+      select m.cents - sum(m.cents * o.units / 10000) as missing_cents,
+             count(*) filter (
+               where (m.cents * o.units % 10000) * 2147483648 + (2147483647 - o.precedence_rank)
+                   > (m.cents * w.units % 10000) * 2147483648 + (2147483647 - w.precedence_rank)) as ranked_before
+      from (select d.units, d.precedence_rank from private.campaign_attribution_days d
+            where not recompute and d.attribution_date = w.attribution_date
+            union all
+            select f.units, f.precedence_rank from fresh f
+            where recompute and f.attribution_date = w.attribution_date) o
+    ) c
+    where of_campaign is not null
+  ),
+  ranked as materialized (
+    select * from ranked_by_sorting
+    union all
+    select * from ranked_by_counting
+  )
+  select w.attribution_date, w.total_active_campaigns, w.campaign_id, w.attribution_layer, w.raw_weight,
+         w.normalized_weight, w.attribution_strength, w.answer_rank, m.amount,
+         ((r.whole_cents + case when r.ranked_before < r.missing_cents then 1 else 0 end) / 100.0)::numeric(14, 2)
+  from wanted w
+  join ranked r using (attribution_date, campaign_id)
+  join amounts m using (attribution_date);
+end
+$$;
+
+revoke execute on function private.campaign_attribution_rows(date, date, numeric, boolean, uuid, boolean) from public, anon;
+
+grant execute on function private.campaign_attribution_rows(date, date, numeric, boolean, uuid, boolean) to authenticated, service_role;
+
+-- A day's answer as JSON text, assembled from the entries stored with the day's shares: for 1,000
+-- campaigns, about 330 KB that building object by object cost more than computing the shares (and text,
+-- not json, so that it is not parsed once more to be checked). Each entry gets its amount when there is
+-- an order amount; `max_entries` keeps the first ones in the answer's order (the counts and layers still
+-- describe the whole day). The campaigns function sends this text as it is;
+-- calculate_campaign_attributions (the supabase.rpc door, whose contract is jsonb) converts it.
+create or replace function private.campaign_attributions_json(
+  target_date date, order_amount numeric default null, max_entries integer default null
+)
+returns text
 language plpgsql
 stable
 set search_path = ''
 as $$
 declare
-  result json;
+  result text;
 begin
   if target_date is null then
     perform private.campaign_field_error(400, 'VALIDATION_ERROR', 'target_date is required', 'target_date', null, 'required');
@@ -2008,41 +2801,30 @@ begin
       to_jsonb(order_amount), 'a non-negative amount below 1000000000000 with at most 2 decimal places');
   end if;
 
-  -- Every field of the answer has a value except the amounts, which are null without an order amount:
-  -- stripping nulls leaves them out, as the contract asks.
+  -- The amounts are null without an order amount: then neither the entries nor the answer carry one.
   with r as (
-    select * from private.campaign_attribution_rows(target_date, target_date, order_amount, false)
+    select r.campaign_id, r.attribution_layer, r.answer_rank, r.attributed_amount
+    from private.campaign_attribution_rows(target_date, target_date, order_amount, false) r
   )
-  select json_strip_nulls(json_build_object(
-           'attribution_date', target_date,
-           'total_active_campaigns', (select count(*) from r),
-           'active_layers', coalesce(
-             (select json_agg(l.attribution_layer order by l.attribution_layer)
-              from (select distinct r.attribution_layer from r) l), '[]'),
-           'attributions', coalesce(
-             (select json_agg(
-                json_build_object(
-                  'campaign_id', r.campaign_id,
-                  'campaign_name', r.campaign_name,
-                  'campaign_type', r.campaign_type,
-                  'attribution_layer', r.attribution_layer,
-                  'raw_weight', r.raw_weight,
-                  'normalized_weight', r.normalized_weight,
-                  'attribution_strength', r.attribution_strength,
-                  'period_start', r.period_start,
-                  'period_end', r.period_end,
-                  'attributed_amount', r.attributed_amount)
-                order by r.normalized_weight desc, r.attribution_layer, r.priority_score desc, r.campaign_id)
-              from r), '[]'),
-           'order_amount', order_amount))
+  select ('{"attribution_date":' || to_json(target_date)::text
+          || ',"total_active_campaigns":' || (select count(*) from r)
+          || ',"active_layers":' || coalesce((select array_to_json(array_agg(distinct r.attribution_layer)) from r)::text, '[]')
+          || ',"attributions":[' || coalesce(
+               (select string_agg(d.entry || coalesce(',"attributed_amount":' || r.attributed_amount, '') || '}', ','
+                                  order by r.answer_rank)
+                from r
+                join private.campaign_attribution_days d
+                  on d.attribution_date = target_date and d.campaign_id = r.campaign_id
+                where max_entries is null or r.answer_rank <= max_entries), '')
+          || ']' || coalesce(',"order_amount":' || to_json(order_amount)::text, '') || '}')
     into result;
   return result;
 end
 $$;
 
-revoke execute on function private.campaign_attributions_json(date, numeric) from public, anon;
+revoke execute on function private.campaign_attributions_json(date, numeric, integer) from public, anon;
 
-grant execute on function private.campaign_attributions_json(date, numeric) to authenticated, service_role;
+grant execute on function private.campaign_attributions_json(date, numeric, integer) to authenticated, service_role;
 
 create or replace function public.calculate_campaign_attributions(target_date date, order_amount numeric default null)
 returns jsonb
@@ -2058,8 +2840,9 @@ revoke execute on function public.calculate_campaign_attributions(date, numeric)
 grant execute on function public.calculate_campaign_attributions(date, numeric) to authenticated, service_role;
 
 -- A campaign's figures over its own days (docs/campaigns.md), from the same rows as the views: each
--- day's attribution depends only on that day, so computing the campaign's date range gives, for its
--- days, exactly the entries campaign_overlap_calendar shows. Days run up to today, as in the views.
+-- day's attribution depends only on that day, so reading the days the campaign counts on gives exactly
+-- the entries campaign_overlap_calendar shows for it. Days run up to today, as in the views. The
+-- campaigns it collaborated with are those stored on its days.
 create or replace function private.campaign_metrics(target_campaign uuid)
 returns table (
   attributed_revenue numeric,
@@ -2073,17 +2856,12 @@ language sql
 stable
 set search_path = ''
 as $$
-  with r as (
-    select r.*
+  with days as materialized (
+    select r.attribution_date, r.total_active_campaigns, r.normalized_weight, r.attributed_amount
     from public.campaigns c
     cross join lateral private.campaign_attribution_rows(
-      c.start_date, least(c.end_date, (now() at time zone 'UTC')::date), null, true) r
+      c.start_date, least(c.end_date, (now() at time zone 'UTC')::date), null, true, c.id) r
     where c.id = target_campaign and c.deleted_at is null
-  ),
-  days as (
-    select r.attribution_date, r.total_active_campaigns, r.normalized_weight, r.attributed_amount
-    from r
-    where r.campaign_id = target_campaign
   ),
   figures as (
     select coalesce(sum(attributed_amount), 0) as attributed_revenue,
@@ -2094,9 +2872,12 @@ as $$
   select f.attributed_revenue,
          f.attribution_days,
          case when f.attribution_days = 0 then 0 else round(f.attributed_revenue / f.attribution_days, 2) end,
-         (select count(distinct r.campaign_id)
-          from r join days d using (attribution_date)
-          where r.campaign_id <> target_campaign),
+         (select count(*)
+          from (select o.campaign_id
+                from private.campaign_attribution_days o
+                where o.attribution_date in (select d.attribution_date from days d)
+                  and o.campaign_id <> target_campaign
+                group by o.campaign_id) others),
          case when f.typical_competition >= 4 then 'high' when f.typical_competition >= 2 then 'medium' else 'low' end,
          coalesce((select jsonb_agg(jsonb_build_object(
                             'date', d.attribution_date,
@@ -2113,58 +2894,191 @@ grant execute on function private.campaign_metrics(uuid) to authenticated, servi
 
 -- supabase/schemas/40_campaigns/40_analysis_views.sql
 
--- The views cover every day up to today (UTC) on which at least one campaign counted; revenue is each
--- day's revenue apportioned by that day's normalized weights, to the cent.
+-- The analysis reads (docs/attribution.md): the overlap calendar, the revenue attribution and the
+-- collaboration of campaigns, each as a function over a date range and as a view over every day up to
+-- today. All come from private.campaign_attribution_rows, the rows calculate_campaign_attributions is
+-- built from, so for every day they list they agree with it, future days included: a campaign counts on
+-- a future day when it is active now and the day is within its dates (its stretch of activity is open,
+-- 'infinity'); a draft, paused, completed or cancelled campaign does not. Revenue is each day's revenue
+-- apportioned by that day's normalized weights, to the cent (0 on a day without revenue).
+--
+-- The functions are security invoker, so the caller's RLS applies, as in the views. They refuse a
+-- missing end (400 VALIDATION_ERROR) and a start later than the end (422 INVALID_DATE_RANGE); the
+-- campaigns function also bounds a call to 366 days, the views cover the whole history.
+
+create or replace function private.check_analysis_range(from_date date, to_date date)
+returns void
+language plpgsql
+stable
+set search_path = ''
+as $$
+begin
+  if from_date is null then
+    perform private.campaign_field_error(400, 'VALIDATION_ERROR', 'from_date is required', 'from_date', null, 'required');
+  end if;
+  if to_date is null then
+    perform private.campaign_field_error(400, 'VALIDATION_ERROR', 'to_date is required', 'to_date', null, 'required');
+  end if;
+  if from_date > to_date then
+    perform private.campaign_field_error(422, 'INVALID_DATE_RANGE', 'from_date must not be later than to_date',
+      'to_date', to_jsonb(to_date), format('on or after from_date (%s)', from_date));
+  end if;
+end
+$$;
+
+revoke execute on function private.check_analysis_range(date, date) from public, anon;
+
+grant execute on function private.check_analysis_range(date, date) to authenticated, service_role;
+
+-- One row per day of the range on which at least one campaign counts.
+create or replace function public.campaign_calendar(from_date date, to_date date)
+returns table (
+  date date,
+  active_campaign_count integer,
+  active_campaigns jsonb,
+  active_layers text[],
+  total_revenue numeric,
+  competition_intensity text
+)
+language plpgsql
+stable
+set search_path = ''
+as $$
+#variable_conflict use_column
+begin
+  perform private.check_analysis_range(from_date, to_date);
+  return query
+  select r.attribution_date,
+         count(*)::integer,
+         jsonb_agg(jsonb_build_object(
+             'campaign_id', r.campaign_id,
+             'campaign_name', c.name,
+             'campaign_type', c.campaign_type,
+             'attribution_layer', r.attribution_layer,
+             'normalized_weight', r.normalized_weight,
+             'attribution_strength', r.attribution_strength,
+             'attributed_amount', r.attributed_amount)
+           order by r.answer_rank),
+         (array_agg(distinct r.attribution_layer order by r.attribution_layer))::text[],
+         max(r.day_amount)::numeric,
+         case when count(*) >= 4 then 'high' when count(*) >= 2 then 'medium' else 'low' end
+  from private.campaign_attribution_rows(from_date, to_date, null, true) r
+  join public.campaigns c
+    on c.id = r.campaign_id and c.deleted_at is null and c.end_date >= from_date and c.start_date <= to_date
+  group by r.attribution_date;
+end
+$$;
+
+revoke execute on function public.campaign_calendar(date, date) from public, anon;
+
+grant execute on function public.campaign_calendar(date, date) to authenticated, service_role;
+
+-- One row per campaign that counts on at least one day of the range; analysis_date is today (UTC), the
+-- day the figures are as of.
+create or replace function public.revenue_attribution(from_date date, to_date date)
+returns table (
+  campaign_id uuid,
+  campaign_name text,
+  campaign_type text,
+  attribution_layer public.attribution_layer,
+  analysis_date date,
+  active_days integer,
+  first_active_date date,
+  last_active_date date,
+  total_attributed_revenue numeric,
+  avg_attribution_weight numeric
+)
+language plpgsql
+stable
+set search_path = ''
+as $$
+#variable_conflict use_column
+begin
+  perform private.check_analysis_range(from_date, to_date);
+  return query
+  select r.campaign_id,
+         c.name,
+         c.campaign_type,
+         r.attribution_layer,
+         (now() at time zone 'UTC')::date,
+         count(*)::integer,
+         min(r.attribution_date),
+         max(r.attribution_date),
+         sum(r.attributed_amount),
+         round(avg(r.normalized_weight), 4)
+  from private.campaign_attribution_rows(from_date, to_date, null, true) r
+  join public.campaigns c
+    on c.id = r.campaign_id and c.deleted_at is null and c.end_date >= from_date and c.start_date <= to_date
+  group by r.campaign_id, c.name, c.campaign_type, r.attribution_layer;
+end
+$$;
+
+revoke execute on function public.revenue_attribution(date, date) from public, anon;
+
+grant execute on function public.revenue_attribution(date, date) to authenticated, service_role;
+
+-- One row per pair of campaigns that count on the same day of the range (campaign_1_id < campaign_2_id).
+create or replace function public.campaign_collaboration(from_date date, to_date date)
+returns table (
+  campaign_1_id uuid,
+  campaign_1_name text,
+  campaign_1_layer public.attribution_layer,
+  campaign_2_id uuid,
+  campaign_2_name text,
+  campaign_2_layer public.attribution_layer,
+  overlap_days integer,
+  first_overlap_date date,
+  last_overlap_date date,
+  same_layer boolean
+)
+language plpgsql
+stable
+set search_path = ''
+as $$
+#variable_conflict use_column
+begin
+  perform private.check_analysis_range(from_date, to_date);
+  return query
+  with r as (
+    select r.attribution_date, r.campaign_id, c.name as campaign_name, r.attribution_layer
+    from private.campaign_attribution_rows(from_date, to_date, null, false) r
+    join public.campaigns c
+      on c.id = r.campaign_id and c.deleted_at is null and c.end_date >= from_date and c.start_date <= to_date
+  )
+  select a.campaign_id,
+         a.campaign_name,
+         a.attribution_layer,
+         b.campaign_id,
+         b.campaign_name,
+         b.attribution_layer,
+         count(*)::integer,
+         min(a.attribution_date),
+         max(a.attribution_date),
+         a.attribution_layer = b.attribution_layer
+  from r a
+  join r b on b.attribution_date = a.attribution_date and a.campaign_id < b.campaign_id
+  group by a.campaign_id, a.campaign_name, a.attribution_layer, b.campaign_id, b.campaign_name, b.attribution_layer;
+end
+$$;
+
+revoke execute on function public.campaign_collaboration(date, date) from public, anon;
+
+grant execute on function public.campaign_collaboration(date, date) to authenticated, service_role;
+
+-- The seed's views: the functions over every day up to today (UTC).
 create or replace view public.campaign_overlap_calendar with (security_invoker = true) as
-select r.attribution_date as date,
-       count(*)::integer as active_campaign_count,
-       jsonb_agg(jsonb_build_object(
-           'campaign_id', r.campaign_id,
-           'campaign_name', r.campaign_name,
-           'campaign_type', r.campaign_type,
-           'attribution_layer', r.attribution_layer,
-           'normalized_weight', r.normalized_weight,
-           'attribution_strength', r.attribution_strength,
-           'attributed_amount', r.attributed_amount)
-         order by r.normalized_weight desc, r.attribution_layer, r.priority_score desc, r.campaign_id) as active_campaigns,
-       (array_agg(distinct r.attribution_layer order by r.attribution_layer))::text[] as active_layers,
-       max(r.day_amount) as total_revenue,
-       case when count(*) >= 4 then 'high' when count(*) >= 2 then 'medium' else 'low' end as competition_intensity
-from private.campaign_attribution_rows('-infinity', (now() at time zone 'UTC')::date, null, true) r
-group by r.attribution_date;
+select c.date, c.active_campaign_count, c.active_campaigns, c.active_layers, c.total_revenue, c.competition_intensity
+from public.campaign_calendar('-infinity', (now() at time zone 'UTC')::date) c;
 
 create or replace view public.revenue_attribution_analysis with (security_invoker = true) as
-select r.campaign_id,
-       r.campaign_name,
-       r.campaign_type,
-       r.attribution_layer,
-       (now() at time zone 'UTC')::date as analysis_date,
-       count(*)::integer as active_days,
-       min(r.attribution_date) as first_active_date,
-       max(r.attribution_date) as last_active_date,
-       sum(r.attributed_amount) as total_attributed_revenue,
-       round(avg(r.normalized_weight), 4) as avg_attribution_weight
-from private.campaign_attribution_rows('-infinity', (now() at time zone 'UTC')::date, null, true) r
-group by r.campaign_id, r.campaign_name, r.campaign_type, r.attribution_layer;
+select a.campaign_id, a.campaign_name, a.campaign_type, a.attribution_layer, a.analysis_date, a.active_days,
+       a.first_active_date, a.last_active_date, a.total_attributed_revenue, a.avg_attribution_weight
+from public.revenue_attribution('-infinity', (now() at time zone 'UTC')::date) a;
 
 create or replace view public.campaign_collaboration_analysis with (security_invoker = true) as
-with r as (
-  select attribution_date, campaign_id, campaign_name, attribution_layer
-  from private.campaign_attribution_rows('-infinity', (now() at time zone 'UTC')::date, null, false)
-)
-select a.campaign_id as campaign_1_id,
-       a.campaign_name as campaign_1_name,
-       a.attribution_layer as campaign_1_layer,
-       b.campaign_id as campaign_2_id,
-       b.campaign_name as campaign_2_name,
-       b.attribution_layer as campaign_2_layer,
-       count(*)::integer as overlap_days,
-       min(a.attribution_date) as first_overlap_date,
-       max(a.attribution_date) as last_overlap_date,
-       a.attribution_layer = b.attribution_layer as same_layer
-from r a
-join r b on b.attribution_date = a.attribution_date and a.campaign_id < b.campaign_id
-group by a.campaign_id, a.campaign_name, a.attribution_layer, b.campaign_id, b.campaign_name, b.attribution_layer;
+select c.campaign_1_id, c.campaign_1_name, c.campaign_1_layer, c.campaign_2_id, c.campaign_2_name, c.campaign_2_layer,
+       c.overlap_days, c.first_overlap_date, c.last_overlap_date, c.same_layer
+from public.campaign_collaboration('-infinity', (now() at time zone 'UTC')::date) c;
 
 revoke all on public.campaign_overlap_calendar, public.revenue_attribution_analysis,
   public.campaign_collaboration_analysis from anon;
@@ -2325,103 +3239,588 @@ grant execute on function private.record_function_request(text, integer, integer
 
 grant select on private.function_requests to service_role;
 
--- supabase/schemas/50_health/30_customer_order_history.sql
+-- supabase/schemas/50_health/30_figure_changes.sql
 
--- RFM reads a year of orders for every customer of the period. This keeps, per customer, the running
--- totals of their orders by UTC day, so the year is two array lookups per customer. It is derived data
--- kept in the writing transaction by triggers on `public.orders`, not a cached answer: the report still
--- computes every figure from it and the orders at request time.
+-- The order and customer figures of a health report, kept as they change (docs/business-health.md).
 --
--- Members are the orders that count whatever `as_of` is: not refunded and not cancelled. Orders
--- cancelled after a report's `as_of` still count in that report, and the partial days at both ends of
--- its year are not whole days: the report takes those few from `public.orders`.
+-- Every figure of a window [T − P, T) is a function of T, and each order (for the order figures) or each
+-- customer (for RFM) contributes a step function of T: an order is in the window for T in
+-- (ordered_at, ordered_at + P], completed in it once T > completed_at, and so on; a customer is scored
+-- while they have a counted order in the window, with a score that changes as their orders age. The
+-- steps of those functions are kept here, summed by UTC hour: `private.health_figure_changes` holds, for
+-- each window length (7, 30, 90 days) and hour, how much each figure changes while T passes through that
+-- hour. A figure as of an hour boundary H is the sum of the changes of the hours before H, or, because
+-- every order's and customer's steps add up to zero (they start from nothing and end at nothing), minus the
+-- sum of the hours from H on; the report reads whichever side has fewer hours and takes the part of the
+-- last hour before T from the orders themselves (50_figures.sql). Derived data kept in the writing
+-- transaction by statement-level triggers on `public.orders`, not cached answers: no figure depends on
+-- when it is asked.
+--
+-- Writers never queue on each other's rows: each writing transaction takes a writer slot (a
+-- transaction-level advisory lock no other open transaction holds) and adds its changes to rows of its
+-- own slot, so the rows of an hour are one per slot that has written it, as many as writers ever ran at
+-- once, and the report sums them.
 
-create table private.customer_order_history (
-  customer_id uuid primary key references public.customers (id) on delete cascade,
-  -- Ascending UTC days with at least one member order; cum_orders[i] and cum_spend[i] are the customer's
-  -- member orders and spend on days up to and including days[i].
-  days date[],
-  cum_orders integer[],
-  cum_spend numeric[]
+create table private.health_figure_changes (
+  days smallint not null constraint health_figure_changes_days check (days in (7, 30, 90)),
+  hour timestamptz not null,
+  slot smallint not null,
+  -- Order figures of the window [T − days, T): orders in it, completed and cancelled before T, due (promised
+  -- before T and not cancelled) and on time among those, counted revenue (not refunded, not cancelled
+  -- before T) and the counted orders behind it, and the same two of the equal window before it.
+  orders integer not null default 0,
+  completed integer not null default 0,
+  cancelled integer not null default 0,
+  due integer not null default 0,
+  on_time integer not null default 0,
+  revenue numeric not null default 0,
+  previous_revenue numeric not null default 0,
+  revenue_orders integer not null default 0,
+  previous_revenue_orders integer not null default 0,
+  -- The RFM population (customers with a counted order in the window), the sum of their scores R + F + M,
+  -- how many of those scores leave 1 and 2 divided by 3, how many are 3, and the repeat customers (two
+  -- orders or more in the year). From these the report adds the scores / 3 exactly as avg adds them: each
+  -- to 16 decimals (.3333333333333333 or .6666666666666667), except 3 / 3, which carries 20.
+  customers integer not null default 0,
+  score_sum integer not null default 0,
+  scores_1_mod_3 integer not null default 0,
+  scores_2_mod_3 integer not null default 0,
+  scores_of_3 integer not null default 0,
+  repeat_customers integer not null default 0,
+  primary key (days, hour, slot)
 );
 
-alter table private.customer_order_history enable row level security;
+alter table private.health_figure_changes enable row level security;
 
-create policy "admins read customer order history" on private.customer_order_history
+create policy "admins read health figure changes" on private.health_figure_changes
   for select to authenticated
   using ((select private.is_admin()));
 
--- Adds history b to history a (both as running totals), dropping days left with no order.
-create or replace function private.order_history_merge(
-  a_days date[], a_orders integer[], a_spend numeric[],
-  b_days date[], b_orders integer[], b_spend numeric[]
+revoke all on private.health_figure_changes from public, anon, authenticated, service_role;
+
+-- Each customer's RFM state (private.health_rfm_state_figures) as a function of time: from changed_at[i]
+-- on (for T > changed_at[i]) the customer is in state states[i], before changed_at[1] in state 0; only the
+-- moments the state changes. Kept with the figure changes, of which it is the per-customer part: a
+-- report finds a customer's state at any moment with a binary search. Writers of one customer's orders
+-- take its row before reading the customer's orders, so they follow each other and each reads what the
+-- previous ones committed; every such write updates the row, so under REPEATABLE READ a writer that could
+-- not see a concurrent one's orders gets a serialization failure instead of a wrong difference.
+create table private.customer_scores (
+  customer_id uuid primary key references public.customers (id) on delete cascade,
+  changed_at timestamptz[] not null default '{}',
+  states smallint[] not null default '{}'
+);
+
+alter table private.customer_scores enable row level security;
+
+create policy "admins read customer scores" on private.customer_scores
+  for select to authenticated
+  using ((select private.is_admin()));
+
+revoke all on private.customer_scores from public, anon, authenticated, service_role;
+
+-- A writer slot for this transaction: the first of 64 transaction-level advisory locks no other open
+-- transaction holds (a transaction keeps the slots it took until it ends). Two open transactions never hold
+-- the same slot, so never write the same rows of `health_figure_changes`.
+create or replace function private.health_writer_slot()
+returns smallint
+language plpgsql
+volatile
+set search_path = ''
+as $$
+declare
+  candidate smallint;
+begin
+  for candidate in 1..64 loop
+    if pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtext('private.health_figure_changes'), candidate) then
+      return candidate;
+    end if;
+  end loop;
+  -- 64 writers at once: wait for the first slot rather than fail.
+  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('private.health_figure_changes'), 1);
+  return 1;
+end
+$$;
+
+-- A customer's RFM state is one number: 0 when they have no counted order (not refunded, not cancelled
+-- yet) in the last 90 days, so are scored in no window; else 25 × R + 5 × (F − 1) + (M − 1), with the bands
+-- of private.health_average_rfm_score (40_scoring.sql): R = 5 with an order in the last 3 days, 4 in 7, 3 in
+-- 14, 2 in 30, else 1; F from 2, 3, 6, 10 orders in the last 365 days; M from 1,000, 5,000, 10,000, 20,000 of
+-- their spend in those days. The state is computed from those counts (spend in cents) where they are
+-- counted, here and in 50_figures.sql; test/database/business-health-rollups.test.ts holds every band edge
+-- against the formula. This is what a state adds to each window's customer figures: a customer is in the
+-- 7-day window's population when R ≥ 4 (an order in the last 7 days), in the 30-day one when R ≥ 2, in the
+-- 90-day one when R ≥ 1.
+create or replace function private.health_rfm_state_figures()
+returns table (
+  state integer, days smallint, customers integer, score_sum integer, scores_1_mod_3 integer,
+  scores_2_mod_3 integer, scores_of_3 integer, repeat_customers integer
 )
-returns table (days date[], cum_orders integer[], cum_spend numeric[])
 language sql
 immutable
 parallel safe
 set search_path = ''
 as $$
-  with per_day as (
-    select h.day,
-           h.total_orders - coalesce(lag(h.total_orders) over (order by h.i), 0) as n,
-           h.total_spend - coalesce(lag(h.total_spend) over (order by h.i), 0) as s
-    from unnest(a_days, a_orders, a_spend) with ordinality h(day, total_orders, total_spend, i)
-    union all
-    select h.day,
-           h.total_orders - coalesce(lag(h.total_orders) over (order by h.i), 0),
-           h.total_spend - coalesce(lag(h.total_spend) over (order by h.i), 0)
-    from unnest(b_days, b_orders, b_spend) with ordinality h(day, total_orders, total_spend, i)
-  ),
-  running as (
-    select d.day,
-           sum(sum(d.n)) over (order by d.day) as total_orders,
-           sum(sum(d.s)) over (order by d.day) as total_spend
-    from per_day d
-    group by d.day
-    having sum(d.n) <> 0
-  )
-  select array_agg(r.day order by r.day), array_agg(r.total_orders::integer order by r.day),
-         array_agg(r.total_spend order by r.day)
-  from running r
+  select s.state, w.days, 1, s.score, (s.score % 3 = 1)::integer, (s.score % 3 = 2)::integer, (s.score = 3)::integer,
+         (s.frequency > 1)::integer
+  from (select g.state, g.state / 25 as recency, (g.state / 5) % 5 + 1 as frequency,
+               g.state / 25 + (g.state / 5) % 5 + 1 + g.state % 5 + 1 as score
+        from generate_series(25, 149) g(state)) s
+  join (values (7::smallint, 4), (30::smallint, 2), (90::smallint, 1)) w(days, lowest_recency)
+    on s.recency >= w.lowest_recency
 $$;
 
--- Applies per-customer, per-day changes of member orders. One upsert per customer row: under READ
--- COMMITTED a concurrent writer of the same customer waits for the row and the update is re-evaluated on
--- the committed version, so concurrent order writes add up exactly; under REPEATABLE READ or
--- SERIALIZABLE the second writer gets a serialization failure instead of a lost update. Rows are taken
--- in customer order so two multi-customer statements cannot deadlock on each other.
-create or replace function private.apply_order_history_changes(
-  customer_ids uuid[], days date[], orders integer[], spend numeric[]
-)
+-- Adds the changes of a statement's order writes (`removed`: the rows as they were, `added`: as they are;
+-- either may be null) to `private.health_figure_changes` under this transaction's writer slot. The order
+-- figures' steps are each order's own. A customer's score steps depend on all their orders, so for each
+-- customer whose counted orders changed it walks their orders as they are now from the first changed one
+-- on, adds the difference between the state changes it finds and those kept in `private.customer_scores`,
+-- and keeps the new ones.
+create or replace function private.apply_health_figure_changes(removed public.orders[], added public.orders[])
 returns void
-language sql
+language plpgsql
 volatile
 set search_path = ''
+set work_mem = '256MB'
+-- Planned once per connection: planning each time would cost more than a small write's changes.
+set plan_cache_mode = 'force_generic_plan'
 as $$
-  insert into private.customer_order_history as h (customer_id, days, cum_orders, cum_spend)
-  select r.customer_id, array_agg(r.day order by r.day), array_agg(r.total_orders order by r.day),
-         array_agg(r.total_spend order by r.day)
+declare
+  customers uuid[];
+  writer smallint;
+begin
+  -- The customers whose counted orders (not refunded, not cancelled at or before ordering) changed in what
+  -- RFM reads of them: time, amount, cancellation.
+  select array_agg(distinct c.customer_id order by c.customer_id) into customers
   from (
-    select c.customer_id, c.day,
-           (sum(sum(c.n)) over (partition by c.customer_id order by c.day))::integer as total_orders,
-           sum(sum(c.s)) over (partition by c.customer_id order by c.day) as total_spend
-    from unnest(customer_ids, days, orders, spend) c(customer_id, day, n, s)
-    group by c.customer_id, c.day
-    having sum(c.n) <> 0 or sum(c.s) <> 0
-  ) r
-  group by r.customer_id
-  order by r.customer_id
-  on conflict (customer_id) do update
-    set (days, cum_orders, cum_spend) = (
-      select m.days, m.cum_orders, m.cum_spend
-      from private.order_history_merge(h.days, h.cum_orders, h.cum_spend,
-                                       excluded.days, excluded.cum_orders, excluded.cum_spend) m)
+    (select -1 as sign, a.id, a.customer_id, a.ordered_at, a.cancelled_at, a.total_amount from unnest(added) a
+     where a.status <> 'refunded' and (a.cancelled_at is null or a.cancelled_at > a.ordered_at)
+     except all
+     select -1, r.id, r.customer_id, r.ordered_at, r.cancelled_at, r.total_amount from unnest(removed) r
+     where r.status <> 'refunded' and (r.cancelled_at is null or r.cancelled_at > r.ordered_at))
+    union all
+    (select 1, r.id, r.customer_id, r.ordered_at, r.cancelled_at, r.total_amount from unnest(removed) r
+     where r.status <> 'refunded' and (r.cancelled_at is null or r.cancelled_at > r.ordered_at)
+     except all
+     select 1, a.id, a.customer_id, a.ordered_at, a.cancelled_at, a.total_amount from unnest(added) a
+     where a.status <> 'refunded' and (a.cancelled_at is null or a.cancelled_at > a.ordered_at))
+  ) c;
+
+  if customers is not null then
+    -- Take their rows in customer order (two writers of several customers cannot deadlock), waiting for any
+    -- open writer of the same customers; the next statement reads the orders and states those writers
+    -- committed.
+    insert into private.customer_scores (customer_id)
+    select c.customer_id from unnest(customers) c(customer_id) order by c.customer_id
+    on conflict (customer_id) do nothing;
+    perform 1 from private.customer_scores s where s.customer_id = any(customers) order by s.customer_id for update;
+  end if;
+
+  writer := private.health_writer_slot();
+
+  -- A large statement's changes get a plan of their own, made knowing how many rows it wrote.
+  if coalesce(cardinality(added), 0) + coalesce(cardinality(removed), 0) > 1000 then
+    perform set_config('plan_cache_mode', 'force_custom_plan', true);
+  end if;
+
+  with
+  -- Order figures: the rows whose inputs changed, +1 as they are, −1 as they were.
+  order_inputs as (
+    select 1 as sign, c.*
+    from (select a.id, a.ordered_at, a.completed_at, a.cancelled_at, a.promised_at,
+                 coalesce(a.delivered_at <= a.promised_at, false) as delivered_on_time,
+                 a.status = 'refunded' as refunded, a.total_amount
+          from unnest(added) a
+          except all
+          select r.id, r.ordered_at, r.completed_at, r.cancelled_at, r.promised_at,
+                 coalesce(r.delivered_at <= r.promised_at, false), r.status = 'refunded', r.total_amount
+          from unnest(removed) r) c
+    union all
+    select -1, c.*
+    from (select r.id, r.ordered_at, r.completed_at, r.cancelled_at, r.promised_at,
+                 coalesce(r.delivered_at <= r.promised_at, false) as delivered_on_time,
+                 r.status = 'refunded' as refunded, r.total_amount
+          from unnest(removed) r
+          except all
+          select a.id, a.ordered_at, a.completed_at, a.cancelled_at, a.promised_at,
+                 coalesce(a.delivered_at <= a.promised_at, false), a.status = 'refunded', a.total_amount
+          from unnest(added) a) c
+  ),
+  -- Per window length: its end (ordered_at + days), whether the order becomes due in it (promised before the
+  -- end and the cancellation) and whether it counts in the next window's previous revenue.
+  order_windows as materialized (
+    select i.*,
+           not i.refunded and (i.cancelled_at is null or i.cancelled_at > i.ordered_at) as counted,
+           i.ordered_at + interval '168 hours' as end_7,
+           i.promised_at is not null
+             and greatest(i.ordered_at, i.promised_at) < least(i.ordered_at + interval '168 hours', i.cancelled_at)
+             as due_7,
+           not i.refunded and (i.cancelled_at is null or i.cancelled_at > i.ordered_at + interval '168 hours')
+             as previous_7,
+           i.ordered_at + interval '720 hours' as end_30,
+           i.promised_at is not null
+             and greatest(i.ordered_at, i.promised_at) < least(i.ordered_at + interval '720 hours', i.cancelled_at)
+             as due_30,
+           not i.refunded and (i.cancelled_at is null or i.cancelled_at > i.ordered_at + interval '720 hours')
+             as previous_30,
+           i.ordered_at + interval '2160 hours' as end_90,
+           i.promised_at is not null
+             and greatest(i.ordered_at, i.promised_at) < least(i.ordered_at + interval '2160 hours', i.cancelled_at)
+             as due_90,
+           not i.refunded and (i.cancelled_at is null or i.cancelled_at > i.ordered_at + interval '2160 hours')
+             as previous_90
+    from order_inputs i
+  ),
+  -- Each figure is 1 (or the amount) for T in an interval (start, end], so +sign at its start and −sign at
+  -- its end: one row per moment of an order, a column per figure (the table's) and window length.
+  order_steps (
+    at, orders_7, completed_7, cancelled_7, due_7, on_time_7, revenue_7, previous_revenue_7, revenue_orders_7,
+    previous_revenue_orders_7, orders_30, completed_30, cancelled_30, due_30, on_time_30, revenue_30,
+    previous_revenue_30, revenue_orders_30, previous_revenue_orders_30, orders_90, completed_90, cancelled_90,
+    due_90, on_time_90, revenue_90, previous_revenue_90, revenue_orders_90, previous_revenue_orders_90
+  ) as (
+    -- ordered: in the window, and counted until the cancellation
+    select o.ordered_at, o.sign, 0, 0, 0, 0, case when o.counted then o.sign * o.total_amount else 0 end, 0,
+           case when o.counted then o.sign else 0 end, 0, o.sign, 0, 0, 0, 0,
+           case when o.counted then o.sign * o.total_amount else 0 end, 0,
+           case when o.counted then o.sign else 0 end, 0, o.sign, 0, 0, 0, 0,
+           case when o.counted then o.sign * o.total_amount else 0 end, 0,
+           case when o.counted then o.sign else 0 end, 0
+    from order_windows o
+    union all
+    -- completed
+    select greatest(o.ordered_at, o.completed_at), 0,
+           case when o.completed_at < o.end_7 then o.sign else 0 end, 0, 0, 0, 0, 0, 0, 0, 0,
+           case when o.completed_at < o.end_30 then o.sign else 0 end, 0, 0, 0, 0, 0, 0, 0, 0,
+           case when o.completed_at < o.end_90 then o.sign else 0 end, 0, 0, 0, 0, 0, 0, 0
+    from order_windows o
+    where o.completed_at < o.end_90
+    union all
+    -- cancelled: no longer due nor counted
+    select greatest(o.ordered_at, o.cancelled_at), 0, 0,
+           case when o.cancelled_at < o.end_7 then o.sign else 0 end,
+           case when o.due_7 and o.cancelled_at < o.end_7 then -o.sign else 0 end,
+           case when o.due_7 and o.delivered_on_time and o.cancelled_at < o.end_7 then -o.sign else 0 end,
+           case when o.counted and o.cancelled_at < o.end_7 then -o.sign * o.total_amount else 0 end, 0,
+           case when o.counted and o.cancelled_at < o.end_7 then -o.sign else 0 end, 0, 0, 0,
+           case when o.cancelled_at < o.end_30 then o.sign else 0 end,
+           case when o.due_30 and o.cancelled_at < o.end_30 then -o.sign else 0 end,
+           case when o.due_30 and o.delivered_on_time and o.cancelled_at < o.end_30 then -o.sign else 0 end,
+           case when o.counted and o.cancelled_at < o.end_30 then -o.sign * o.total_amount else 0 end, 0,
+           case when o.counted and o.cancelled_at < o.end_30 then -o.sign else 0 end, 0, 0, 0,
+           case when o.cancelled_at < o.end_90 then o.sign else 0 end,
+           case when o.due_90 and o.cancelled_at < o.end_90 then -o.sign else 0 end,
+           case when o.due_90 and o.delivered_on_time and o.cancelled_at < o.end_90 then -o.sign else 0 end,
+           case when o.counted and o.cancelled_at < o.end_90 then -o.sign * o.total_amount else 0 end, 0,
+           case when o.counted and o.cancelled_at < o.end_90 then -o.sign else 0 end, 0
+    from order_windows o
+    where o.cancelled_at < o.end_90
+    union all
+    -- promised: due
+    select greatest(o.ordered_at, o.promised_at), 0, 0, 0, case when o.due_7 then o.sign else 0 end,
+           case when o.due_7 and o.delivered_on_time then o.sign else 0 end, 0, 0, 0, 0, 0, 0, 0,
+           case when o.due_30 then o.sign else 0 end,
+           case when o.due_30 and o.delivered_on_time then o.sign else 0 end, 0, 0, 0, 0, 0, 0, 0,
+           case when o.due_90 then o.sign else 0 end,
+           case when o.due_90 and o.delivered_on_time then o.sign else 0 end, 0, 0, 0, 0
+    from order_windows o
+    where o.due_90
+    union all
+    -- 7 days later: out of the 7-day window, into the one after it as its previous window
+    select o.end_7, -o.sign, case when o.completed_at < o.end_7 then -o.sign else 0 end,
+           case when o.cancelled_at < o.end_7 then -o.sign else 0 end,
+           case when o.due_7 and not coalesce(o.cancelled_at < o.end_7, false) then -o.sign else 0 end,
+           case when o.due_7 and o.delivered_on_time and not coalesce(o.cancelled_at < o.end_7, false) then -o.sign else 0 end,
+           case when o.counted and not coalesce(o.cancelled_at < o.end_7, false) then -o.sign * o.total_amount else 0 end,
+           case when o.previous_7 then o.sign * o.total_amount else 0 end,
+           case when o.counted and not coalesce(o.cancelled_at < o.end_7, false) then -o.sign else 0 end,
+           case when o.previous_7 then o.sign else 0 end, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+    from order_windows o
+    union all
+    -- 30 days later: out of the 30-day window, into the one after it as its previous window
+    select o.end_30, 0, 0, 0, 0, 0, 0, 0, 0, 0, -o.sign,
+           case when o.completed_at < o.end_30 then -o.sign else 0 end,
+           case when o.cancelled_at < o.end_30 then -o.sign else 0 end,
+           case when o.due_30 and not coalesce(o.cancelled_at < o.end_30, false) then -o.sign else 0 end,
+           case when o.due_30 and o.delivered_on_time and not coalesce(o.cancelled_at < o.end_30, false) then -o.sign else 0 end,
+           case when o.counted and not coalesce(o.cancelled_at < o.end_30, false) then -o.sign * o.total_amount else 0 end,
+           case when o.previous_30 then o.sign * o.total_amount else 0 end,
+           case when o.counted and not coalesce(o.cancelled_at < o.end_30, false) then -o.sign else 0 end,
+           case when o.previous_30 then o.sign else 0 end, 0, 0, 0, 0, 0, 0, 0, 0, 0
+    from order_windows o
+    union all
+    -- 90 days later: out of the 90-day window, into the one after it as its previous window
+    select o.end_90, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -o.sign,
+           case when o.completed_at < o.end_90 then -o.sign else 0 end,
+           case when o.cancelled_at < o.end_90 then -o.sign else 0 end,
+           case when o.due_90 and not coalesce(o.cancelled_at < o.end_90, false) then -o.sign else 0 end,
+           case when o.due_90 and o.delivered_on_time and not coalesce(o.cancelled_at < o.end_90, false) then -o.sign else 0 end,
+           case when o.counted and not coalesce(o.cancelled_at < o.end_90, false) then -o.sign * o.total_amount else 0 end,
+           case when o.previous_90 then o.sign * o.total_amount else 0 end,
+           case when o.counted and not coalesce(o.cancelled_at < o.end_90, false) then -o.sign else 0 end,
+           case when o.previous_90 then o.sign else 0 end
+    from order_windows o
+    union all
+    -- out of that previous window (or cancelled)
+    select least(o.ordered_at + interval '336 hours', o.cancelled_at), 0, 0, 0, 0, 0, 0,
+           -o.sign * o.total_amount, 0, -o.sign, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+    from order_windows o
+    where o.previous_7
+    union all
+    -- out of that previous window (or cancelled)
+    select least(o.ordered_at + interval '1440 hours', o.cancelled_at), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+           0, 0, -o.sign * o.total_amount, 0, -o.sign, 0, 0, 0, 0, 0, 0, 0, 0, 0
+    from order_windows o
+    where o.previous_30
+    union all
+    -- out of that previous window (or cancelled)
+    select least(o.ordered_at + interval '4320 hours', o.cancelled_at), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+           0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -o.sign * o.total_amount, 0, -o.sign
+    from order_windows o
+    where o.previous_90
+  ),
+  order_changes as (
+    select date_bin('1 hour', s.at, timestamptz '2000-01-01 00:00+00') as hour,
+           sum(s.orders_7) as orders_7, sum(s.completed_7) as completed_7, sum(s.cancelled_7) as cancelled_7,
+           sum(s.due_7) as due_7, sum(s.on_time_7) as on_time_7, sum(s.revenue_7) as revenue_7,
+           sum(s.previous_revenue_7) as previous_revenue_7, sum(s.revenue_orders_7) as revenue_orders_7,
+           sum(s.previous_revenue_orders_7) as previous_revenue_orders_7, sum(s.orders_30) as orders_30,
+           sum(s.completed_30) as completed_30, sum(s.cancelled_30) as cancelled_30, sum(s.due_30) as due_30,
+           sum(s.on_time_30) as on_time_30, sum(s.revenue_30) as revenue_30,
+           sum(s.previous_revenue_30) as previous_revenue_30, sum(s.revenue_orders_30) as revenue_orders_30,
+           sum(s.previous_revenue_orders_30) as previous_revenue_orders_30, sum(s.orders_90) as orders_90,
+           sum(s.completed_90) as completed_90, sum(s.cancelled_90) as cancelled_90, sum(s.due_90) as due_90,
+           sum(s.on_time_90) as on_time_90, sum(s.revenue_90) as revenue_90,
+           sum(s.previous_revenue_90) as previous_revenue_90, sum(s.revenue_orders_90) as revenue_orders_90,
+           sum(s.previous_revenue_orders_90) as previous_revenue_orders_90
+    from order_steps s
+    group by 1
+  ),
+  -- RFM: the changed customers' counted orders as they are now, from the first changed order's time on
+  -- (before it nothing changed) with the orders still counted then; amounts in cents, exact in float8.
+  corrections as materialized (
+    select c.customer_id, c.ordered_at
+    from (
+      (select -1 as sign, a.id, a.customer_id, a.ordered_at, a.cancelled_at, a.total_amount from unnest(added) a
+       where a.status <> 'refunded' and (a.cancelled_at is null or a.cancelled_at > a.ordered_at)
+       except all
+       select -1, r.id, r.customer_id, r.ordered_at, r.cancelled_at, r.total_amount from unnest(removed) r
+       where r.status <> 'refunded' and (r.cancelled_at is null or r.cancelled_at > r.ordered_at))
+      union all
+      (select 1, r.id, r.customer_id, r.ordered_at, r.cancelled_at, r.total_amount from unnest(removed) r
+       where r.status <> 'refunded' and (r.cancelled_at is null or r.cancelled_at > r.ordered_at)
+       except all
+       select 1, a.id, a.customer_id, a.ordered_at, a.cancelled_at, a.total_amount from unnest(added) a
+       where a.status <> 'refunded' and (a.cancelled_at is null or a.cancelled_at > a.ordered_at))
+    ) c
+  ),
+  firsts as (
+    select c.customer_id, min(c.ordered_at) as first_change from corrections c group by 1
+  ),
+  counted as materialized (
+    select o.customer_id, f.first_change, o.ordered_at, o.cancelled_at, (o.total_amount * 100)::float8 as cents
+    from firsts f
+    join public.orders o on o.customer_id = f.customer_id
+    where o.status <> 'refunded' and (o.cancelled_at is null or o.cancelled_at > o.ordered_at)
+      and least(o.cancelled_at, o.ordered_at + interval '8760 hours') >= f.first_change
+  ),
+  -- Each changed customer's counts just before their first changed order, where now and then still agree:
+  -- their orders placed before it and not yet out of each count. The walk below starts from them.
+  base as (
+    select c.customer_id,
+           count(*) filter (where c.ordered_at < c.first_change
+                              and least(c.cancelled_at, c.ordered_at + interval '72 hours') >= c.first_change) as b3,
+           count(*) filter (where c.ordered_at < c.first_change
+                              and least(c.cancelled_at, c.ordered_at + interval '168 hours') >= c.first_change) as b7,
+           count(*) filter (where c.ordered_at < c.first_change
+                              and least(c.cancelled_at, c.ordered_at + interval '336 hours') >= c.first_change) as b14,
+           count(*) filter (where c.ordered_at < c.first_change
+                              and least(c.cancelled_at, c.ordered_at + interval '720 hours') >= c.first_change) as b30,
+           count(*) filter (where c.ordered_at < c.first_change
+                              and least(c.cancelled_at, c.ordered_at + interval '2160 hours') >= c.first_change) as b90,
+           count(*) filter (where c.ordered_at < c.first_change
+                              and least(c.cancelled_at, c.ordered_at + interval '8760 hours') >= c.first_change) as b365,
+           coalesce(sum(c.cents) filter (where c.ordered_at < c.first_change
+                                           and least(c.cancelled_at, c.ordered_at + interval '8760 hours') >= c.first_change), 0)
+             as bspend
+    from counted c
+    group by c.customer_id
+  ),
+  -- An order counts for T in (ordered_at, cancelled_at] (cancelled_at null: always), so among the last x
+  -- days' orders for T in (ordered_at, least(cancelled_at, ordered_at + x)]: at ordered_at (kind 0) it enters
+  -- every count (3, 7, 14, 30, 90 and 365 days, and the year's spend), then leaves each at its end (kinds 1
+  -- to 6). The steps from the customer's first changed order on, generated customer by customer, so the walk
+  -- below sorts each customer's steps on their own.
+  counted_steps (customer_id, at, kind, cents) as (
+    select c.customer_id, x.at, x.kind, c.cents
+    from (select * from counted order by customer_id) c
+    cross join generate_series(0, 6) k(kind)
+    cross join lateral (select k.kind, case k.kind when 0 then c.ordered_at
+                                      else least(c.cancelled_at, c.ordered_at + (array[interval '72 hours', interval '168 hours',
+                                           interval '336 hours', interval '720 hours', interval '2160 hours',
+                                           interval '8760 hours'])[k.kind]) end as at) x
+    where x.at >= c.first_change
+  ),
+  -- The counts after each moment (all its steps), on top of the customer's base, and the state they give.
+  walked as (
+    select c.customer_id, c.at,
+           case when c.n90 <= 0 then 0
+                else 25 * (case when c.n3 > 0 then 5 when c.n7 > 0 then 4
+                                when c.n14 > 0 then 3 when c.n30 > 0 then 2 else 1 end)
+                     + 5 * (case when c.n365 >= 10 then 4 when c.n365 >= 6 then 3
+                                 when c.n365 >= 3 then 2 when c.n365 >= 2 then 1 else 0 end)
+                     + (case when c.nspend >= 2000000 then 4 when c.nspend >= 1000000 then 3
+                             when c.nspend >= 500000 then 2 when c.nspend >= 100000 then 1 else 0 end) end as state
+    from (
+      select r.customer_id, r.at,
+             b.b3 + r.n3 as n3, b.b7 + r.n7 as n7, b.b14 + r.n14 as n14, b.b30 + r.n30 as n30,
+             b.b90 + r.n90 as n90, b.b365 + r.n365 as n365, b.bspend + r.nspend as nspend
+      from (
+        select s.customer_id, s.at,
+               sum(case s.kind when 0 then 1 when 1 then -1 else 0 end) over w as n3,
+               sum(case s.kind when 0 then 1 when 2 then -1 else 0 end) over w as n7,
+               sum(case s.kind when 0 then 1 when 3 then -1 else 0 end) over w as n14,
+               sum(case s.kind when 0 then 1 when 4 then -1 else 0 end) over w as n30,
+               sum(case s.kind when 0 then 1 when 5 then -1 else 0 end) over w as n90,
+               sum(case s.kind when 0 then 1 when 6 then -1 else 0 end) over w as n365,
+               sum(case s.kind when 0 then s.cents when 6 then -s.cents else 0 end) over w as nspend
+        from counted_steps s
+        window w as (partition by s.customer_id order by s.at)
+      ) r
+      join base b on b.customer_id = r.customer_id
+    ) c
+  ),
+  -- The customers' states as kept until now: how many moments before the first change stay as they are,
+  -- and the state then.
+  kept as (
+    select f.customer_id, f.first_change, s.changed_at, s.states, p.kept,
+           coalesce(s.states[p.kept], 0) as state_before
+    from firsts f
+    join private.customer_scores s on s.customer_id = f.customer_id
+    cross join lateral (select case when cardinality(s.changed_at) = 0 then 0
+                                    else width_bucket(f.first_change - interval '1 microsecond', s.changed_at) end as kept) p
+  ),
+  -- The moments the state changes from the first change on, now (from the walk) and before the statement
+  -- (as kept), each with the state it leaves.
+  now_moments as materialized (
+    select m.customer_id, m.at, m.state, m.previous
+    from (
+      select w.customer_id, w.at, w.state,
+             coalesce(lag(w.state) over (partition by w.customer_id order by w.at), k.state_before) as previous
+      from walked w
+      join kept k on k.customer_id = w.customer_id
+    ) m
+    where m.state <> m.previous
+  ),
+  then_moments as (
+    select k.customer_id, e.at, e.state,
+           coalesce(lag(e.state) over (partition by k.customer_id order by e.i), k.state_before) as previous
+    from kept k
+    cross join lateral unnest(k.changed_at[k.kept + 1:], k.states[k.kept + 1:]) with ordinality e(at, state, i)
+  ),
+  -- The customers' states from now on: what stays before the first change, then the walk's moments (a
+  -- customer left with none has none).
+  rescored_states as (
+    select x.customer_id, coalesce(array_agg(x.at order by x.at) filter (where x.at is not null), '{}') as changed_at,
+           coalesce(array_agg(x.state order by x.at) filter (where x.at is not null), '{}') as states
+    from (
+      select k.customer_id, null::timestamptz as at, null::smallint as state from kept k
+      union all
+      select k.customer_id, e.at, e.state
+      from kept k cross join lateral unnest(k.changed_at[1:k.kept], k.states[1:k.kept]) e(at, state)
+      union all
+      select m.customer_id, m.at, m.state::smallint from now_moments m
+    ) x
+    group by x.customer_id
+  ),
+  rescored as (
+    update private.customer_scores s
+    set changed_at = n.changed_at, states = n.states
+    from rescored_states n
+    where s.customer_id = n.customer_id
+    returning 1
+  ),
+  -- Customers entering (+1) and leaving (−1) each state, by hour: now's moments minus then's.
+  state_changes as (
+    select date_bin('1 hour', c.at, timestamptz '2000-01-01 00:00+00') as hour, c.state, sum(c.n) as n
+    from (
+      select m.at, m.state, 1 as n from now_moments m
+      union all
+      select m.at, m.previous, -1 from now_moments m
+      union all
+      select m.at, m.state, -1 from then_moments m
+      union all
+      select m.at, m.previous, 1 from then_moments m
+    ) c
+    where c.state <> 0
+    group by 1, 2
+    having sum(c.n) <> 0
+  ),
+  state_figures as materialized (select * from private.health_rfm_state_figures()),
+  rfm_changes as (
+    select x.days, c.hour, sum(c.n * x.customers) as customers, sum(c.n * x.score_sum) as score_sum,
+           sum(c.n * x.scores_1_mod_3) as scores_1_mod_3, sum(c.n * x.scores_2_mod_3) as scores_2_mod_3,
+           sum(c.n * x.scores_of_3) as scores_of_3, sum(c.n * x.repeat_customers) as repeat_customers
+    from state_changes c
+    join state_figures x on x.state = c.state
+    group by 1, 2
+  ),
+  changes as (
+    select v.days, c.hour, v.orders, v.completed, v.cancelled, v.due, v.on_time, v.revenue, v.previous_revenue,
+           v.revenue_orders, v.previous_revenue_orders,
+           0 as customers, 0 as score_sum, 0 as scores_1_mod_3, 0 as scores_2_mod_3, 0 as scores_of_3,
+           0 as repeat_customers
+    from order_changes c
+    cross join lateral (values (7, c.orders_7, c.completed_7, c.cancelled_7, c.due_7, c.on_time_7, c.revenue_7,
+                                 c.previous_revenue_7, c.revenue_orders_7, c.previous_revenue_orders_7),
+                                (30, c.orders_30, c.completed_30, c.cancelled_30, c.due_30, c.on_time_30,
+                                 c.revenue_30, c.previous_revenue_30, c.revenue_orders_30,
+                                 c.previous_revenue_orders_30),
+                                (90, c.orders_90, c.completed_90, c.cancelled_90, c.due_90, c.on_time_90,
+                                 c.revenue_90, c.previous_revenue_90, c.revenue_orders_90,
+                                 c.previous_revenue_orders_90)) v(days, orders, completed, cancelled, due, on_time, revenue, previous_revenue, revenue_orders, previous_revenue_orders)
+    union all
+    select c.days, c.hour, 0, 0, 0, 0, 0, 0, 0, 0, 0, c.customers, c.score_sum, c.scores_1_mod_3, c.scores_2_mod_3, c.scores_of_3, c.repeat_customers
+    from rfm_changes c
+  )
+  insert into private.health_figure_changes as f (
+    days, hour, slot, orders, completed, cancelled, due, on_time, revenue, previous_revenue, revenue_orders,
+    previous_revenue_orders, customers, score_sum, scores_1_mod_3, scores_2_mod_3, scores_of_3,
+    repeat_customers)
+  select c.days, c.hour, writer, sum(c.orders), sum(c.completed), sum(c.cancelled), sum(c.due), sum(c.on_time), sum(c.revenue),
+         sum(c.previous_revenue), sum(c.revenue_orders), sum(c.previous_revenue_orders), sum(c.customers),
+         sum(c.score_sum), sum(c.scores_1_mod_3), sum(c.scores_2_mod_3), sum(c.scores_of_3),
+         sum(c.repeat_customers)
+  from changes c
+  group by c.days, c.hour
+  having sum(c.orders) <> 0 or sum(c.completed) <> 0 or sum(c.cancelled) <> 0 or sum(c.due) <> 0 or
+      sum(c.on_time) <> 0 or sum(c.revenue) <> 0 or sum(c.previous_revenue) <> 0 or sum(c.revenue_orders) <> 0 or
+      sum(c.previous_revenue_orders) <> 0 or sum(c.customers) <> 0 or sum(c.score_sum) <> 0 or
+      sum(c.scores_1_mod_3) <> 0 or sum(c.scores_2_mod_3) <> 0 or sum(c.scores_of_3) <> 0 or
+      sum(c.repeat_customers) <> 0
+  order by c.days, c.hour
+  on conflict (days, hour, slot) do update set
+    orders = f.orders + excluded.orders,
+    completed = f.completed + excluded.completed,
+    cancelled = f.cancelled + excluded.cancelled,
+    due = f.due + excluded.due,
+    on_time = f.on_time + excluded.on_time,
+    revenue = f.revenue + excluded.revenue,
+    previous_revenue = f.previous_revenue + excluded.previous_revenue,
+    revenue_orders = f.revenue_orders + excluded.revenue_orders,
+    previous_revenue_orders = f.previous_revenue_orders + excluded.previous_revenue_orders,
+    customers = f.customers + excluded.customers,
+    score_sum = f.score_sum + excluded.score_sum,
+    scores_1_mod_3 = f.scores_1_mod_3 + excluded.scores_1_mod_3,
+    scores_2_mod_3 = f.scores_2_mod_3 + excluded.scores_2_mod_3,
+    scores_of_3 = f.scores_of_3 + excluded.scores_of_3,
+    repeat_customers = f.repeat_customers + excluded.repeat_customers;
+end
 $$;
 
--- Statement-level, over the transition tables: a bulk insert is one set-based change, not a row loop.
--- Security definer because order writers (administrators) have no rights on `private`.
-create or replace function private.orders_maintain_history()
+-- Statement-level, over the transition tables. Security definer because order writers (administrators)
+-- have no rights on `private`.
+create or replace function private.orders_maintain_health_figures()
 returns trigger
 language plpgsql
 security definer
@@ -2429,41 +3828,24 @@ set search_path = ''
 as $$
 begin
   if tg_op = 'INSERT' then
-    perform private.apply_order_history_changes(array_agg(n.customer_id), array_agg(n.order_date),
-                                                array_agg(1), array_agg(n.total_amount))
-    from new_rows n
-    where n.status <> 'refunded' and n.cancelled_at is null;
+    perform private.apply_health_figure_changes(null, (select array_agg(n::public.orders) from new_rows n));
   elsif tg_op = 'UPDATE' then
-    perform private.apply_order_history_changes(array_agg(c.customer_id), array_agg(c.order_date),
-                                                array_agg(c.n), array_agg(c.s))
-    from (
-      select n.customer_id, n.order_date, 1 as n, n.total_amount as s
-      from new_rows n where n.status <> 'refunded' and n.cancelled_at is null
-      union all
-      select o.customer_id, o.order_date, -1, -o.total_amount
-      from old_rows o where o.status <> 'refunded' and o.cancelled_at is null
-    ) c;
+    perform private.apply_health_figure_changes((select array_agg(o::public.orders) from old_rows o),
+                                                (select array_agg(n::public.orders) from new_rows n));
   elsif tg_op = 'DELETE' then
-    perform private.apply_order_history_changes(array_agg(o.customer_id), array_agg(o.order_date),
-                                                array_agg(-1), array_agg(-o.total_amount))
-    from old_rows o
-    where o.status <> 'refunded' and o.cancelled_at is null;
+    perform private.apply_health_figure_changes((select array_agg(o::public.orders) from old_rows o), null);
   else
-    truncate private.customer_order_history;
+    truncate private.health_figure_changes, private.customer_scores;
   end if;
   return null;
 end
 $$;
 
-revoke execute on function private.order_history_merge(date[], integer[], numeric[], date[], integer[], numeric[])
-  from public, anon, authenticated;
+revoke execute on function private.health_writer_slot(), private.health_rfm_state_figures(),
+  private.apply_health_figure_changes(public.orders[], public.orders[]), private.orders_maintain_health_figures()
+from public, anon, authenticated;
 
-revoke execute on function private.apply_order_history_changes(uuid[], date[], integer[], numeric[])
-  from public, anon, authenticated;
-
-revoke execute on function private.orders_maintain_history() from public, anon, authenticated;
-
-select private.keep_derived_data('public.orders', 'orders_history', 'private.orders_maintain_history');
+select private.keep_derived_data('public.orders', 'orders_health_figures', 'private.orders_maintain_health_figures');
 
 -- supabase/schemas/50_health/40_scoring.sql
 
@@ -2542,7 +3924,9 @@ $$;
 -- formulas live in the population functions, written over arrays; the per-item functions call them with
 -- one element, so there is one definition of each formula and the per-item tests check it.
 
--- Average RFM over customers (recency days, orders and spend in the year, element by element).
+-- Average RFM over customers (recency days, orders and spend in the year, element by element). The report
+-- reads the RFM figures from the kept score changes (30_figure_changes.sql), which apply these same bands to
+-- each customer's counts; test/database/business-health-rollups.test.ts holds them to this formula.
 create or replace function private.health_average_rfm_score(recency_days numeric[], orders bigint[], spend numeric[])
 returns numeric
 language sql
@@ -2693,124 +4077,267 @@ to service_role;
 -- supabase/schemas/50_health/50_figures.sql
 
 -- The figures a health report scores, each read as of `as_of`, so a report can be asked of any past
--- moment. The trend's current week comes from the period's own pass: the customers and orders of the
--- window's last 7 days are a filter of the period's (`week_*` columns), scored with the same `as_of`.
+-- moment. Windows are whole 24-hour days: [as_of − 24 h × days, as_of).
+--
+-- The order and customer figures come from their changes kept by hour (30_figure_changes.sql): the
+-- figures as of the start of `as_of`'s hour, plus what changed between then and `as_of`, read from the
+-- few orders (and the customers of those orders) with a step in that part of an hour, through the
+-- orders' indexes. So a report reads a number of hours, not of orders.
 --
 -- The figure queries are planned for each call (plan_cache_mode): after five calls PostgreSQL may switch
--- a function's statements to a generic plan, blind to how many orders the window holds.
+-- a function's statements to a generic plan, blind to how many orders the last hour holds.
 
--- Orders in the window and the previous equal window, as of `as_of`; `week_*` are the last 7 days'.
+-- The order and customer figures of the window of `days` days ending at the hour boundary `at`: the
+-- changes of the hours before it or, because every order's and customer's changes add up to zero, minus
+-- those from it on; whichever side has fewer hours.
+create or replace function private.health_figures_before(days integer, at timestamptz)
+returns table (
+  orders bigint, completed bigint, cancelled bigint, due bigint, on_time bigint, revenue numeric,
+  previous_revenue numeric, revenue_orders bigint, previous_revenue_orders bigint, customers bigint,
+  score_sum bigint, scores_1_mod_3 bigint, scores_2_mod_3 bigint, scores_of_3 bigint, repeat_customers bigint
+)
+language plpgsql
+stable
+set search_path = ''
+as $$
+declare
+  first_hour timestamptz;
+  last_hour timestamptz;
+begin
+  select min(c.hour), max(c.hour) into first_hour, last_hour
+  from private.health_figure_changes c where c.days = health_figures_before.days;
+  if first_hour is null or at <= first_hour or at > last_hour then
+    return query select 0::bigint, 0::bigint, 0::bigint, 0::bigint, 0::bigint, 0::numeric, 0::numeric, 0::bigint, 0::bigint, 0::bigint, 0::bigint, 0::bigint, 0::bigint, 0::bigint, 0::bigint;
+  elsif at - first_hour <= last_hour - at then
+    return query
+    select coalesce(sum(c.orders), 0)::bigint,
+           coalesce(sum(c.completed), 0)::bigint,
+           coalesce(sum(c.cancelled), 0)::bigint,
+           coalesce(sum(c.due), 0)::bigint,
+           coalesce(sum(c.on_time), 0)::bigint,
+           coalesce(sum(c.revenue), 0)::numeric,
+           coalesce(sum(c.previous_revenue), 0)::numeric,
+           coalesce(sum(c.revenue_orders), 0)::bigint,
+           coalesce(sum(c.previous_revenue_orders), 0)::bigint,
+           coalesce(sum(c.customers), 0)::bigint,
+           coalesce(sum(c.score_sum), 0)::bigint,
+           coalesce(sum(c.scores_1_mod_3), 0)::bigint,
+           coalesce(sum(c.scores_2_mod_3), 0)::bigint,
+           coalesce(sum(c.scores_of_3), 0)::bigint,
+           coalesce(sum(c.repeat_customers), 0)::bigint
+    from private.health_figure_changes c
+    where c.days = health_figures_before.days and c.hour < at;
+  else
+    return query
+    select coalesce(-sum(c.orders), 0)::bigint,
+           coalesce(-sum(c.completed), 0)::bigint,
+           coalesce(-sum(c.cancelled), 0)::bigint,
+           coalesce(-sum(c.due), 0)::bigint,
+           coalesce(-sum(c.on_time), 0)::bigint,
+           coalesce(-sum(c.revenue), 0)::numeric,
+           coalesce(-sum(c.previous_revenue), 0)::numeric,
+           coalesce(-sum(c.revenue_orders), 0)::bigint,
+           coalesce(-sum(c.previous_revenue_orders), 0)::bigint,
+           coalesce(-sum(c.customers), 0)::bigint,
+           coalesce(-sum(c.score_sum), 0)::bigint,
+           coalesce(-sum(c.scores_1_mod_3), 0)::bigint,
+           coalesce(-sum(c.scores_2_mod_3), 0)::bigint,
+           coalesce(-sum(c.scores_of_3), 0)::bigint,
+           coalesce(-sum(c.repeat_customers), 0)::bigint
+    from private.health_figure_changes c
+    where c.days = health_figures_before.days and c.hour >= at;
+  end if;
+end
+$$;
+
+-- Orders in the window [as_of − days, as_of) and in the equal window before it, as of `as_of`: orders,
+-- completed before `as_of`, cancelled before it, due (promised before it, not cancelled) and on time
+-- among those, and the counted revenue (not refunded, not cancelled before `as_of`) of both windows.
+create or replace function private.health_window_order_figures(as_of timestamptz, days integer)
+returns table (
+  orders bigint, completed bigint, cancelled bigint, due bigint, on_time bigint, revenue numeric, previous_revenue numeric
+)
+language plpgsql
+stable
+set search_path = ''
+set plan_cache_mode = 'force_custom_plan'
+as $$
+declare
+  span interval := make_interval(hours => 24 * days);
+  hour_start timestamptz := date_bin('1 hour', as_of, timestamptz '2000-01-01 00:00+00');
+begin
+  return query
+  with
+  -- Every order with a step in [hour_start, as_of): ordered then, or one or two windows before, or
+  -- completed, promised or cancelled then.
+  stepping as (
+    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
+    from public.orders o where o.ordered_at >= hour_start and o.ordered_at < as_of
+    union
+    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
+    from public.orders o where o.ordered_at >= hour_start - span and o.ordered_at < as_of - span
+    union
+    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
+    from public.orders o where o.ordered_at >= hour_start - 2 * span and o.ordered_at < as_of - 2 * span
+    union
+    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
+    from public.orders o where o.completed_at >= hour_start and o.completed_at < as_of
+    union
+    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
+    from public.orders o where o.promised_at >= hour_start and o.promised_at < as_of
+    union
+    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
+    from public.orders o where o.cancelled_at >= hour_start and o.cancelled_at < as_of
+  ),
+  -- Their figures as of `as_of` (+1) and as of hour_start (−1).
+  stepped as (
+    select x.sign, o.ordered_at >= x.t - span and o.ordered_at < x.t as in_window,
+           o.ordered_at >= x.t - 2 * span and o.ordered_at < x.t - span as in_previous,
+           coalesce(o.cancelled_at < x.t, false) as is_cancelled, o.completed_at < x.t as is_completed,
+           o.promised_at < x.t as is_promised, o.delivered_at <= o.promised_at as delivered_on_time,
+           o.status, o.total_amount
+    from stepping o
+    cross join (values (as_of, 1), (hour_start, -1)) x(t, sign)
+  ),
+  change as (
+    select coalesce(sum(s.sign) filter (where s.in_window), 0) as orders,
+           coalesce(sum(s.sign) filter (where s.in_window and s.is_completed), 0) as completed,
+           coalesce(sum(s.sign) filter (where s.in_window and s.is_cancelled), 0) as cancelled,
+           coalesce(sum(s.sign) filter (where s.in_window and s.is_promised and not s.is_cancelled), 0) as due,
+           coalesce(sum(s.sign) filter (where s.in_window and s.is_promised and not s.is_cancelled and s.delivered_on_time), 0)
+             as on_time,
+           coalesce(sum(s.sign * s.total_amount)
+                      filter (where s.in_window and s.status <> 'refunded' and not s.is_cancelled), 0) as revenue,
+           coalesce(sum(s.sign * s.total_amount)
+                      filter (where s.in_previous and s.status <> 'refunded' and not s.is_cancelled), 0) as previous_revenue,
+           coalesce(sum(s.sign) filter (where s.in_window and s.status <> 'refunded' and not s.is_cancelled), 0)
+             as revenue_orders,
+           coalesce(sum(s.sign) filter (where s.in_previous and s.status <> 'refunded' and not s.is_cancelled), 0)
+             as previous_revenue_orders
+    from stepped s
+  )
+  -- Revenue is the sum of the counted orders' amounts, and 0 when there is none (as sum's coalesce gives).
+  select f.orders + c.orders, f.completed + c.completed, f.cancelled + c.cancelled, f.due + c.due,
+         f.on_time + c.on_time,
+         case when f.revenue_orders + c.revenue_orders = 0 then 0 else f.revenue + c.revenue end,
+         case when f.previous_revenue_orders + c.previous_revenue_orders = 0 then 0
+              else f.previous_revenue + c.previous_revenue end
+  from private.health_figures_before(days, hour_start) f, change c;
+end
+$$;
+
+-- RFM of the customers with a counted order (not refunded, not cancelled before `as_of`) in the window:
+-- how many, their average score (R + F + M) / 3 (private.health_average_rfm_score), and how many have
+-- two orders or more in the 365 days before `as_of`. The average is the one `avg` computes over the
+-- customers' scores, each (R + F + M) / 3 as numeric, to the last digit.
+create or replace function private.health_window_customer_figures(as_of timestamptz, days integer)
+returns table (customers bigint, average_rfm numeric, repeat_customers bigint)
+language plpgsql
+stable
+set search_path = ''
+set plan_cache_mode = 'force_custom_plan'
+as $$
+declare
+  hour_start timestamptz := date_bin('1 hour', as_of, timestamptz '2000-01-01 00:00+00');
+begin
+  return query
+  with
+  -- Every customer whose state may change in [hour_start, as_of): an order placed then, or 3, 7, 14, 30, 90
+  -- or 365 days before, or cancelled then.
+  stepping as (
+      select o.customer_id from public.orders o
+      where o.ordered_at >= hour_start and o.ordered_at < as_of
+      union
+      select o.customer_id from public.orders o
+      where o.ordered_at >= hour_start - interval '72 hours' and o.ordered_at < as_of - interval '72 hours'
+      union
+      select o.customer_id from public.orders o
+      where o.ordered_at >= hour_start - interval '168 hours' and o.ordered_at < as_of - interval '168 hours'
+      union
+      select o.customer_id from public.orders o
+      where o.ordered_at >= hour_start - interval '336 hours' and o.ordered_at < as_of - interval '336 hours'
+      union
+      select o.customer_id from public.orders o
+      where o.ordered_at >= hour_start - interval '720 hours' and o.ordered_at < as_of - interval '720 hours'
+      union
+      select o.customer_id from public.orders o
+      where o.ordered_at >= hour_start - interval '2160 hours' and o.ordered_at < as_of - interval '2160 hours'
+      union
+      select o.customer_id from public.orders o
+      where o.ordered_at >= hour_start - interval '8760 hours' and o.ordered_at < as_of - interval '8760 hours'
+      union
+      select o.customer_id from public.orders o where o.cancelled_at >= hour_start and o.cancelled_at < as_of
+  ),
+  -- Their states (private.health_rfm_state_figures) as of `as_of` (+1) and as of hour_start (−1), from the
+  -- kept states: the state of the last change before each moment.
+  states as (
+    select x.sign, coalesce(c.states[case when cardinality(c.changed_at) = 0 then 0
+                                          else width_bucket(x.t - interval '1 microsecond', c.changed_at) end], 0) as state
+    from stepping s
+    join private.customer_scores c on c.customer_id = s.customer_id
+    cross join (values (as_of, 1), (hour_start, -1)) x(t, sign)
+  ),
+  change as (
+    select coalesce(sum(s.sign * x.customers), 0) as customers,
+           coalesce(sum(s.sign * x.score_sum), 0) as score_sum,
+           coalesce(sum(s.sign * x.scores_1_mod_3), 0) as scores_1_mod_3,
+           coalesce(sum(s.sign * x.scores_2_mod_3), 0) as scores_2_mod_3,
+           coalesce(sum(s.sign * x.scores_of_3), 0) as scores_of_3,
+           coalesce(sum(s.sign * x.repeat_customers), 0) as repeat_customers
+    from states s
+    join private.health_rfm_state_figures() x on x.state = s.state and x.days = health_window_customer_figures.days
+  ),
+  totals as (
+    select f.customers + c.customers as customers,
+           f.score_sum + c.score_sum as score_sum,
+           f.scores_1_mod_3 + c.scores_1_mod_3 as scores_1_mod_3,
+           f.scores_2_mod_3 + c.scores_2_mod_3 as scores_2_mod_3,
+           f.scores_of_3 + c.scores_of_3 as scores_of_3,
+           f.repeat_customers + c.repeat_customers as repeat_customers
+    from private.health_figures_before(days, hour_start) f, change c
+  )
+  -- avg's own arithmetic: the sum of the customers' scores / 3, each to 16 decimals (3 / 3 to 20), divided
+  -- by their number
+  select t.customers,
+         round(((t.score_sum - t.scores_1_mod_3 - 2 * t.scores_2_mod_3) / 3)::numeric
+               + t.scores_1_mod_3 * 0.3333333333333333 + t.scores_2_mod_3 * 0.6666666666666667,
+               case when t.scores_of_3 > 0 then 20 else 16 end) / nullif(t.customers, 0),
+         t.repeat_customers
+  from totals t;
+end
+$$;
+
+-- The period's order figures and, for a period longer than a week, its last 7 days' (`week_*`, the
+-- trend's current week).
 create or replace function private.health_order_figures(as_of timestamptz, days integer)
 returns table (
   orders bigint, completed bigint, cancelled bigint, due bigint, on_time bigint,
   revenue numeric, previous_revenue numeric, week_orders bigint, week_completed bigint
 )
-language plpgsql
+language sql
 stable
 set search_path = ''
-set work_mem = '64MB'
-set plan_cache_mode = 'force_custom_plan'
 as $$
-declare
-  window_start timestamptz := as_of - make_interval(days => days);
-  previous_start timestamptz := as_of - make_interval(days => 2 * days);
-  week_start timestamptz := as_of - interval '7 days';
-begin
-  return query
-  select
-    count(*) filter (where o.in_window),
-    count(*) filter (where o.in_window and o.completed_at < as_of),
-    count(*) filter (where o.in_window and o.is_cancelled),
-    count(*) filter (where o.in_window and o.promised_at < as_of and not o.is_cancelled),
-    count(*) filter (where o.in_window and o.promised_at < as_of and not o.is_cancelled
-                       and o.delivered_at <= o.promised_at),
-    coalesce(sum(o.total_amount) filter (where o.in_window and o.status <> 'refunded' and not o.is_cancelled), 0),
-    coalesce(sum(o.total_amount) filter (where not o.in_window and o.status <> 'refunded' and not o.is_cancelled), 0),
-    count(*) filter (where o.in_week),
-    count(*) filter (where o.in_week and o.completed_at < as_of)
-  from (
-    select o.ordered_at >= window_start as in_window, o.ordered_at >= week_start as in_week, coalesce(o.cancelled_at < as_of, false) as is_cancelled,
-           o.completed_at, o.promised_at, o.delivered_at, o.status, o.total_amount
-    from public.orders o
-    where o.ordered_at >= previous_start and o.ordered_at < as_of
-  ) o;
-end
+  select p.orders, p.completed, p.cancelled, p.due, p.on_time, p.revenue, p.previous_revenue,
+         case when days > 7 then w.orders else p.orders end, case when days > 7 then w.completed else p.completed end
+  from private.health_window_order_figures(as_of, days) p
+  left join lateral (select * from private.health_window_order_figures(as_of, 7) where days > 7) w on true
 $$;
 
--- RFM of the customers with a counted order in the window: recency from their last order before
--- `as_of`, frequency and spend over the 365 days before it. A year of member orders is the history's
--- running total at the day before `as_of`'s day minus the one at the day before the year's first day,
--- plus the members ordered on `as_of`'s day before `as_of`, minus those on the first day before the
--- year starts, plus the orders cancelled only after `as_of`. `week_*` are the figures of those with an
--- order in the window's last 7 days (the whole window when it is 7 days).
+-- The period's customer figures and, for a period longer than a week, its last 7 days' (`week_*`).
 create or replace function private.health_customer_figures(as_of timestamptz, days integer)
 returns table (
   customers bigint, average_rfm numeric, repeat_customers bigint, week_customers bigint, week_average_rfm numeric
 )
-language plpgsql
+language sql
 stable
 set search_path = ''
-set work_mem = '64MB'
-set plan_cache_mode = 'force_custom_plan'
 as $$
-declare
-  year_start timestamptz := as_of - interval '365 days';
-  week_start timestamptz := as_of - interval '7 days';
-  last_day date := (as_of at time zone 'UTC')::date;
-  first_day date := (year_start at time zone 'UTC')::date;
-begin
-  return query
-  with active as (
-    select o.customer_id, max(o.ordered_at) as last_ordered_at
-    from public.orders o
-    where o.ordered_at >= as_of - make_interval(days => days) and o.ordered_at < as_of
-      and o.status <> 'refunded' and not coalesce(o.cancelled_at < as_of, false)
-    group by o.customer_id
-  ),
-  corrections as (
-    select e.customer_id, sum(e.n) as n, sum(e.s) as s
-    from (
-      select o.customer_id,
-             case when o.ordered_at >= year_start then 1 else -1 end as n,
-             case when o.ordered_at >= year_start then o.total_amount else -o.total_amount end as s
-      from public.orders o
-      where o.status <> 'refunded' and o.cancelled_at is null
-        and ((o.ordered_at >= last_day::timestamp at time zone 'UTC' and o.ordered_at < as_of)
-          or (o.ordered_at >= first_day::timestamp at time zone 'UTC' and o.ordered_at < year_start))
-      union all
-      select o.customer_id, 1, o.total_amount
-      from public.orders o
-      where o.cancelled_at >= as_of and o.status <> 'refunded'
-        and o.ordered_at >= year_start and o.ordered_at < as_of
-    ) e
-    group by e.customer_id
-  ),
-  scored as (
-    select a.last_ordered_at >= week_start as in_week,
-           extract(epoch from as_of - a.last_ordered_at) / 86400 as recency_days,
-           (coalesce(h.cum_orders[width_bucket(last_day - 1, h.days)], 0)
-             - coalesce(h.cum_orders[width_bucket(first_day - 1, h.days)], 0) + coalesce(c.n, 0))::bigint as frequency,
-           coalesce(h.cum_spend[width_bucket(last_day - 1, h.days)], 0)
-             - coalesce(h.cum_spend[width_bucket(first_day - 1, h.days)], 0) + coalesce(c.s, 0) as spend
-    from active a
-    left join private.customer_order_history h on h.customer_id = a.customer_id
-    left join corrections c on c.customer_id = a.customer_id
-  )
-  select f.customers, f.average_rfm, f.repeat_customers,
-         case when days > 7 then f.week_customers else f.customers end,
-         case when days > 7 then f.week_average_rfm else f.average_rfm end
-  from (
-    select count(*) as customers,
-           private.health_average_rfm_score(array_agg(s.recency_days), array_agg(s.frequency), array_agg(s.spend))
-             as average_rfm,
-           count(*) filter (where s.frequency >= 2) as repeat_customers,
-           count(*) filter (where days > 7 and s.in_week) as week_customers,
-           private.health_average_rfm_score(array_agg(s.recency_days) filter (where days > 7 and s.in_week),
-                                            array_agg(s.frequency) filter (where days > 7 and s.in_week),
-                                            array_agg(s.spend) filter (where days > 7 and s.in_week)) as week_average_rfm
-    from scored s
-  ) f;
-end
+  select p.customers, p.average_rfm, p.repeat_customers,
+         case when days > 7 then w.customers else p.customers end,
+         case when days > 7 then w.average_rfm else p.average_rfm end
+  from private.health_window_customer_figures(as_of, days) p
+  left join lateral (select * from private.health_window_customer_figures(as_of, 7) where days > 7) w on true
 $$;
 
 -- Tickets opened in the window. Resolved means resolved before `as_of`; an unanswered ticket's response
@@ -2834,7 +4361,7 @@ begin
            extract(epoch from coalesce(case when t.first_response_at < as_of then t.first_response_at end, as_of)
                               - t.opened_at) / 3600 as response_hours
     from public.support_tickets t
-    where t.opened_at >= as_of - make_interval(days => days) and t.opened_at < as_of
+    where t.opened_at >= as_of - make_interval(hours => 24 * days) and t.opened_at < as_of
   )
   select count(*),
          count(*) filter (where is_resolved),
@@ -2865,11 +4392,15 @@ as $$
 $$;
 
 revoke execute on function
+  private.health_figures_before(integer, timestamptz), private.health_window_order_figures(timestamptz, integer),
+  private.health_window_customer_figures(timestamptz, integer),
   private.health_order_figures(timestamptz, integer), private.health_customer_figures(timestamptz, integer),
   private.health_ticket_figures(timestamptz, integer), private.health_system_figures(timestamptz)
 from public, anon, authenticated;
 
 grant execute on function
+  private.health_figures_before(integer, timestamptz), private.health_window_order_figures(timestamptz, integer),
+  private.health_window_customer_figures(timestamptz, integer),
   private.health_order_figures(timestamptz, integer), private.health_customer_figures(timestamptz, integer),
   private.health_ticket_figures(timestamptz, integer), private.health_system_figures(timestamptz)
 to service_role;
@@ -2896,7 +4427,7 @@ begin
     select distinct m.product_id
     from public.stock_movements m
     where m.operation = 'stock_out'
-      and m.created_at >= as_of - make_interval(days => days) and m.created_at < as_of
+      and m.created_at >= as_of - make_interval(hours => 24 * days) and m.created_at < as_of
   )
   select count(*),
          (count(*) filter (where a.current_stock > 0))::numeric / nullif(count(*), 0),
@@ -3138,11 +4669,11 @@ begin
     result := result || jsonb_build_object('trends', private.health_trend(
       private.health_percent_change(
         coalesce(c.week_average_rfm / 5 * 100, 0),
-        coalesce((select f.average_rfm / 5 * 100 from private.health_customer_figures(as_of - interval '7 days', 7) f), 0)),
+        coalesce((select f.average_rfm / 5 * 100 from private.health_customer_figures(as_of - interval '168 hours', 7) f), 0)),
       private.health_percent_change(
         coalesce(o.week_completed::numeric / nullif(o.week_orders, 0) * 100, 0),
         coalesce((select f.completed::numeric / nullif(f.orders, 0) * 100
-                  from private.health_order_figures(as_of - interval '7 days', 7) f), 0))));
+                  from private.health_order_figures(as_of - interval '168 hours', 7) f), 0))));
   end if;
 
   if include_insights then

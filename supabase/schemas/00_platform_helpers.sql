@@ -102,8 +102,8 @@ revoke execute on function private.raise_api_error(integer, text, text, jsonb) f
 
 grant execute on function private.raise_api_error(integer, text, text, jsonb) to authenticated, service_role;
 
--- Derived data kept by triggers (a day's revenue, a campaign's stretches of activity, a customer's order
--- history) is maintained by one statement-level function per source table, over its transition tables,
+-- Derived data kept by triggers (a day's revenue, a campaign's stretches of activity and attribution days,
+-- the health figures' changes) is maintained by one statement-level function per source table, over its transition tables,
 -- for every kind of write. They fire always, also with session_replication_role = replica (as the demo
 -- seed and a logical replica write): derived data must follow every write.
 create or replace function private.keep_derived_data(source regclass, trigger_prefix text, maintainer regproc)
