@@ -1,4 +1,5 @@
 /** The seven catalogue operations. Each reads or writes through one transaction as the caller. */
+import type { Tables } from '../_shared/database.types.ts';
 import type { Database, Tx } from '../_shared/db.ts';
 import { catalogueArea as area } from '../_shared/errors.ts';
 import type { Reply, RequestContext } from '../_shared/http.ts';
@@ -7,7 +8,7 @@ import { ATTRIBUTION_LAYERS, LAYER_INFO } from '../_shared/layers.ts';
 import { type CatalogueEntry, catalogueHealth } from './health.ts';
 import { type createBody, type listQuery, TYPE_CODE_PATTERN, type typeCodePath, type updateBody } from './schemas.ts';
 
-type Row = Record<string, unknown> & CatalogueEntry;
+type Row = Tables<'campaign_type_config'>;
 
 /**
  * One page of the catalogue and the total it is a page of, in the caller's transaction. Also the bench's

@@ -1,5 +1,6 @@
 /** The campaign operations. Each is one transaction as the caller; writes are one SQL function each. */
 import type { Caller } from '../_shared/auth.ts';
+import type { Tables } from '../_shared/database.types.ts';
 import type { Database, Tx } from '../_shared/db.ts';
 import { ApiError, campaignArea as area } from '../_shared/errors.ts';
 import { type Reply, type RequestContext, successWithJsonText } from '../_shared/http.ts';
@@ -31,10 +32,12 @@ const CAMPAIGN_FIELDS = [
   'attribution_weight',
   'created_at',
   'updated_at',
-];
+] as const;
 const LIST_FIELDS = ['id', 'name', 'status', 'start_date', 'end_date', 'budget', 'created_at'];
 
 type Row = Record<string, unknown>;
+/** A campaign as the API answers it: the generated row type, bookkeeping columns left out. */
+type Campaign = Pick<Tables<'campaigns'>, (typeof CAMPAIGN_FIELDS)[number]>;
 
 export function campaignHandlers(db: Database) {
   return {
@@ -93,7 +96,7 @@ export function campaignHandlers(db: Database) {
       const [created] = await db.asCaller(
         ctx.caller,
         area,
-        (tx) => tx<Row[]>`select ${tx(CAMPAIGN_FIELDS)} from public.create_campaign(${tx.json(campaign)})`,
+        (tx) => tx<Campaign[]>`select ${tx(CAMPAIGN_FIELDS)} from public.create_campaign(${tx.json(campaign)})`,
       );
       return { status: 201, body: { success: true, data: created } };
     },
@@ -103,7 +106,8 @@ export function campaignHandlers(db: Database) {
       const [campaign] = await db.asCaller(
         ctx.caller,
         area,
-        (tx) => tx<Row[]>`select ${tx(CAMPAIGN_FIELDS)} from public.campaigns where id = ${id} and deleted_at is null`,
+        (tx) =>
+          tx<Campaign[]>`select ${tx(CAMPAIGN_FIELDS)} from public.campaigns where id = ${id} and deleted_at is null`,
       );
       if (!campaign) throw notFound(id);
       return { body: { success: true, data: campaign } };
@@ -115,7 +119,7 @@ export function campaignHandlers(db: Database) {
       const [updated] = await db.asCaller(
         ctx.caller,
         area,
-        (tx) => tx<Row[]>`select ${tx(CAMPAIGN_FIELDS)} from public.update_campaign(${id}, ${tx.json(changes)})`,
+        (tx) => tx<Campaign[]>`select ${tx(CAMPAIGN_FIELDS)} from public.update_campaign(${id}, ${tx.json(changes)})`,
       );
       return { body: { success: true, data: updated } };
     },
@@ -211,7 +215,8 @@ export function campaignHandlers(db: Database) {
     const campaigns = await db.asCaller(
       caller,
       area,
-      (tx) => tx<Row[]>`select ${tx(CAMPAIGN_FIELDS)} from public.set_campaign_statuses(${ids}::uuid[], ${status})`,
+      (tx) =>
+        tx<Campaign[]>`select ${tx(CAMPAIGN_FIELDS)} from public.set_campaign_statuses(${ids}::uuid[], ${status})`,
     );
     return { body: { success: true, data: { updated_count: campaigns.length, campaigns } } };
   }
