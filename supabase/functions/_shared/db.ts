@@ -203,3 +203,22 @@ export function translateDatabaseError(error: unknown, area: Area): unknown {
   }
   return error;
 }
+
+/** The ILIKE pattern of a substring search: the text's own wildcards (`%`, `_`, `\`) are matched literally. */
+export function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+}
+
+/**
+ * A page of rows read with `count(*) over () as total_count`, without that column, and the total it is a
+ * page of. Past the last page the window count is gone with the rows, so `count` reads the total then.
+ */
+export async function pageOf<T>(
+  rows: Promise<(T & { total_count: number })[]>,
+  page: number,
+  count: () => Promise<{ count: number }[]>,
+): Promise<{ rows: T[]; totalCount: number }> {
+  const counted = await rows;
+  const totalCount = counted.length > 0 || page === 1 ? (counted[0]?.total_count ?? 0) : (await count())[0].count;
+  return { rows: counted.map(({ total_count: _, ...row }) => row as T), totalCount };
+}

@@ -69,10 +69,8 @@ export const catalogueArea: Area = {
   }),
 };
 
-/** Seed 02 and CONTRACT §2: `error` is a message, `code` beside it. */
-export const inventoryArea: Area = {
-  name: 'inventory',
-  codes: sharedCodes,
+/** The envelope of seed 02 and of seed 03 area B: `error` is a message, `code` and `details` beside it. */
+const messageAndCode: Pick<Area, 'errorBody' | 'errorSchema'> = {
   errorBody: (e) => ({ success: false, error: e.message, code: e.code, ...(e.details ? { details: e.details } : {}) }),
   errorSchema: z.object({
     success: z.literal(false),
@@ -80,6 +78,13 @@ export const inventoryArea: Area = {
     code: z.string(),
     details: details.optional(),
   }),
+};
+
+/** Seed 02 and CONTRACT §2: `error` is a message, `code` beside it. */
+export const inventoryArea: Area = {
+  name: 'inventory',
+  codes: sharedCodes,
+  ...messageAndCode,
 };
 
 /** Seed 03 area A: `error` is an object {code, message, details {field, value, constraint}}. */
@@ -100,11 +105,5 @@ export const campaignArea: Area = {
 export const healthArea: Area = {
   name: 'business-health-analytics',
   codes: { ...sharedCodes, forbidden: 'PERMISSION_DENIED', validation: 'INVALID_PARAMETER', database: 'DB_ERROR' },
-  errorBody: (e) => ({ success: false, error: e.message, code: e.code, ...(e.details ? { details: e.details } : {}) }),
-  errorSchema: z.object({
-    success: z.literal(false),
-    error: z.string(),
-    code: z.string(),
-    details: details.optional(),
-  }),
+  ...messageAndCode,
 };

@@ -70,6 +70,22 @@ export function successWithJsonText(data: string): Reply {
   return { body: new JsonText(`{"success":true,"data":${data}}`) };
 }
 
+/** A page of a list as seeds 01 and 02 answer it: the rows, how many, and where the page stands. */
+export function pageReply<T>(
+  { rows, totalCount }: { rows: T[]; totalCount: number },
+  page: number,
+  perPage: number,
+): Reply {
+  return {
+    body: {
+      success: true,
+      data: rows,
+      count: rows.length,
+      pagination: { page, per_page: perPage, total_count: totalCount, total_pages: Math.ceil(totalCount / perPage) },
+    },
+  };
+}
+
 export interface RouteOptions extends RouteDoc {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Relative to the function, e.g. `/:type_code/validate`. */

@@ -1,8 +1,8 @@
 /** The seven catalogue operations. Each reads or writes through one transaction as the caller. */
 import type { Tables } from '../_shared/database.types.ts';
-import type { Database, Tx } from '../_shared/db.ts';
+import { type Database, pageOf, type Tx } from '../_shared/db.ts';
 import { catalogueArea as area } from '../_shared/errors.ts';
-import type { Reply, RequestContext } from '../_shared/http.ts';
+import { pageReply, type Reply, type RequestContext } from '../_shared/http.ts';
 import type { z } from 'zod';
 import { ATTRIBUTION_LAYERS, LAYER_INFO } from '../_shared/layers.ts';
 import { type CatalogueEntry, catalogueHealth } from './health.ts';
@@ -21,16 +21,16 @@ export async function cataloguePage(tx: Tx, query: z.output<typeof listQuery>) {
   const order = query.sort_by
     ? tx`${tx(query.sort_by)} ${query.sort_order === 'desc' ? tx`desc` : tx`asc`}, type_code`
     : tx`attribution_layer, default_priority desc, type_code`;
-  const rows = await tx<(Row & { total_count: number })[]>`
-    select *, count(*) over () as total_count
-    from public.campaign_type_config
-    where ${where}
-    order by ${order}
-    limit ${perPage} offset ${(page - 1) * perPage}`;
-  // Past the last page the window count is gone with the rows.
-  if (rows.length > 0 || page === 1) return { rows, totalCount: rows[0]?.total_count ?? 0 };
-  const [{ count }] = await tx<{ count: number }[]>`select count(*) from public.campaign_type_config where ${where}`;
-  return { rows, totalCount: count };
+  return await pageOf(
+    tx<(Row & { total_count: number })[]>`
+      select *, count(*) over () as total_count
+      from public.campaign_type_config
+      where ${where}
+      order by ${order}
+      limit ${perPage} offset ${(page - 1) * perPage}`,
+    page,
+    () => tx<{ count: number }[]>`select count(*) from public.campaign_type_config where ${where}`,
+  );
 }
 
 export function catalogueHandlers(db: Database) {
@@ -39,21 +39,8 @@ export function catalogueHandlers(db: Database) {
       const query = ctx.input.query;
       const page = query.page ?? 1;
       const perPage = query.per_page ?? 50;
-      const { rows, totalCount } = await db.asCaller(ctx.caller, area, (tx) => cataloguePage(tx, query));
-      const data = rows.map(({ total_count: _, ...row }) => row);
-      return {
-        body: {
-          success: true,
-          data,
-          count: data.length,
-          pagination: {
-            page,
-            per_page: perPage,
-            total_count: totalCount,
-            total_pages: Math.ceil(totalCount / perPage),
-          },
-        },
-      };
+      const result = await db.asCaller(ctx.caller, area, (tx) => cataloguePage(tx, query));
+      return pageReply(result, page, perPage);
     },
 
     async groups(ctx: RequestContext): Promise<Reply> {

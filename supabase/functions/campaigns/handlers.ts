@@ -1,7 +1,7 @@
 /** The campaign operations. Each is one transaction as the caller; writes are one SQL function each. */
 import type { Caller } from '../_shared/auth.ts';
 import type { Tables } from '../_shared/database.types.ts';
-import type { Database, Tx } from '../_shared/db.ts';
+import { containsPattern, type Database, pageOf, type Tx } from '../_shared/db.ts';
 import { ApiError, campaignArea as area } from '../_shared/errors.ts';
 import { type Reply, type RequestContext, successWithJsonText } from '../_shared/http.ts';
 import type {
@@ -52,9 +52,8 @@ export function campaignHandlers(db: Database) {
       }
       const page = query.page ?? 1;
       const limit = query.limit ?? 20;
-      // ILIKE's own wildcards in the search text are matched literally.
-      const pattern = query.search === undefined ? undefined : `%${query.search.replace(/[\\%_]/g, '\\$&')}%`;
-      const { rows, totalCount } = await db.asCaller(ctx.caller, area, async (tx) => {
+      const pattern = query.search === undefined ? undefined : containsPattern(query.search);
+      const { rows, totalCount } = await db.asCaller(ctx.caller, area, (tx) => {
         const where = tx`deleted_at is null
           and ${query.status ? tx`status = ${query.status}` : tx`true`}
           and ${pattern ? tx`id in (select private.matching_campaign_ids(${pattern}))` : tx`true`}
@@ -64,22 +63,22 @@ export function campaignHandlers(db: Database) {
                  && daterange(${query.start_date ?? null}::date, ${query.end_date ?? null}::date, '[]')`
             : tx`true`
         }`;
-        const rows = await tx<(Row & { total_count: number })[]>`
-          select ${tx(LIST_FIELDS)}, count(*) over () as total_count
-          from public.campaigns
-          where ${where}
-          order by created_at desc, id desc
-          limit ${limit} offset ${(page - 1) * limit}`;
-        // Past the last page the window count is gone with the rows.
-        if (rows.length > 0 || page === 1) return { rows, totalCount: rows[0]?.total_count ?? 0 };
-        const [{ count }] = await tx<{ count: number }[]>`select count(*) from public.campaigns where ${where}`;
-        return { rows, totalCount: count };
+        return pageOf(
+          tx<(Row & { total_count: number })[]>`
+            select ${tx(LIST_FIELDS)}, count(*) over () as total_count
+            from public.campaigns
+            where ${where}
+            order by created_at desc, id desc
+            limit ${limit} offset ${(page - 1) * limit}`,
+          page,
+          () => tx<{ count: number }[]>`select count(*) from public.campaigns where ${where}`,
+        );
       });
       return {
         body: {
           success: true,
           data: {
-            campaigns: rows.map(({ total_count: _, ...row }) => row),
+            campaigns: rows,
             pagination: {
               current_page: page,
               total_pages: Math.ceil(totalCount / limit),

@@ -4,9 +4,9 @@
  * call to its SQL function, which checks the caller and does the whole change in one transaction.
  */
 import type { Tables } from '../_shared/database.types.ts';
-import type { Database, Tx } from '../_shared/db.ts';
+import { containsPattern, type Database, pageOf, type Tx } from '../_shared/db.ts';
 import { ApiError, inventoryArea as area } from '../_shared/errors.ts';
-import type { Reply, RequestContext } from '../_shared/http.ts';
+import { pageReply, type Reply, type RequestContext } from '../_shared/http.ts';
 import type { createBody, listQuery, movementsQuery, productPath, stockInsQuery, updateBody } from './schemas.ts';
 
 type Product = Tables<'product_stock'>;
@@ -30,7 +30,7 @@ export function productHandlers(db: Database) {
       const query = ctx.input.query;
       const { page, perPage } = paging(query);
       const result = await db.asCaller(ctx.caller, area, (tx) => {
-        const search = query.search ? `%${query.search.replace(/[\\%_]/g, '\\$&')}%` : undefined;
+        const search = query.search ? containsPattern(query.search) : undefined;
         const where = tx`
           ${query.include_deleted ? tx`true` : tx`deleted_at is null`}
           and ${search === undefined ? tx`true` : tx`(sku ilike ${search} or name ilike ${search})`}
@@ -50,7 +50,7 @@ export function productHandlers(db: Database) {
           () => tx<{ count: number }[]>`select count(*) from public.product_stock where ${where}`,
         );
       });
-      return { body: listed(result, page, perPage) };
+      return pageReply(result, page, perPage);
     },
 
     async read(ctx: RequestContext<{ params: typeof productPath }>): Promise<Reply> {
@@ -90,7 +90,7 @@ export function productHandlers(db: Database) {
           () => tx<{ count: number }[]>`select count(*) from public.stock_movements where ${where}`,
         );
       });
-      return { body: listed(result, page, perPage) };
+      return pageReply(result, page, perPage);
     },
 
     async stockIns(ctx: RequestContext<{ params: typeof productPath; query: typeof stockInsQuery }>): Promise<Reply> {
@@ -111,7 +111,7 @@ export function productHandlers(db: Database) {
           () => tx<{ count: number }[]>`select count(*) from public.stock_in_history where product_id = ${id}`,
         );
       });
-      return { body: listed(result, page, perPage) };
+      return pageReply(result, page, perPage);
     },
 
     async create(ctx: RequestContext<{ body: typeof createBody }>): Promise<Reply> {
@@ -160,24 +160,4 @@ async function visibleProduct(tx: Tx, id: string): Promise<Product> {
 
 function paging(query: { page?: number; per_page?: number }) {
   return { page: query.page ?? 1, perPage: query.per_page ?? DEFAULT_PER_PAGE };
-}
-
-/** A page and the total it belongs to; past the last page the window count is gone with the rows. */
-async function pageOf<T>(
-  rows: Promise<Counted<T>[]>,
-  page: number,
-  count: () => Promise<{ count: number }[]>,
-): Promise<{ rows: T[]; totalCount: number }> {
-  const counted = await rows;
-  const totalCount = counted.length > 0 || page === 1 ? (counted[0]?.total_count ?? 0) : (await count())[0].count;
-  return { rows: counted.map(({ total_count: _, ...row }) => row as T), totalCount };
-}
-
-function listed<T>({ rows, totalCount }: { rows: T[]; totalCount: number }, page: number, perPage: number) {
-  return {
-    success: true,
-    data: rows,
-    count: rows.length,
-    pagination: { page, per_page: perPage, total_count: totalCount, total_pages: Math.ceil(totalCount / perPage) },
-  };
 }

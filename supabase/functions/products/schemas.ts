@@ -6,7 +6,6 @@
 import { z } from 'zod';
 import { patchBody, queryBoolean, queryInteger, uuid } from '../_shared/validation.ts';
 
-export const DEFAULT_REORDER_LEVEL = 10;
 export const MAX_REORDER_LEVEL = 1_000_000_000;
 
 /** `/:id` and the routes below it. */
