@@ -877,8 +877,7 @@ begin
   where p.id = lock_product.product_id and p.deleted_at is null
   for update;
   if not found then
-    perform private.raise_api_error(404, 'PRODUCT_NOT_FOUND', format('Product %s does not exist', product_id),
-      jsonb_build_object('product_id', product_id));
+    perform private.product_not_found(product_id);
   end if;
   return product;
 end
@@ -2496,25 +2495,6 @@ begin
 end
 $$;
 
--- Every stored day again, from nothing: what a migration that creates the table, or a truncate, needs.
-create or replace function private.rebuild_campaign_attribution_days()
-returns void
-language plpgsql
-volatile
-set search_path = ''
-as $$
-begin
-  lock table private.campaign_attribution_months in exclusive mode;
-  delete from private.campaign_attribution_days;
-  insert into private.campaign_attribution_days (attribution_date, campaign_id, total_active_campaigns, units,
-    precedence_rank, answer_rank, attribution_layer, raw_weight, normalized_weight, attribution_strength, entry)
-  select s.attribution_date, s.campaign_id, s.total_active_campaigns, s.units, s.precedence_rank, s.answer_rank,
-         s.attribution_layer, s.raw_weight, s.normalized_weight, s.attribution_strength, s.entry
-  from private.campaign_attribution_shares('-infinity', 'infinity') s
-  order by s.attribution_date, s.campaign_id;
-end
-$$;
-
 -- Statement-level, over the transition tables: the stretches of the campaigns whose history changed,
 -- then the days on which one of them counted before or counts now, but not both (a move changes whether
 -- a campaign counts on a day, never its weight). Security definer because history writers have no rights
@@ -2644,8 +2624,6 @@ alter table private.campaign_attribution_pending enable always trigger campaign_
 revoke execute on function private.campaign_days_to_recompute(uuid[], boolean) from public, anon, authenticated;
 
 revoke execute on function private.recompute_campaign_attribution_days(datemultirange) from public, anon, authenticated;
-
-revoke execute on function private.rebuild_campaign_attribution_days() from public, anon, authenticated;
 
 revoke execute on function private.campaigns_maintain_attribution() from public, anon, authenticated;
 

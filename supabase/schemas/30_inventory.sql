@@ -412,8 +412,7 @@ begin
   where p.id = lock_product.product_id and p.deleted_at is null
   for update;
   if not found then
-    perform private.raise_api_error(404, 'PRODUCT_NOT_FOUND', format('Product %s does not exist', product_id),
-      jsonb_build_object('product_id', product_id));
+    perform private.product_not_found(product_id);
   end if;
   return product;
 end
