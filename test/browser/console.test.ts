@@ -11,12 +11,12 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import postgres from 'postgres';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, launchChromium, measureFirstLoad, measureScreens, SCREENS, signIn, waitForScreen } from '../../console/measure.mjs';
 import { freePort, prepareDatabase, ROOT, startFunctions } from '../../scripts/lib/stack.mjs';
 import { seedDemo } from '../../scripts/seed-demo.mjs';
+import { scratchDatabase } from '../support/client.ts';
 
 const hasChromium = existsSync(CHROMIUM);
 const SHOTS = path.join(ROOT, 'test-output', 'screenshots');
@@ -57,8 +57,7 @@ async function axeViolations(page: Page) {
 describe.skipIf(!hasChromium)(
   `the store console in Chromium${hasChromium ? '' : ` — SKIPPED: no Chromium at ${CHROMIUM} (apt-get install -y chromium)`}`,
   () => {
-    const name = `console_${process.pid}_${Date.now()}`;
-    const admin = postgres(inject('dbUrl'), { max: 1, onnotice: () => {} });
+    const scratch = scratchDatabase('console');
     let functions: { url: string; stop: () => Promise<void> };
     let browser: Browser;
     let context: BrowserContext;
@@ -68,8 +67,8 @@ describe.skipIf(!hasChromium)(
 
     beforeAll(async () => {
       await mkdir(SHOTS, { recursive: true });
-      const url = Object.assign(new URL(inject('dbUrl')), { pathname: `/${name}` }).toString();
-      await admin.unsafe(`create database ${name}`);
+      const url = scratch.url;
+      await scratch.create();
       await prepareDatabase(url);
       await seedDemo(url, { orders: 1500, seed: 3, customers: 200, tickets: 80, products: 12, asOf: today }, { quiet: true });
       functions = await startFunctions({ dbUrl: url, port: await freePort(), env: { DB_POOL_SIZE: '5' } });
@@ -83,8 +82,6 @@ describe.skipIf(!hasChromium)(
     afterAll(async () => {
       await browser?.close();
       await functions?.stop();
-      await admin.unsafe(`drop database if exists ${name} with (force)`);
-      await admin.end({ timeout: 5 });
       if (Object.keys(metrics).length) {
         await mkdir(path.join(ROOT, 'test-output'), { recursive: true });
         await writeFile(path.join(ROOT, 'test-output', 'console-metrics.json'), JSON.stringify(metrics, null, 2));

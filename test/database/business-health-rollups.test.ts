@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedDemo } from '../../scripts/seed-demo.mjs';
 import { applySchemaFiles } from '../../scripts/lib/schema-files.mjs';
 import { ROOT } from '../../scripts/lib/stack.mjs';
-import { dbUrl } from '../support/client.ts';
+import { scratchDatabase } from '../support/client.ts';
 
 /** The computation before the rollups, created in schema `old_health` of this file's database. */
 const OLD_COMPUTATION = `
@@ -223,15 +223,14 @@ $$;
 
 `;
 
-const name = `health_rollups_${process.pid}_${Date.now()}`;
-const admin = postgres(dbUrl, { max: 1, onnotice: () => {} });
-const url = Object.assign(new URL(dbUrl), { pathname: `/${name}` }).toString();
+const scratch = scratchDatabase('health_rollups');
+const url = scratch.url;
 /** The demo store's "today": orders run over the year before it. */
 const AS_OF = '2026-03-01';
 let sql: postgres.Sql;
 
 beforeAll(async () => {
-  await admin.unsafe(`create database ${name}`);
+  await scratch.create();
   sql = postgres(url, { max: 4, onnotice: () => {} });
   await sql.unsafe(await readFile(path.join(ROOT, 'supabase/bootstrap/platform.sql'), 'utf8'));
   await applySchemaFiles(url);
@@ -241,8 +240,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await sql?.end();
-  await admin.unsafe(`drop database if exists ${name} with (force)`);
-  await admin.end();
 });
 
 /** Moments around the store's data: inside hours, on hour boundaries, a microsecond off them, before and after it. */

@@ -9,16 +9,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOGUES, readSchema, schemaDifferences } from '../../scripts/lib/schema-catalogue.mjs';
 import { applySchemaFiles, SCHEMAS_DIR, schemaFiles } from '../../scripts/lib/schema-files.mjs';
 import { prepareDatabase, ROOT } from '../../scripts/lib/stack.mjs';
-import { dbUrl } from '../support/client.ts';
+import { scratchDatabase } from '../support/client.ts';
 
-const suffix = `${process.pid}_${Date.now()}`;
-const names = { fromSchemas: `drift_schemas_${suffix}`, fromMigrations: `drift_migrations_${suffix}` };
-const admin = postgres(dbUrl, { max: 1, onnotice: () => {} });
-const urlOf = (name: string) => Object.assign(new URL(dbUrl), { pathname: `/${name}` }).toString();
+const databases = { fromSchemas: scratchDatabase('drift_schemas'), fromMigrations: scratchDatabase('drift_migrations') };
 
-async function bootstrapped(name: string) {
-  await admin.unsafe(`create database ${name}`);
-  const sql = postgres(urlOf(name), { max: 1, onnotice: () => {} });
+async function bootstrapped(database: ReturnType<typeof scratchDatabase>) {
+  await database.create();
+  const sql = postgres(database.url, { max: 1, onnotice: () => {} });
   await sql.unsafe(await readFile(path.join(ROOT, 'supabase/bootstrap/platform.sql'), 'utf8'));
   return sql;
 }
@@ -27,17 +24,18 @@ let fromSchemas: postgres.Sql;
 let fromMigrations: postgres.Sql;
 
 beforeAll(async () => {
-  [fromSchemas, fromMigrations] = await Promise.all([bootstrapped(names.fromSchemas), bootstrapped(names.fromMigrations)]);
+  [fromSchemas, fromMigrations] = await Promise.all([
+    bootstrapped(databases.fromSchemas),
+    bootstrapped(databases.fromMigrations),
+  ]);
   await Promise.all([
-    applySchemaFiles(urlOf(names.fromSchemas)),
-    prepareDatabase(urlOf(names.fromMigrations), { seed: false }),
+    applySchemaFiles(databases.fromSchemas.url),
+    prepareDatabase(databases.fromMigrations.url, { seed: false }),
   ]);
 }, 120_000);
 
 afterAll(async () => {
   await Promise.all([fromSchemas?.end(), fromMigrations?.end()]);
-  for (const name of Object.values(names)) await admin.unsafe(`drop database if exists ${name} with (force)`);
-  await admin.end();
 });
 
 describe('the schema files and the migrations', () => {

@@ -3,22 +3,16 @@
  * `npm start` with a raw Supabase CLI error: one line says what to do.
  */
 import postgres from 'postgres';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MigrationHistoryError, prepareDatabase } from '../../scripts/lib/stack.mjs';
-import { dbUrl } from '../support/client.ts';
+import { scratchDatabase } from '../support/client.ts';
 
-const name = `old_history_${process.pid}_${Date.now()}`;
-const admin = postgres(dbUrl, { max: 1, onnotice: () => {} });
-const url = Object.assign(new URL(dbUrl), { pathname: `/${name}` }).toString();
-
-afterAll(async () => {
-  await admin.unsafe(`drop database if exists ${name} with (force)`);
-  await admin.end();
-});
+const scratch = scratchDatabase('old_history');
+const url = scratch.url;
 
 describe('a database built by migrations this checkout no longer has', () => {
   it('is refused with one line naming npm run db:reset', async () => {
-    await admin.unsafe(`create database ${name}`);
+    await scratch.create();
     const old = postgres(url, { max: 1, onnotice: () => {} });
     await old.unsafe(`
       create schema supabase_migrations;

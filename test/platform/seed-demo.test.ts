@@ -8,23 +8,20 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareDatabase } from '../../scripts/lib/stack.mjs';
 import { seedDemo } from '../../scripts/seed-demo.mjs';
-import { dbUrl } from '../support/client.ts';
+import { scratchDatabase } from '../support/client.ts';
 
-const name = `health_demo_${process.pid}_${Date.now()}`;
-const url = Object.assign(new URL(dbUrl), { pathname: `/${name}` }).toString();
-const admin = postgres(dbUrl, { max: 1, onnotice: () => {} });
+const scratch = scratchDatabase('health_demo');
+const url = scratch.url;
 let sql: postgres.Sql;
 
 beforeAll(async () => {
-  await admin.unsafe(`create database ${name}`);
+  await scratch.create();
   await prepareDatabase(url, { seed: false });
   sql = postgres(url, { max: 2, onnotice: () => {}, types: { numeric: { to: 1700, from: [1700], serialize: String, parse: Number } } as never });
 });
 
 afterAll(async () => {
   await sql?.end({ timeout: 5 });
-  await admin.unsafe(`drop database if exists ${name} with (force)`);
-  await admin.end({ timeout: 5 });
 });
 
 const options = { orders: 400, seed: 7, customers: 60, tickets: 40, products: 25, asOf: '2026-06-01' };

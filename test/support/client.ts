@@ -133,3 +133,18 @@ export async function createCustomer(db: postgres.Sql | postgres.TransactionSql,
 export function unique(prefix: string) {
   return `${prefix}_${randomUUID().replaceAll('-', '').slice(0, 10)}`;
 }
+
+/**
+ * A database of its own on the suite's server (`<prefix>_<pid>_<time>`), for a test whose data must not
+ * reach the shared one: `create()` makes it, and it is dropped after the file's (or the describe's) tests.
+ */
+export function scratchDatabase(prefix: string) {
+  const name = `${prefix}_${process.pid}_${Date.now()}`;
+  const url = Object.assign(new URL(dbUrl), { pathname: `/${name}` }).toString();
+  const admin = postgres(dbUrl, { max: 1, onnotice: () => {} });
+  afterAll(async () => {
+    await admin.unsafe(`drop database if exists ${name} with (force)`);
+    await admin.end({ timeout: 5 });
+  });
+  return { name, url, create: () => admin.unsafe(`create database ${name}`) };
+}
