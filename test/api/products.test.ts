@@ -3,7 +3,7 @@
 // the function's OpenAPI document by call(). Products are scoped by a unique token in their names, since
 // other files add products to the same database at the same time.
 import { describe, expect, it } from 'vitest';
-import { call, createUser, database, tokens, unique } from '../support/client.ts';
+import { asRole, call, createUser, database, tokens, unique } from '../support/client.ts';
 import { createProduct, stockFigures, stockIn } from '../support/inventory.ts';
 
 const sql = database();
@@ -227,6 +227,23 @@ describe('GET /products/:id/movements and /stock-ins', () => {
     expect(paged.body.pagination).toEqual({ page: 2, per_page: 1, total_count: 3, total_pages: 3 });
     const outs = await call(`products/${id}/movements?operation=stock_out`);
     expect(outs.body.data.map((m: { id: number }) => m.id)).toEqual([out.id]);
+  });
+
+  it("the ledger names its operator by email to an administrator and to the operator, never to another user", async () => {
+    const { id } = await product(unique('operator'));
+    const operator = await createUser(sql);
+    expect((await stock('stock-in', { product_id: id, quantity: 4 }, operator.token)).status).toBe(201);
+    expect((await stock('stock-in', { product_id: id, quantity: 1 }, tokens.service)).status).toBe(201);
+    const email = `${operator.id}@example.com`;
+    const emails = (res: { body: { data: { operator_email: string | null }[] } }) =>
+      res.body.data.map((row) => row.operator_email);
+    expect(emails(await call(`products/${id}/movements`))).toEqual([null, email]);
+    expect(emails(await call(`products/${id}/stock-ins`))).toEqual([null, email]);
+    expect(emails(await call(`products/${id}/movements`, { token: operator.token }))).toEqual([email]);
+    const other = await createUser(sql);
+    const { result } = await asRole(sql, { role: 'authenticated', sub: other.id }, (tx) =>
+      tx`select private.operator_email(${operator.id}::uuid) as email`);
+    expect(result).toEqual([{ email: null }]);
   });
 
   it('the stock-in history comes newest recorded first, paged, with its lot, source and operator', async () => {

@@ -18,8 +18,10 @@ type Lot =
   & {
     inventory_id: string;
   };
-type Movement = Omit<Tables<'stock_movements'>, 'product_id' | 'inventory_record_id'> & { inventory_id: string };
-type StockIn = Omit<Tables<'stock_in_history'>, 'product_id' | 'inventory_record_id'> & { inventory_id: string };
+/** A ledger row's operator by email: for admins, and for the operator's own rows (null otherwise). */
+type Operated = { inventory_id: string; operator_email: string | null };
+type Movement = Omit<Tables<'stock_movements'>, 'product_id' | 'inventory_record_id'> & Operated;
+type StockIn = Omit<Tables<'stock_in_history'>, 'product_id' | 'inventory_record_id'> & Operated;
 type Counted<T> = T & { total_count: number };
 
 const DEFAULT_PER_PAGE = 50;
@@ -81,7 +83,8 @@ export function productHandlers(db: Database) {
           tx<Counted<Movement>[]>`
             select id, operation_id, operation, inventory_record_id as inventory_id, delta, stock_before, stock_after,
                    record_available_before, record_available_after, source, reason, reason_note, reference,
-                   operator_id, operator_role, created_at, count(*) over () as total_count
+                   operator_id, private.operator_email(operator_id) as operator_email, operator_role, created_at,
+                   count(*) over () as total_count
             from public.stock_movements
             where ${where}
             order by id desc
@@ -102,7 +105,7 @@ export function productHandlers(db: Database) {
         return pageOf(
           tx<Counted<StockIn>[]>`
             select id, inventory_record_id as inventory_id, quantity, source, note, received_at, operator_id,
-                   operator_role, created_at, count(*) over () as total_count
+                   private.operator_email(operator_id) as operator_email, operator_role, created_at, count(*) over () as total_count
             from public.stock_in_history
             where product_id = ${id}
             order by created_at desc, id desc

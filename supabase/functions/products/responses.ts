@@ -6,6 +6,8 @@ import { MOVEMENT_OPERATIONS } from './schemas.ts';
 const id = z.guid();
 const count = z.number().int();
 const operatorRole = z.enum(['authenticated', 'service_role']);
+/** Shown to admins, and to the operator on their own rows; null for the service key and to anyone else. */
+const operatorEmail = z.string().nullable();
 
 /** A row of public.product_stock: the product with its stock and whether it is low. */
 export const product = z.object({
@@ -64,6 +66,7 @@ export const movement = z.object({
   reason_note: z.string().nullable(),
   reference: z.string().nullable(),
   operator_id: id.nullable(),
+  operator_email: operatorEmail,
   operator_role: operatorRole,
   created_at: timestamp,
 });
@@ -78,6 +81,7 @@ export const stockInRecord = z.object({
   note: z.string().nullable(),
   received_at: timestamp,
   operator_id: id.nullable(),
+  operator_email: operatorEmail,
   operator_role: operatorRole,
   created_at: timestamp,
 });
