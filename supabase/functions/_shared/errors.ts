@@ -101,6 +101,13 @@ export const campaignArea: Area = {
   }),
 };
 
+/** The orders behind business health's figures: seed 03 area B's envelope and shared codes. */
+export const orderArea: Area = {
+  name: 'orders',
+  codes: sharedCodes,
+  ...messageAndCode,
+};
+
 /** Seed 03 area B: `error` is a message, `code` and `details` beside it; database failures are DB_ERROR. */
 export const healthArea: Area = {
   name: 'business-health-analytics',

@@ -21,3 +21,15 @@ export function success<T extends z.ZodType>(data: T) {
 
 /** `{ success: true, message }`, for a change with nothing more to say. */
 export const done = z.object({ success: z.literal(true), message: z.string() });
+
+const count = z.number().int();
+
+/** A page of rows as seeds 01 and 02 list them (`pageReply`): the rows, how many, and where the page stands. */
+export function listPage<T extends z.ZodType>(row: T) {
+  return z.object({
+    success: z.literal(true),
+    data: z.array(row),
+    count,
+    pagination: z.object({ page: count, per_page: count, total_count: count, total_pages: count }),
+  });
+}

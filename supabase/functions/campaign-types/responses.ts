@@ -1,7 +1,7 @@
 /** What the catalogue answers (seed 01), for the OpenAPI document. */
 import { z } from 'zod';
 import { ATTRIBUTION_LAYERS } from '../_shared/layers.ts';
-import { success, timestamp } from '../_shared/responses.ts';
+import { listPage, success, timestamp } from '../_shared/responses.ts';
 
 export const campaignType = z.object({
   type_code: z.string(),
@@ -18,17 +18,7 @@ export const campaignType = z.object({
   updated_at: timestamp,
 });
 
-export const listResponse = z.object({
-  success: z.literal(true),
-  data: z.array(campaignType),
-  count: z.number().int(),
-  pagination: z.object({
-    page: z.number().int(),
-    per_page: z.number().int(),
-    total_count: z.number().int(),
-    total_pages: z.number().int(),
-  }),
-});
+export const listResponse = listPage(campaignType);
 
 const group = z.object({
   layer: z.enum(ATTRIBUTION_LAYERS),

@@ -1,6 +1,6 @@
 /** What the products endpoints answer, for the OpenAPI document. */
 import { z } from 'zod';
-import { success, timestamp } from '../_shared/responses.ts';
+import { listPage, success, timestamp } from '../_shared/responses.ts';
 import { MOVEMENT_OPERATIONS } from './schemas.ts';
 
 const id = z.guid();
@@ -23,19 +23,7 @@ export const product = z.object({
   updated_at: timestamp,
 });
 
-const pagination = z.object({
-  page: count,
-  per_page: count,
-  total_count: count,
-  total_pages: count,
-});
-
-/** A page of rows, as the catalogue lists them. */
-function page<T extends z.ZodType>(row: T) {
-  return z.object({ success: z.literal(true), data: z.array(row), count, pagination });
-}
-
-export const listResponse = page(product);
+export const listResponse = listPage(product);
 
 export const lot = z.object({
   inventory_id: id,
@@ -71,7 +59,7 @@ export const movement = z.object({
   created_at: timestamp,
 });
 
-export const movementsResponse = page(movement);
+export const movementsResponse = listPage(movement);
 
 export const stockInRecord = z.object({
   id,
@@ -86,4 +74,4 @@ export const stockInRecord = z.object({
   created_at: timestamp,
 });
 
-export const stockInsResponse = page(stockInRecord);
+export const stockInsResponse = listPage(stockInRecord);

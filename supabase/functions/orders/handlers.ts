@@ -1,0 +1,71 @@
+/**
+ * The orders list. It reads as the caller, so RLS decides what each one sees (administrators: every order;
+ * a signed-in customer: their own), and its summary counts the orders the way business health does, so a
+ * health figure and the list behind it agree for the same window and moment.
+ */
+import type { z } from 'zod';
+import type { Tables } from '../_shared/database.types.ts';
+import { type Database, pageOf } from '../_shared/db.ts';
+import { orderArea as area } from '../_shared/errors.ts';
+import { pageReply, type Reply, type RequestContext } from '../_shared/http.ts';
+import type { summary } from './responses.ts';
+import type { listQuery } from './schemas.ts';
+
+type Order = Tables<'orders'> & { customer_name: string | null; customer_email: string | null };
+type Summary = z.infer<typeof summary>;
+
+const DEFAULT_PER_PAGE = 50;
+
+export function orderHandlers(db: Database) {
+  return {
+    async list(ctx: RequestContext<{ query: typeof listQuery }>): Promise<Reply> {
+      const query = ctx.input.query;
+      const page = query.page ?? 1;
+      const perPage = query.per_page ?? DEFAULT_PER_PAGE;
+      const asOf = query.as_of ?? new Date().toISOString();
+      const { result, totals } = await db.asCaller(ctx.caller, area, async (tx) => {
+        const where = tx`
+          ${query.ordered_from === undefined ? tx`true` : tx`o.ordered_at >= ${query.ordered_from}::timestamptz`}
+          and ${query.ordered_before === undefined ? tx`true` : tx`o.ordered_at < ${query.ordered_before}::timestamptz`}
+          and ${query.status === undefined ? tx`true` : tx`o.status = ${query.status}`}
+          and ${query.customer_id === undefined ? tx`true` : tx`o.customer_id = ${query.customer_id}::uuid`}`;
+        const direction = query.sort_order === 'asc' ? tx`asc` : tx`desc`;
+        const result = await pageOf(
+          tx<(Order & { total_count: number })[]>`
+            select o.*, c.name as customer_name, c.email as customer_email, count(*) over () as total_count
+            from public.orders o
+            left join public.customers c on c.id = o.customer_id
+            where ${where}
+            order by ${tx(query.sort_by ?? 'ordered_at')} ${direction}, o.id ${direction}
+            limit ${perPage} offset ${(page - 1) * perPage}`,
+          page,
+          () => tx<{ count: number }[]>`select count(*) from public.orders o where ${where}`,
+        );
+        // Counted, completed and cancelled as business health reads them at `as_of` (docs/business-health.md).
+        const [totals] = await tx<Omit<Summary, 'as_of' | 'average_order_value'>[]>`
+          select count(*) as orders,
+                 count(*) filter (where counted) as counted_orders,
+                 coalesce(sum(o.total_amount) filter (where counted), 0) as revenue,
+                 count(*) filter (where o.completed_at < ${asOf}::timestamptz) as completed,
+                 count(*) filter (where o.cancelled_at < ${asOf}::timestamptz) as cancelled,
+                 count(distinct o.customer_id) as customers
+          from public.orders o,
+               lateral (select o.status <> 'refunded'
+                               and (o.cancelled_at is null or o.cancelled_at >= ${asOf}::timestamptz) as counted) k
+          where ${where}`;
+        return { result, totals };
+      });
+      const reply = pageReply(result, page, perPage);
+      const averageOrderValue = totals.counted_orders > 0
+        ? Math.round((totals.revenue / totals.counted_orders) * 100) / 100
+        : null;
+      return {
+        ...reply,
+        body: {
+          ...(reply.body as Record<string, unknown>),
+          summary: { as_of: new Date(asOf).toISOString(), ...totals, average_order_value: averageOrderValue },
+        },
+      };
+    },
+  };
+}

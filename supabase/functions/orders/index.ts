@@ -1,0 +1,37 @@
+/**
+ * orders: the orders under /functions/v1/orders, read-only: the list behind business health's figures,
+ * filtered by when they were ordered, status and customer, paged, with a summary of every matching order
+ * counted as business health counts it. Reads follow the tables' RLS (administrators see every order, a
+ * customer their own); orders are written by the store's own jobs, not here.
+ */
+import { dependenciesFromEnv } from '../_shared/deps.ts';
+import { orderArea } from '../_shared/errors.ts';
+import { type Dependencies, route, serveFunction } from '../_shared/http.ts';
+import { orderHandlers } from './handlers.ts';
+import { listResponse } from './responses.ts';
+import { listQuery } from './schemas.ts';
+
+export function createHandler(deps: Dependencies) {
+  const handlers = orderHandlers(deps.db);
+  return serveFunction({
+    name: 'orders',
+    title: 'Orders',
+    description: 'The orders behind business health (read-only): filtered by ordered_at window, status and ' +
+      'customer, paged and sorted, with a summary of every matching order as business health counts it at ' +
+      'as_of. Administrators see every order, a customer their own (RLS).',
+    area: orderArea,
+    routes: [
+      route({
+        method: 'GET',
+        path: '/',
+        access: 'user',
+        query: listQuery,
+        summary: 'List orders: ordered_from/ordered_before window, status, customer; paged, sorted; with totals',
+        response: listResponse,
+        handle: handlers.list,
+      }),
+    ],
+  }, deps);
+}
+
+if (import.meta.main) Deno.serve(createHandler(dependenciesFromEnv()));

@@ -1,0 +1,43 @@
+/** What the orders list answers, for the OpenAPI document. */
+import { z } from 'zod';
+import { day, listPage, timestamp } from '../_shared/responses.ts';
+import { ORDER_STATUSES } from './schemas.ts';
+
+const money = z.number();
+const count = z.number().int();
+
+export const order = z.object({
+  id: z.guid(),
+  customer_id: z.guid(),
+  customer_name: z.string().nullable(),
+  customer_email: z.string().nullable(),
+  status: z.enum(ORDER_STATUSES),
+  total_amount: money,
+  item_count: count,
+  ordered_at: timestamp,
+  order_date: day,
+  promised_at: timestamp.nullable(),
+  shipped_at: timestamp.nullable(),
+  delivered_at: timestamp.nullable(),
+  completed_at: timestamp.nullable(),
+  cancelled_at: timestamp.nullable(),
+  updated_at: timestamp,
+});
+
+/**
+ * Every order the filters match (not only the page), counted as business health counts them as of `as_of`:
+ * revenue over counted orders (not refunded, not cancelled before `as_of`), completed and cancelled by their
+ * timestamps.
+ */
+export const summary = z.object({
+  as_of: timestamp,
+  orders: count,
+  counted_orders: count,
+  revenue: money,
+  average_order_value: money.nullable(),
+  completed: count,
+  cancelled: count,
+  customers: count,
+});
+
+export const listResponse = listPage(order).extend({ summary });

@@ -1,0 +1,38 @@
+/**
+ * What the orders list accepts: zod checks shape (types, formats, unknown parameters: 400); what a caller
+ * may see is the tables' RLS.
+ */
+import { z } from 'zod';
+import { isoDateTime, queryInteger, uuid } from '../_shared/validation.ts';
+
+/** The statuses of public.orders (its check constraint orders_status_known). */
+export const ORDER_STATUSES = [
+  'pending',
+  'paid',
+  'shipped',
+  'delivered',
+  'completed',
+  'cancelled',
+  'refunded',
+] as const;
+
+export const SORTABLE_COLUMNS = ['ordered_at', 'total_amount'] as const;
+
+const instant = isoDateTime('must be an ISO 8601 date-time with an offset, e.g. 2026-11-24T00:00:00Z');
+
+export const listQuery = z
+  .strictObject({
+    ordered_from: instant.optional(),
+    ordered_before: instant.optional(),
+    as_of: instant.optional(),
+    status: z.enum(ORDER_STATUSES, `must be one of ${ORDER_STATUSES.join(', ')}`).optional(),
+    customer_id: z.string().pipe(uuid).optional(),
+    page: queryInteger(1, 1_000_000).optional(),
+    per_page: queryInteger(1, 200).optional(),
+    sort_by: z.enum(SORTABLE_COLUMNS, `must be one of ${SORTABLE_COLUMNS.join(', ')}`).optional(),
+    sort_order: z.enum(['asc', 'desc'], 'must be asc or desc').optional(),
+  })
+  .refine(
+    (query) => !query.ordered_from || !query.ordered_before || Date.parse(query.ordered_from) < Date.parse(query.ordered_before),
+    { path: ['ordered_before'], message: 'must be later than ordered_from' },
+  );

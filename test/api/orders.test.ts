@@ -1,0 +1,117 @@
+// The orders list over HTTP: what each caller may see (the tables' RLS), its filters and paging, its
+// refusals, and a summary counted the way business health counts orders. Orders are scoped by a customer of
+// their own per test, since other files write orders to the same database at the same time.
+import { describe, expect, it } from 'vitest';
+import { call, createCustomer, createUser, database, tokens } from '../support/client.ts';
+
+const sql = database();
+const HOUR = 3_600_000;
+const at = (hoursAgo: number) => new Date(Date.now() - hoursAgo * HOUR).toISOString();
+
+interface OrderSpec {
+  hoursAgo: number;
+  amount: number;
+  status?: string;
+  cancelledHoursAgo?: number;
+  completedHoursAgo?: number;
+}
+
+async function orders(customerId: string, specs: OrderSpec[]) {
+  const ids: string[] = [];
+  for (const spec of specs) {
+    const [{ id }] = await sql`
+      insert into public.orders (customer_id, status, total_amount, ordered_at, cancelled_at, completed_at)
+      values (${customerId}, ${spec.status ?? 'paid'}, ${spec.amount}, ${at(spec.hoursAgo)},
+              ${spec.cancelledHoursAgo === undefined ? null : at(spec.cancelledHoursAgo)},
+              ${spec.completedHoursAgo === undefined ? null : at(spec.completedHoursAgo)})
+      returning id`;
+    ids.push(id);
+  }
+  return ids;
+}
+
+const list = (query: Record<string, string>, token = tokens.admin) =>
+  call(`orders?${new URLSearchParams(query)}`, { token });
+
+describe('GET /orders', () => {
+  it('an administrator lists a customer’s orders newest first, paged, with every matching order summed', async () => {
+    const customer = await createCustomer(sql, 'orders');
+    const [older, , newest] = await orders(customer, [
+      { hoursAgo: 30, amount: 100 },
+      { hoursAgo: 20, amount: 250.5 },
+      { hoursAgo: 10, amount: 49.5 },
+    ]);
+    const res = await list({ customer_id: customer, per_page: '2' });
+    expect(res.status).toBe(200);
+    expect(res.body.data.map((o: { id: string }) => o.id)[0]).toBe(newest);
+    expect(res.body.pagination).toEqual({ page: 1, per_page: 2, total_count: 3, total_pages: 2 });
+    expect(res.body.summary).toMatchObject({ orders: 3, counted_orders: 3, revenue: 400, average_order_value: 133.33, customers: 1 });
+    expect(res.body.data[0]).toMatchObject({ customer_id: customer, customer_name: 'orders test', status: 'paid', total_amount: 49.5 });
+    const ascending = await list({ customer_id: customer, sort_by: 'total_amount', sort_order: 'asc' });
+    expect(ascending.body.data.map((o: { total_amount: number }) => o.total_amount)).toEqual([49.5, 100, 250.5]);
+    const window = await list({ customer_id: customer, ordered_from: at(25), ordered_before: at(5) });
+    expect(window.body.summary).toMatchObject({ orders: 2, revenue: 300 });
+    expect(window.body.data.map((o: { id: string }) => o.id)).not.toContain(older);
+  });
+
+  it('the summary counts as business health does: not refunded, not cancelled before as_of, completed by then', async () => {
+    const customer = await createCustomer(sql, 'summary');
+    await orders(customer, [
+      { hoursAgo: 40, amount: 10, status: 'completed', completedHoursAgo: 30 },
+      { hoursAgo: 40, amount: 20, status: 'cancelled', cancelledHoursAgo: 35 },
+      { hoursAgo: 40, amount: 40, status: 'cancelled', cancelledHoursAgo: 5 },
+      { hoursAgo: 40, amount: 80, status: 'refunded' },
+    ]);
+    const now = await list({ customer_id: customer });
+    expect(now.body.summary).toMatchObject({ orders: 4, counted_orders: 1, revenue: 10, completed: 1, cancelled: 2 });
+    // A day ago the later cancellation had not happened yet: that order still counted.
+    const asOf = at(24);
+    const dayAgo = await list({ customer_id: customer, as_of: asOf });
+    expect(dayAgo.body.summary).toEqual({
+      as_of: asOf,
+      orders: 4,
+      counted_orders: 2,
+      revenue: 50,
+      average_order_value: 25,
+      completed: 1,
+      cancelled: 1,
+      customers: 1,
+    });
+    const byStatus = await list({ customer_id: customer, status: 'cancelled' });
+    expect(byStatus.body.pagination.total_count).toBe(2);
+  });
+
+  it('a customer sees only their own orders; an anonymous caller none', async () => {
+    const user = await createUser(sql);
+    const [{ id: own }] = await sql`
+      insert into public.customers (user_id, email, name) values (${user.id}, ${`${user.id}@example.com`}, 'Own')
+      returning id`;
+    const other = await createCustomer(sql, 'other');
+    await orders(own, [{ hoursAgo: 1, amount: 5 }]);
+    await orders(other, [{ hoursAgo: 1, amount: 7 }]);
+    const mine = await list({}, user.token);
+    expect(mine.status).toBe(200);
+    expect(mine.body.data.map((o: { customer_id: string }) => o.customer_id)).toEqual([own]);
+    expect(mine.body.summary).toMatchObject({ orders: 1, revenue: 5 });
+    expect((await list({ customer_id: other }, user.token)).body.pagination.total_count).toBe(0);
+    const anonymous = await list({}, tokens.anon);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body).toMatchObject({ success: false, code: 'UNAUTHORIZED' });
+  });
+
+  it('bad filters are a 400 that names the parameter', async () => {
+    for (const [query, field] of [
+      [{ status: 'lost' }, 'status'],
+      [{ ordered_from: '2026-13-01' }, 'ordered_from'],
+      [{ ordered_from: at(1), ordered_before: at(2) }, 'ordered_before'],
+      [{ as_of: '0000-01-01T00:00:00Z' }, 'as_of'],
+      [{ customer_id: 'nobody' }, 'customer_id'],
+      [{ per_page: '500' }, 'per_page'],
+      [{ colour: 'red' }, 'colour'],
+    ] as const) {
+      const res = await list(query);
+      expect(res.status, JSON.stringify(query)).toBe(400);
+      expect(res.body, JSON.stringify(query)).toMatchObject({ success: false, code: 'VALIDATION_ERROR', details: { field } });
+    }
+  });
+});
