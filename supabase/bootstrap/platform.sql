@@ -41,8 +41,13 @@ create table if not exists auth.users (
   is_super_admin boolean,
   created_at timestamptz default now(),
   updated_at timestamptz default now(),
-  last_sign_in_at timestamptz
+  last_sign_in_at timestamptz,
+  banned_until timestamptz,
+  deleted_at timestamptz
 );
+
+-- A local database bootstrapped before these columns were mirrored.
+alter table auth.users add column if not exists banned_until timestamptz, add column if not exists deleted_at timestamptz;
 
 -- The same definitions as Supabase's auth schema: claims come from the request's JWT, set per
 -- transaction by PostgREST (and by our functions' database layer) in `request.jwt.claims`.

@@ -56,12 +56,12 @@ describe('callers (seed 03: anonymous with the public key or no header, users, t
     expect(res.body).toMatchObject({ success: false, code: 'UNAUTHORIZED' });
   });
 
-  it('refuses a signed token whose account was deleted: 403 PERMISSION_DENIED without details', async () => {
+  it('refuses a signed token whose account was deleted: 401 UNAUTHORIZED, as every function does', async () => {
     const user = await createUser(sql);
     await sql`delete from auth.users where id = ${user.id}`;
     const res = await health({}, user.token);
-    expect(res.status).toBe(403);
-    expect(res.body).toEqual({ success: false, error: expect.any(String), code: 'PERMISSION_DENIED' });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ success: false, error: expect.any(String), code: 'UNAUTHORIZED' });
   });
 
   it('is not reachable through PostgREST RPC, where the rate limits would not apply', async () => {

@@ -4,6 +4,7 @@
  * signature, an expired or malformed token, an unknown role) is rejected, never downgraded to anonymous.
  */
 import { createRemoteJWKSet, type JWTPayload, jwtVerify } from 'jose';
+import { type Sql, translateDatabaseError } from './db.ts';
 import { ApiError, type Area } from './errors.ts';
 import { uuid } from './validation.ts';
 
@@ -15,9 +16,29 @@ export type Caller =
 /** Which callers a route admits. `public` also admits a request with no Authorization header at all. */
 export type Access = 'user' | 'public';
 
+/** Whether a user may still act: `gone` when deleted, `banned` while `banned_until` lies ahead. */
+export type UserStanding = 'active' | 'gone' | 'banned';
+
 export interface AuthConfig {
   jwtSecret?: string;
   jwksUrl?: string;
+  /**
+   * Looks a token's user up in `auth.users`. A signed token outlives its user (it stays valid until `exp`), so
+   * without this a deleted or banned user would keep acting until then. Left out only where no database is
+   * reached (the OpenAPI generator).
+   */
+  userStanding?: (userId: string) => Promise<UserStanding>;
+}
+
+/** The standing of a token's user, read from Supabase Auth's own table. */
+export function userStandingFromDatabase(sql: Sql): (userId: string) => Promise<UserStanding> {
+  return async (userId) => {
+    const [user] = await sql<{ banned: boolean }[]>`
+      select coalesce(banned_until > now(), false) as banned
+      from auth.users
+      where id = ${userId} and deleted_at is null`;
+    return !user ? 'gone' : user.banned ? 'banned' : 'active';
+  };
 }
 
 export interface Authenticator {
@@ -37,6 +58,12 @@ const CLOCK_SKEW_SECONDS = 60;
 const CACHE_ENTRIES = 10_000;
 const CACHE_SECONDS = 300;
 
+/**
+ * How long a user's standing is remembered: a user deleted or banned is refused at most this long after, and
+ * an active user costs one lookup per this long, not one per request.
+ */
+export const USER_STANDING_SECONDS = 30;
+
 export function createAuthenticator(config: AuthConfig): Authenticator {
   if (!config.jwtSecret && !config.jwksUrl) throw new Error('SUPABASE_JWT_SECRET or SUPABASE_JWKS_URL is required');
   // Imported once: jose would otherwise import the raw secret into WebCrypto on every request.
@@ -54,6 +81,24 @@ export function createAuthenticator(config: AuthConfig): Authenticator {
   const jwks = config.jwksUrl ? createRemoteJWKSet(new URL(config.jwksUrl)) : undefined;
   // Oldest first, as a Map iterates: the first key is the one to evict.
   const verified = new Map<string, { payload: JWTPayload; until: number }>();
+  const standings = new Map<string, { standing: UserStanding; until: number }>();
+
+  async function standingOf(userId: string, area: Area): Promise<UserStanding> {
+    if (!config.userStanding) return 'active';
+    const now = Date.now() / 1000;
+    const cached = standings.get(userId);
+    if (cached && cached.until > now) return cached.standing;
+    standings.delete(userId);
+    let standing: UserStanding;
+    try {
+      standing = await config.userStanding(userId);
+    } catch (error) {
+      throw translateDatabaseError(error, area);
+    }
+    if (standings.size >= CACHE_ENTRIES) standings.delete(standings.keys().next().value!);
+    standings.set(userId, { standing, until: now + USER_STANDING_SECONDS });
+    return standing;
+  }
 
   /**
    * A token issued in the future, beyond the skew, comes from an issuer with a wrong clock or was minted
@@ -126,6 +171,11 @@ export function createAuthenticator(config: AuthConfig): Authenticator {
       if (!caller) throw unauthorized('Invalid or expired token');
       if (caller.kind === 'anonymous' && access !== 'public') {
         throw unauthorized('A signed-in user or the service key is required');
+      }
+      if (caller.kind === 'user') {
+        const standing = await standingOf(caller.userId, area);
+        if (standing === 'gone') throw unauthorized('This user no longer exists');
+        if (standing === 'banned') throw unauthorized('This user is banned');
       }
       return caller;
     },

@@ -1,5 +1,5 @@
 /** The dependencies a function needs, read from the environment Supabase gives every function. */
-import { createAuthenticator } from './auth.ts';
+import { createAuthenticator, userStandingFromDatabase } from './auth.ts';
 import { createDatabase } from './db.ts';
 import type { Dependencies } from './http.ts';
 
@@ -9,14 +9,16 @@ export function dependenciesFromEnv(): Dependencies {
   if (!dbUrl) throw new Error('SUPABASE_DB_URL is not set');
   const supabaseUrl = env('SUPABASE_URL');
   const origins = env('CORS_ALLOWED_ORIGINS');
+  const db = createDatabase(dbUrl, {
+    max: env('DB_POOL_SIZE') ? Number(env('DB_POOL_SIZE')) : undefined,
+    prepare: env('DB_PREPARE') ? env('DB_PREPARE') !== 'false' : undefined,
+  });
   return {
-    db: createDatabase(dbUrl, {
-      max: env('DB_POOL_SIZE') ? Number(env('DB_POOL_SIZE')) : undefined,
-      prepare: env('DB_PREPARE') ? env('DB_PREPARE') !== 'false' : undefined,
-    }),
+    db,
     auth: createAuthenticator({
       jwtSecret: env('SUPABASE_JWT_SECRET') ?? env('JWT_SECRET'),
       jwksUrl: env('SUPABASE_JWKS_URL') ?? (supabaseUrl ? `${supabaseUrl}/auth/v1/.well-known/jwks.json` : undefined),
+      userStanding: userStandingFromDatabase(db.sql),
     }),
     allowedOrigins: !origins || origins === '*' ? '*' : origins.split(',').map((origin) => origin.trim()),
     trustedProxyHops: Number(env('TRUSTED_PROXY_HOPS') ?? 1),
