@@ -1,24 +1,31 @@
 // npm run seed:demo -- --orders N [--seed S] [--customers C] [--tickets T] [--products P] [--as-of YYYY-MM-DD]
+//                       [--append]
 //
 // A deterministic demo store for business health: customers, a year of orders, support tickets, and
 // products with their stock lots and movements,
 // generated in PostgreSQL by set-based inserts (generate_series and a seeded hash), in batches so a
 // progress bar can follow. The same seed and as-of day give the same rows; ids derive from the seed, so
 // running it again adds nothing. Writes into DATABASE_URL, or the database of the local `npm start`
-// (port DB_PORT, 54322 unless set).
+// (port DB_PORT, 54322 unless set), and says which before it writes. A store that already has orders is
+// left alone unless --append asks to add to it: a run meant for another stack must not fill this one.
 import postgres from 'postgres';
 
 const DEFAULT_URL = `postgresql://postgres:postgres@127.0.0.1:${process.env.DB_PORT ?? 54322}/postgres`;
 const BATCH = 50_000;
 const OPTIONS = ['orders', 'seed', 'customers', 'tickets', 'products', 'as-of'];
+const FLAGS = ['append'];
 const USAGE = 'usage: npm run seed:demo -- --orders N [--seed S] [--customers C] [--tickets T] [--products P] ' +
-  '[--as-of YYYY-MM-DD]';
+  '[--as-of YYYY-MM-DD] [--append]';
 
 function parseArgs(argv) {
   const options = {};
   for (let i = 0; i < argv.length; i++) {
     const match = /^--([a-z-]+)(?:=(.*))?$/.exec(argv[i]);
     if (!match) throw new Error(`unexpected argument ${argv[i]}\n${USAGE}`);
+    if (FLAGS.includes(match[1]) && match[2] === undefined) {
+      options[match[1]] = true;
+      continue;
+    }
     if (!OPTIONS.includes(match[1])) throw new Error(`unknown option --${match[1]}\n${USAGE}`);
     const value = match[2] ?? argv[++i];
     if (value === undefined) throw new Error(`--${match[1]} needs a value\n${USAGE}`);
@@ -29,7 +36,8 @@ function parseArgs(argv) {
     if (!/^\d+$/.test(String(value))) throw new Error(`--${name} must be a whole number`);
     return Number(value);
   };
-  const orders = integer('orders', 10_000);
+  if (options.orders === undefined) throw new Error(`--orders is required\n${USAGE}`);
+  const orders = integer('orders');
   const asOf = options['as-of'] ?? new Date().toISOString().slice(0, 10);
   if (!/^\d{4}-\d{2}-\d{2}$/.test(asOf)) throw new Error('--as-of must be YYYY-MM-DD');
   return {
@@ -39,6 +47,7 @@ function parseArgs(argv) {
     tickets: integer('tickets', Math.ceil(orders / 20)),
     products: integer('products', Math.max(20, Math.ceil(orders / 2000))),
     asOf,
+    append: options.append === true,
   };
 }
 
@@ -221,10 +230,19 @@ export async function seedDemo(url, { orders, seed, customers, tickets, products
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const url = process.env.DATABASE_URL ?? process.env.SUPABASE_DB_URL ?? DEFAULT_URL;
+  const { hostname, port, pathname } = new URL(url);
+  const target = `${hostname}:${port || 5432}${pathname}`;
   try {
     const options = parseArgs(process.argv.slice(2));
     const started = performance.now();
     const before = await rowCounts(url);
+    if (before.orders > 0 && !options.append) {
+      throw new Error(
+        `The store at ${target} already has ${before.orders} orders; nothing was written. ` +
+          'Add --append to add the demo data to them, or point DATABASE_URL (or DB_PORT) at another database.',
+      );
+    }
+    console.error(`Writing the demo store into ${target}`);
     await seedDemo(url, options);
     const after = await rowCounts(url);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
@@ -232,9 +250,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const nothing = Object.keys(after).every((table) => after[table] === before[table]);
     console.log(
       nothing
-        ? `Nothing to add: this store already holds the demo data of seed ${options.seed} as of ${options.asOf} ` +
-          `(${url.replace(/:[^:@/]+@/, ':****@')}).`
-        : `Added ${added} (seed ${options.seed}, as of ${options.asOf}) in ${seconds} s.`,
+        ? `Nothing to add: the store at ${target} already holds the demo data of seed ${options.seed} as of ` +
+          `${options.asOf}.`
+        : `Added ${added} (seed ${options.seed}, as of ${options.asOf}) to ${target} in ${seconds} s.`,
     );
   } catch (error) {
     console.error(error.message ?? error);

@@ -53,15 +53,26 @@ describe('seed:demo', () => {
       { env: { ...process.env, DATABASE_URL: url } },
     );
     expect(stderr).toMatch(/orders\s+\[#{30}\] 100% 400\/400/);
+    const { hostname, port, pathname } = new URL(url);
+    expect(stderr).toContain(`Writing the demo store into ${hostname}:${port}${pathname}`);
     expect(stdout).toMatch(/Added 60 customers, 400 orders, 40 tickets, 25 products/);
+    expect(stdout + stderr).not.toContain('postgres:postgres@');
     expect(await fingerprint()).toMatchObject({ customers: 60, orders: 400, tickets: 40, products: 25, movements: 50 });
   });
 
-  it('says so when a rerun adds nothing, and refuses an option it does not know', async () => {
-    const args = ['scripts/seed-demo.mjs', '--orders', '400', '--seed', '7', '--customers', '60', '--tickets', '40', '--products', '25', '--as-of', '2026-06-01'];
+  it('refuses to add to a store that already has orders unless --append; says so when a rerun adds nothing', async () => {
+    const args = ['scripts/seed-demo.mjs', '--orders', '400', '--seed', '8', '--customers', '60', '--tickets', '40', '--products', '25', '--as-of', '2026-06-01'];
     const env = { ...process.env, DATABASE_URL: url };
-    const rerun = await promisify(execFile)(process.execPath, args, { env });
-    expect(rerun.stdout).toMatch(/^Nothing to add: this store already holds the demo data of seed 7 as of 2026-06-01/);
+    const refused = await promisify(execFile)(process.execPath, args, { env }).catch((error) => error);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/already has 400 orders; nothing was written\. Add --append/);
+    expect(await fingerprint()).toMatchObject({ customers: 60, orders: 400 });
+    const again = args.map((arg) => (arg === '8' ? '7' : arg));
+    const rerun = await promisify(execFile)(process.execPath, [...again, '--append'], { env });
+    expect(rerun.stdout).toMatch(/^Nothing to add: the store at .+ already holds the demo data of seed 7 as of 2026-06-01/);
+    const unsized = await promisify(execFile)(process.execPath, ['scripts/seed-demo.mjs', '--append'], { env }).catch((error) => error);
+    expect(unsized.code).toBe(1);
+    expect(unsized.stderr).toMatch(/^--orders is required\nusage: npm run seed:demo/);
     const bogus = await promisify(execFile)(process.execPath, ['scripts/seed-demo.mjs', '--bogus', '1'], { env }).catch((error) => error);
     expect(bogus.code).toBe(1);
     expect(bogus.stderr).toMatch(/^unknown option --bogus\nusage: npm run seed:demo/);
