@@ -4,7 +4,7 @@
  * signature, an expired or malformed token, an unknown role) is rejected, never downgraded to anonymous.
  */
 import { createRemoteJWKSet, type JWTPayload, jwtVerify } from 'jose';
-import { type Sql, translateDatabaseError } from './db.ts';
+import { type Database, translateDatabaseError } from './db.ts';
 import { ApiError, type Area } from './errors.ts';
 import { uuid } from './validation.ts';
 
@@ -31,12 +31,12 @@ export interface AuthConfig {
 }
 
 /** The standing of a token's user, read from Supabase Auth's own table. */
-export function userStandingFromDatabase(sql: Sql): (userId: string) => Promise<UserStanding> {
+export function userStandingFromDatabase(db: Database): (userId: string) => Promise<UserStanding> {
   return async (userId) => {
-    const [user] = await sql<{ banned: boolean }[]>`
+    const [user] = await db.bounded(db.sql<{ banned: boolean }[]>`
       select coalesce(banned_until > now(), false) as banned
       from auth.users
-      where id = ${userId} and deleted_at is null`;
+      where id = ${userId} and deleted_at is null`);
     return !user ? 'gone' : user.banned ? 'banned' : 'active';
   };
 }

@@ -21,13 +21,32 @@ export type Tx = postgres.TransactionSql;
 
 export interface Database {
   sql: Sql;
-  /** Runs `work` in one transaction as `caller`; retried whole on a serialization failure or deadlock. */
+  /**
+   * Runs `work` in one transaction as `caller`; retried whole on a serialization failure or deadlock. Given
+   * up after the request timeout (503), and then rolled back, never committed, whenever it gets that far.
+   */
   asCaller<T>(caller: Caller, area: Area, work: (tx: Tx) => Promise<T>): Promise<T>;
+  /** One statement outside a request's transaction (a rate-limit hit, a user lookup), bounded the same way. */
+  bounded<T>(statement: Promise<T>): Promise<T>;
   end(): Promise<void>;
 }
 
 /** A database failure that must not reach the client: logged, answered with a bare 500. */
 export class DatabaseError extends Error {}
+
+/**
+ * The database did not answer within the request timeout: it is stalled (stopped, swapping, its disk hung)
+ * or every connection is held by requests that are. The request is answered 503 like an outage.
+ */
+export class DatabaseStalled extends Error {
+  readonly code = 'DATABASE_STALLED';
+  constructor(seconds: number) {
+    super(`no answer within ${seconds} s`);
+  }
+}
+
+/** Thrown inside a transaction given up on, so it rolls back instead of committing late. */
+class Abandoned extends Error {}
 
 const RETRYABLE = new Set(['40001', '40P01']);
 const MAX_ATTEMPTS = 4;
@@ -51,6 +70,7 @@ const LOCK_RETRY_AFTER = 1;
 
 /** Driver failures (postgres.js and the socket under it) that mean the connection is gone or never came. */
 const CONNECTION_FAILURES = new Set([
+  'DATABASE_STALLED',
   'CONNECTION_CLOSED',
   'CONNECTION_DESTROYED',
   'CONNECTION_ENDED',
@@ -71,7 +91,9 @@ const CONNECTION_FAILURES = new Set([
  * crash (57P01, 57P02), still starting or recovering (57P03), no connection slot left (53300).
  */
 function serverUnavailable(code: string): boolean {
-  return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300';
+  return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300' ||
+    // A statement cancelled by its timeout: the database is too slow to answer now, which the client may retry.
+    code === '57014';
 }
 
 /** True when the failure is the database being away, not the request: the client may retry it. */
@@ -85,9 +107,42 @@ export interface DatabaseOptions {
   max?: number;
   /** Named prepared statements; on unless the URL is a transaction-mode pooler (port 6543). */
   prepare?: boolean;
+  /**
+   * Seconds a request may wait on the database in all (a free connection, its statements, COMMIT) before it
+   * is answered 503; the statement timeout is the same, so the server gives up on its side too.
+   */
+  requestTimeout?: number;
 }
 
+/** DB_REQUEST_TIMEOUT's default: well above a report's worst case, short enough that a stall is a prompt 503. */
+export const DEFAULT_REQUEST_TIMEOUT = 10;
+
 export function createDatabase(url: string, options: DatabaseOptions = {}): Database {
+  const requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
+  const statementTimeout = `${requestTimeout}s`;
+
+  /**
+   * `attempt(isAbandoned)` raced against the request timeout. Once given up on, the work still running is
+   * told so (it checks `isAbandoned` before committing) and its late outcome is ignored.
+   */
+  async function withDeadline<T>(attempt: (isAbandoned: () => boolean) => Promise<T>): Promise<T> {
+    let abandoned = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        abandoned = true;
+        reject(new DatabaseStalled(requestTimeout));
+      }, requestTimeout * 1000);
+    });
+    const running = attempt(() => abandoned);
+    running.catch(() => {});
+    try {
+      return await Promise.race([running, deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   const sql = postgres(url, {
     max: options.max ?? 8,
     prepare: options.prepare ?? new URL(url).port !== '6543',
@@ -107,45 +162,59 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
     },
   });
 
+  /** One request's transaction, with its retries; `isAbandoned` turns a late COMMIT into a ROLLBACK. */
+  async function transaction<T>(caller: Caller, work: (tx: Tx) => Promise<T>, isAbandoned: () => boolean): Promise<T> {
+    for (let attempt = 1;; attempt++) {
+      // Rejected when the connection is lost mid-transaction: see below.
+      let connectionLost!: (error: unknown) => void;
+      const lost = new Promise<never>((_, reject) => (connectionLost = reject));
+      try {
+        const transaction = sql.begin(async (tx) => {
+          // A connection freed only after the request was given up on: do nothing, roll back.
+          if (isAbandoned()) throw new Abandoned();
+          try {
+            // Sent now and not awaited: it is pipelined ahead of the work's first query on the same
+            // connection, saving a round trip per request. Should it fail, the work fails with it.
+            const identity = tx`select set_config('role', ${caller.role}, true),
+                            set_config('request.jwt.claims', ${JSON.stringify(caller.claims)}, true),
+                            set_config('statement_timeout', ${statementTimeout}, true),
+                            set_config('lock_timeout', ${LOCK_TIMEOUT}, true)`.execute();
+            const [, result] = await Promise.all([identity, work(tx)]);
+            // The client was answered 503 meanwhile: committing now would apply what it was told failed.
+            if (isAbandoned()) throw new Abandoned();
+            return result;
+          } catch (error) {
+            if (!isUnavailable(error)) throw error;
+            // postgres.js answers a failed transaction with a ROLLBACK on the same connection. Once that
+            // connection is gone, the ROLLBACK is queued on a connection without a socket and throws from a
+            // timer, where nothing can catch it, ending the whole process (porsager/postgres#1154, #1208).
+            // So this transaction answers now and its scope never settles: no ROLLBACK is sent, and the
+            // server has rolled the transaction back with the session anyway.
+            connectionLost(error);
+            return new Promise<never>(() => {});
+          }
+        });
+        return (await Promise.race([transaction, lost])) as T;
+      } catch (error) {
+        if (
+          error instanceof postgres.PostgresError && RETRYABLE.has(error.code) && attempt < MAX_ATTEMPTS &&
+          !isAbandoned()
+        ) {
+          await retryPause(attempt);
+          continue;
+        }
+        throw error;
+      }
+    }
+  }
+
   return {
     sql,
-    async asCaller(caller, area, work) {
-      for (let attempt = 1;; attempt++) {
-        // Rejected when the connection is lost mid-transaction: see below.
-        let connectionLost!: (error: unknown) => void;
-        const lost = new Promise<never>((_, reject) => (connectionLost = reject));
-        try {
-          const transaction = sql.begin(async (tx) => {
-            try {
-              // Sent now and not awaited: it is pipelined ahead of the work's first query on the same
-              // connection, saving a round trip per request. Should it fail, the work fails with it.
-              const identity = tx`select set_config('role', ${caller.role}, true),
-                              set_config('request.jwt.claims', ${JSON.stringify(caller.claims)}, true),
-                              set_config('statement_timeout', '15s', true),
-                              set_config('lock_timeout', ${LOCK_TIMEOUT}, true)`.execute();
-              const [, result] = await Promise.all([identity, work(tx)]);
-              return result;
-            } catch (error) {
-              if (!isUnavailable(error)) throw error;
-              // postgres.js answers a failed transaction with a ROLLBACK on the same connection. Once that
-              // connection is gone, the ROLLBACK is queued on a connection without a socket and throws from a
-              // timer, where nothing can catch it, ending the whole process (porsager/postgres#1154, #1208).
-              // So this transaction answers now and its scope never settles: no ROLLBACK is sent, and the
-              // server has rolled the transaction back with the session anyway.
-              connectionLost(error);
-              return new Promise<never>(() => {});
-            }
-          });
-          return (await Promise.race([transaction, lost])) as Awaited<ReturnType<typeof work>>;
-        } catch (error) {
-          if (error instanceof postgres.PostgresError && RETRYABLE.has(error.code) && attempt < MAX_ATTEMPTS) {
-            await retryPause(attempt);
-            continue;
-          }
-          throw translateDatabaseError(error, area);
-        }
-      }
-    },
+    asCaller: (caller, area, work) =>
+      withDeadline((isAbandoned) => transaction(caller, work, isAbandoned)).catch((error) => {
+        throw translateDatabaseError(error, area);
+      }),
+    bounded: (statement) => withDeadline(() => statement),
     end: () => sql.end({ timeout: 5 }),
   };
 }

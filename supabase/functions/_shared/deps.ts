@@ -12,13 +12,14 @@ export function dependenciesFromEnv(): Dependencies {
   const db = createDatabase(dbUrl, {
     max: env('DB_POOL_SIZE') ? Number(env('DB_POOL_SIZE')) : undefined,
     prepare: env('DB_PREPARE') ? env('DB_PREPARE') !== 'false' : undefined,
+    requestTimeout: env('DB_REQUEST_TIMEOUT') ? Number(env('DB_REQUEST_TIMEOUT')) : undefined,
   });
   return {
     db,
     auth: createAuthenticator({
       jwtSecret: env('SUPABASE_JWT_SECRET') ?? env('JWT_SECRET'),
       jwksUrl: env('SUPABASE_JWKS_URL') ?? (supabaseUrl ? `${supabaseUrl}/auth/v1/.well-known/jwks.json` : undefined),
-      userStanding: userStandingFromDatabase(db.sql),
+      userStanding: userStandingFromDatabase(db),
     }),
     allowedOrigins: !origins || origins === '*' ? '*' : origins.split(',').map((origin) => origin.trim()),
     trustedProxyHops: Number(env('TRUSTED_PROXY_HOPS') ?? 1),

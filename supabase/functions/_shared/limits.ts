@@ -28,7 +28,9 @@ export async function enforceRateLimit(
   if (!bucket) return;
   let outcome: { hits: number; allowed: boolean; retry_after: number };
   try {
-    [outcome] = await db.sql<typeof outcome[]>`select * from private.hit_rate_limit(${bucket.key}, ${bucket.limit})`;
+    [outcome] = await db.bounded(
+      db.sql<typeof outcome[]>`select * from private.hit_rate_limit(${bucket.key}, ${bucket.limit})`,
+    );
   } catch (error) {
     throw translateDatabaseError(error, area);
   }

@@ -1,0 +1,139 @@
+// PostgreSQL stalled (its processes stopped with SIGSTOP: a hung disk, a swapping host, a paused VM), on a
+// stack of this file's own with a 2-second request timeout: every request must be answered within that bound
+// as a 503 with Retry-After in its function's envelope, never hang until the database returns and never be a
+// 500; once the database resumes, service returns within seconds, and every acknowledged write is applied.
+import { execFileSync } from 'node:child_process';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, prepareDatabase, startEmbeddedPostgres, startFunctions } from '../../scripts/lib/stack.mjs';
+import { SERVICE_ROLE_KEY } from '../support/client.ts';
+
+const REQUEST_TIMEOUT_S = 2;
+/** The bound plus what a loaded 2-core machine may add to answer it. */
+const ANSWER_WITHIN_MS = REQUEST_TIMEOUT_S * 1000 + 2500;
+const STALL_MS = 7000;
+
+let dir: string;
+let database: Awaited<ReturnType<typeof startEmbeddedPostgres>>;
+let functions: Awaited<ReturnType<typeof startFunctions>>;
+let productId: string;
+
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'store-stall-'));
+  await chmod(dir, 0o755);
+  database = await startEmbeddedPostgres({ dataDir: path.join(dir, 'data'), port: await freePort() });
+  await prepareDatabase(database.url, { seed: false });
+  const sql = postgres(database.url, { max: 1, onnotice: () => {} });
+  [{ id: productId }] = await sql<{ id: string }[]>`
+    insert into public.products (sku, name) values ('STALL-1', 'Stall test product') returning id`;
+  await sql.end();
+  functions = await startFunctions({
+    dbUrl: database.url,
+    port: await freePort(),
+    env: { DB_REQUEST_TIMEOUT: String(REQUEST_TIMEOUT_S) },
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await functions?.stop();
+  await database?.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** The postmaster and every server process under it. */
+async function serverProcesses(): Promise<number[]> {
+  const postmaster = Number((await readFile(path.join(dir, 'data', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+  const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)], { encoding: 'utf8' })
+    .split('\n').map((line) => Number(line.trim())).filter(Boolean);
+  return [postmaster, ...children];
+}
+
+interface Answer {
+  name: string;
+  status: number;
+  retryAfter: string | null;
+  body: any;
+  ms: number;
+}
+
+let stockIns = 0;
+
+/** One request to each kind of function: reads, an anonymous report, a write. */
+function requests(): [string, string, RequestInit][] {
+  const auth = { authorization: `Bearer ${SERVICE_ROLE_KEY}`, 'content-type': 'application/json' };
+  return [
+    ['catalogue', 'campaign-types', { headers: auth }],
+    ['products', 'products', { headers: auth }],
+    ['campaigns', 'campaigns', { headers: auth }],
+    ['anonymous health', 'business-health-analytics', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }],
+    ['stock-in', 'stock-in', {
+      method: 'POST',
+      headers: { ...auth, 'idempotency-key': `stall-${++stockIns}` },
+      body: JSON.stringify({ product_id: productId, quantity: 1 }),
+    }],
+  ];
+}
+
+async function send([name, path, init]: [string, string, RequestInit]): Promise<Answer> {
+  const started = Date.now();
+  const res = await fetch(`${functions.url}/functions/v1/${path}`, { ...init, signal: AbortSignal.timeout(30_000) });
+  const text = await res.text();
+  return { name, status: res.status, retryAfter: res.headers.get('retry-after'), body: JSON.parse(text), ms: Date.now() - started };
+}
+
+describe('a stalled database', () => {
+  it('answers 503 with Retry-After within the request timeout while PostgreSQL is stopped, serves again once it resumes, and applies every acknowledged write', async () => {
+    const before = await Promise.all(requests().map(send));
+    expect(before.map((a) => [a.name, a.status])).toEqual([
+      ['catalogue', 200], ['products', 200], ['campaigns', 200], ['anonymous health', 200], ['stock-in', 201],
+    ]);
+
+    const stopped = await serverProcesses();
+    for (const pid of stopped) process.kill(pid, 'SIGSTOP');
+    const stalledAt = Date.now();
+    const during: Answer[] = [];
+    try {
+      // Two waves: the first takes every pooled connection onto the stalled server, the second finds none free.
+      while (Date.now() - stalledAt < STALL_MS - ANSWER_WITHIN_MS) {
+        during.push(...await Promise.all([...requests(), ...requests()].map(send)));
+      }
+    } finally {
+      for (const pid of stopped) process.kill(pid, 'SIGCONT');
+    }
+    const resumedAt = Date.now();
+    expect(during.length).toBeGreaterThanOrEqual(20);
+    for (const answer of during) {
+      expect(answer.status, answer.name).toBe(503);
+      expect(Number(answer.retryAfter), answer.name).toBeGreaterThan(0);
+      expect(answer.ms, answer.name).toBeLessThan(ANSWER_WITHIN_MS);
+      expect(JSON.stringify(answer.body), answer.name).toContain('SERVICE_UNAVAILABLE');
+    }
+    const catalogue = during.find((a) => a.name === 'catalogue')!;
+    expect(catalogue.body).toMatchObject({ success: false, error_code: 'SERVICE_UNAVAILABLE' });
+
+    let after: Answer[] = [];
+    const acknowledged = before.filter((a) => a.status === 201).map((a) => a.body.inventory_id);
+    while (Date.now() - resumedAt < 15_000) {
+      after = await Promise.all(requests().map(send));
+      if (after.every((a) => a.status < 300)) break;
+    }
+    const servingAgainMs = Date.now() - resumedAt;
+    expect(after.map((a) => a.status)).toEqual([200, 200, 200, 200, 201]);
+    acknowledged.push(...after.filter((a) => a.status === 201).map((a) => a.body.inventory_id));
+
+    const sql = postgres(database.url, { max: 1, onnotice: () => {} });
+    const rows = await sql<{ id: string }[]>`select id from public.inventory_records where product_id = ${productId}`;
+    await sql.end();
+    const present = new Set(rows.map((row) => row.id));
+    expect(acknowledged.filter((id) => !present.has(id))).toEqual([]);
+    console.info(
+      `database stall: ${STALL_MS} ms stopped, ${during.length} requests answered meanwhile, longest ` +
+        `${Math.max(...during.map((a) => a.ms))} ms, ${during.filter((a) => a.status >= 500 && a.status !== 503).length} ` +
+        `5xx other than 503; serving again ${servingAgainMs} ms after the resume; ${rows.length - acknowledged.length} ` +
+        `stock-ins applied beyond the ${acknowledged.length} acknowledged`,
+    );
+  }, 90_000);
+});
