@@ -9,6 +9,10 @@ const startedAt = performance.now();
 const apiPort = Number(process.env.API_PORT ?? 54321);
 const dbPort = Number(process.env.DB_PORT ?? 54322);
 const externalUrl = process.env.DATABASE_URL ?? process.env.SUPABASE_DB_URL;
+// Migrations need a direct (or session-mode) connection: a transaction-mode pooler runs each statement of a
+// migration wherever it likes. As Supabase pairs a pooled and a direct URL, DIRECT_URL is that connection
+// when DATABASE_URL is a pooler; the functions keep DATABASE_URL.
+const directUrl = process.env.DIRECT_URL ?? externalUrl;
 
 let database;
 let functions;
@@ -56,8 +60,8 @@ if (consoleIsStale()) {
 
 try {
   if (externalUrl) {
-    database = { url: externalUrl, stop: async () => {} };
-    console.log('Using the database in DATABASE_URL');
+    database = { url: externalUrl, directUrl, stop: async () => {} };
+    console.log(`Using the database in DATABASE_URL${process.env.DIRECT_URL ? ' (migrations through DIRECT_URL)' : ''}`);
   } else {
     const dataDir = process.env.DATA_DIR ? path.resolve(process.env.DATA_DIR) : path.join(ROOT, '.data', 'postgres');
     console.log(`Starting PostgreSQL on port ${dbPort} (data in ${path.relative(ROOT, dataDir) || dataDir})…`);
@@ -65,7 +69,7 @@ try {
     watch('PostgreSQL', database);
   }
   console.log('Applying the platform bootstrap, migrations and seed…');
-  await prepareDatabase(database.url);
+  await prepareDatabase(database.directUrl ?? database.url);
   functions = await startFunctions({ dbUrl: database.url, port: apiPort, inheritOutput: true });
   watch('The functions server (Deno)', functions);
 } catch (error) {

@@ -49,6 +49,8 @@ export class DatabaseStalled extends Error {
 class Abandoned extends Error {}
 
 const RETRYABLE = new Set(['40001', '40P01']);
+/** A prepared statement missing, or its name taken, on the server connection: a transaction pooler's doing. */
+const POOLER_FAILURES = new Set(['26000', '42P05']);
 const MAX_ATTEMPTS = 4;
 
 /** Before a retry, a random wait that grows with the attempt, so transactions that collided do not again. */
@@ -143,29 +145,55 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
     }
   }
 
-  const sql = postgres(url, {
-    max: options.max ?? 8,
-    prepare: options.prepare ?? new URL(url).port !== '6543',
-    idle_timeout: 30,
-    // While the database is away a request waits at most this long for a connection, then gets a 503.
-    connect_timeout: 5,
-    // postgres.js waits longer after each failed connection, up to 20 s, before the next attempt, and a
-    // request queued behind that wait gets no answer meanwhile; a short cap keeps the 503 prompt during an
-    // outage and has the pool serving again within a second of PostgreSQL's return.
-    backoff: (failures: number) => Math.min(0.05 * 2 ** failures, 1),
-    onnotice: () => {},
-    // Money, weights, scores and counts leave as JSON numbers; dates stay `YYYY-MM-DD`.
-    types: {
-      numeric: { to: 1700, from: [1700], serialize: (x: unknown) => String(x), parse: (x: string) => Number(x) },
-      int8: { to: 20, from: [20], serialize: (x: unknown) => String(x), parse: (x: string) => Number(x) },
-      date: { to: 1082, from: [1082], serialize: (x: unknown) => String(x), parse: (x: string) => x },
-    },
-  });
+  // Named prepared statements live on one server connection; a transaction-mode pooler (PgBouncer, Supavisor)
+  // hands each transaction whichever server connection is free, where the statement is missing (26000) or
+  // another has its name (42P05). Port 6543 (Supavisor's) and DB_PREPARE=false say so up front; any other
+  // pooler is found by its first such failure, after which the pool is rebuilt without them (unprepare).
+  let prepare = options.prepare ?? new URL(url).port !== '6543';
+  let sql = connect(prepare);
+  /** Bumped when the pool is rebuilt: a transaction that began on the old one may be retried on the new. */
+  let generation = 0;
+
+  function unprepare() {
+    if (!prepare) return;
+    prepare = false;
+    const old = sql;
+    sql = connect(false);
+    generation++;
+    console.warn(
+      '[db] prepared statements off: the database URL is a transaction-mode pooler (set DB_PREPARE=false to say so)',
+    );
+    // Its transactions still under way fail at once and are retried on the new pool (see transaction).
+    old.end({ timeout: 0 }).catch(() => {});
+  }
+
+  function connect(prepare: boolean) {
+    return postgres(url, {
+      max: options.max ?? 8,
+      prepare,
+      idle_timeout: 30,
+      // While the database is away a request waits at most this long for a connection, then gets a 503.
+      connect_timeout: 5,
+      // postgres.js waits longer after each failed connection, up to 20 s, before the next attempt, and a
+      // request queued behind that wait gets no answer meanwhile; a short cap keeps the 503 prompt during an
+      // outage and has the pool serving again within a second of PostgreSQL's return.
+      backoff: (failures: number) => Math.min(0.05 * 2 ** failures, 1),
+      onnotice: () => {},
+      // Money, weights, scores and counts leave as JSON numbers; dates stay `YYYY-MM-DD`.
+      types: {
+        numeric: { to: 1700, from: [1700], serialize: (x: unknown) => String(x), parse: (x: string) => Number(x) },
+        int8: { to: 20, from: [20], serialize: (x: unknown) => String(x), parse: (x: string) => Number(x) },
+        date: { to: 1082, from: [1082], serialize: (x: unknown) => String(x), parse: (x: string) => x },
+      },
+    });
+  }
 
   /** One request's transaction, with its retries; `isAbandoned` turns a late COMMIT into a ROLLBACK. */
   async function transaction<T>(caller: Caller, work: (tx: Tx) => Promise<T>, isAbandoned: () => boolean): Promise<T> {
     for (let attempt = 1;; attempt++) {
-      // Rejected when the connection is lost mid-transaction: see below.
+      const pool = generation;
+      // Whether COMMIT may have been sent: from then on, a failure leaves the outcome unknown, never retried.
+      let committing = false;
       let connectionLost!: (error: unknown) => void;
       const lost = new Promise<never>((_, reject) => (connectionLost = reject));
       try {
@@ -182,6 +210,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
             const [, result] = await Promise.all([identity, work(tx)]);
             // The client was answered 503 meanwhile: committing now would apply what it was told failed.
             if (isAbandoned()) throw new Abandoned();
+            committing = true;
             return result;
           } catch (error) {
             if (!isUnavailable(error)) throw error;
@@ -196,12 +225,15 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
         });
         return (await Promise.race([transaction, lost])) as T;
       } catch (error) {
-        if (
-          error instanceof postgres.PostgresError && RETRYABLE.has(error.code) && attempt < MAX_ATTEMPTS &&
-          !isAbandoned()
-        ) {
-          await retryPause(attempt);
-          continue;
+        const pooled = error instanceof postgres.PostgresError && POOLER_FAILURES.has(error.code);
+        if (pooled) unprepare();
+        if (attempt < MAX_ATTEMPTS && !isAbandoned()) {
+          if (error instanceof postgres.PostgresError && RETRYABLE.has(error.code)) {
+            await retryPause(attempt);
+            continue;
+          }
+          // Rolled back by the server (the statement failed, or its connection was closed before COMMIT).
+          if (!committing && (pooled || generation !== pool)) continue;
         }
         throw error;
       }
@@ -209,7 +241,9 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
   }
 
   return {
-    sql,
+    get sql() {
+      return sql;
+    },
     asCaller: (caller, area, work) =>
       withDeadline((isAbandoned) => transaction(caller, work, isAbandoned)).catch((error) => {
         throw translateDatabaseError(error, area);
