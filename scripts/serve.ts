@@ -4,6 +4,9 @@
  * `supabase functions deploy` ships; only the URL prefix is stripped here. CONTRACT §0 also asks for
  * the seeds' `/api/...` and `/api/v1/...` aliases.
  */
+import { Hono } from 'hono';
+import { compress } from 'hono/compress';
+import { serveStatic } from 'hono/serve-static';
 import { dependenciesFromEnv } from '../supabase/functions/_shared/deps.ts';
 import { API_VERSION, corsHeaders, type Dependencies } from '../supabase/functions/_shared/http.ts';
 import { combineDocuments, type OpenApiDocument } from '../supabase/functions/_shared/openapi.ts';
@@ -82,72 +85,68 @@ async function docs(pathname: string): Promise<Response | undefined> {
 // server and the local anon key, and a sign-in as the demo admin or customer. That sign-in exists here
 // alone (no deployed function has it), and only while this server verifies tokens with the local secret.
 const CONSOLE = '/console';
-const CONSOLE_DIST = new URL('../console/dist/', import.meta.url);
+const CONSOLE_DIST = decodeURIComponent(new URL('../console/dist', import.meta.url).pathname);
+const SEPARATOR = Deno.build.os === 'windows' ? '\\' : '/';
 const LOCAL_SIGN_IN = '/local/sign-in';
-const CONTENT_TYPES: Record<string, string> = {
-  html: 'text/html; charset=utf-8',
-  js: 'text/javascript; charset=utf-8',
-  css: 'text/css; charset=utf-8',
-  json: 'application/json; charset=utf-8',
-  svg: 'image/svg+xml',
-  png: 'image/png',
-  ico: 'image/x-icon',
-  woff2: 'font/woff2',
-  txt: 'text/plain; charset=utf-8',
-};
 const DEMO_USERS = {
   admin: { id: DEMO_ADMIN_ID, email: 'admin@example.com' },
   customer: { id: DEMO_CUSTOMER_ID, email: 'customer@example.com' },
 } as const;
 const SIGN_IN_HOURS = 8;
 const localSecret = () => (Deno.env.get('SUPABASE_JWT_SECRET') ?? JWT_SECRET) === JWT_SECRET;
+const NOT_BUILT = '<!doctype html><title>Store console</title><p>The console is not built yet: run ' +
+  '<code>npm run build</code> (or restart <code>npm start</code>, which builds it when console/dist is missing).</p>';
 
-async function consoleFile(req: Request, url: URL): Promise<Response> {
+/**
+ * A file of console/dist, or null. Hono's serveStatic has already refused encoded, dotted, backslashed and
+ * doubled paths; this also refuses anything that resolves outside dist (a symlink) and anything not a file.
+ */
+async function distFile(file: string): Promise<ReadableStream<Uint8Array> | null> {
+  try {
+    const [real, root] = await Promise.all([Deno.realPath(file), Deno.realPath(CONSOLE_DIST)]);
+    if (!real.startsWith(root + SEPARATOR) || !(await Deno.stat(real)).isFile) return null;
+    return (await Deno.open(real)).readable;
+  } catch {
+    return null;
+  }
+}
+
+async function isDistDirectory(file: string): Promise<boolean> {
+  return (await Deno.stat(file).catch(() => undefined))?.isDirectory ?? false;
+}
+
+/** The store console as the static files it is anywhere else, plus this server's config.json. */
+const consoleFiles = new Hono()
+  .get(CONSOLE, (c) => c.redirect(`${new URL(c.req.url).origin}${CONSOLE}/`, 301))
+  .get(`${CONSOLE}/config.json`, (c) => {
+    c.header('cache-control', 'no-store');
+    return c.json({ supabaseUrl: new URL(c.req.url).origin, anonKey: ANON_KEY, localSignIn: localSecret() });
+  })
+  // Gzipped as a static host would send it, so local loads weigh what deployed ones do.
+  .use(`${CONSOLE}/*`, compress({ encoding: 'gzip', threshold: 0 }))
+  .use(
+    `${CONSOLE}/*`,
+    serveStatic({
+      root: CONSOLE_DIST,
+      rewriteRequestPath: (requested) => requested.slice(CONSOLE.length),
+      getContent: distFile,
+      isDir: isDistDirectory,
+      onFound: (file, c) => {
+        // Vite names assets by content hash; everything else is read fresh.
+        const hashed = file.startsWith(`${CONSOLE_DIST}/assets/`);
+        c.header('cache-control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
+        c.header('x-content-type-options', 'nosniff');
+      },
+    }),
+  )
+  .get(`${CONSOLE}/`, (c) => c.html(NOT_BUILT, 503))
+  .notFound((c) => c.text('Not found', 404));
+
+async function consoleFile(req: Request): Promise<Response> {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     return new Response('Method not allowed', { status: 405, headers: { allow: 'GET, HEAD' } });
   }
-  if (url.pathname === CONSOLE) return Response.redirect(new URL(`${CONSOLE}/`, url), 301);
-  if (url.pathname === `${CONSOLE}/config.json`) {
-    return Response.json({ supabaseUrl: url.origin, anonKey: ANON_KEY, localSignIn: localSecret() }, {
-      headers: { 'cache-control': 'no-store' },
-    });
-  }
-  let relative: string;
-  try {
-    relative = decodeURIComponent(url.pathname.slice(CONSOLE.length + 1)) || 'index.html';
-  } catch {
-    return new Response('Bad path', { status: 400 });
-  }
-  if (relative.split('/').some((part) => part === '..' || part === '') || /[\\\0]/.test(relative)) {
-    return new Response('Not found', { status: 404 });
-  }
-  const extension = relative.split('.').pop() ?? '';
-  try {
-    const file = await Deno.readFile(new URL(relative, CONSOLE_DIST));
-    const headers: Record<string, string> = {
-      'content-type': CONTENT_TYPES[extension] ?? 'application/octet-stream',
-      // Vite names assets by content hash; everything else is read fresh.
-      'cache-control': relative.startsWith('assets/') ? 'public, max-age=31536000, immutable' : 'no-cache',
-      'x-content-type-options': 'nosniff',
-      vary: 'accept-encoding',
-    };
-    // Gzipped as a static host would send it, so local loads weigh what deployed ones do.
-    if (/\bgzip\b/.test(req.headers.get('accept-encoding') ?? '') && /^(html|js|css|json|svg|txt)$/.test(extension)) {
-      headers['content-encoding'] = 'gzip';
-      return new Response(new Blob([file]).stream().pipeThrough(new CompressionStream('gzip')), { headers });
-    }
-    return new Response(file, { headers });
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-    if (relative === 'index.html') {
-      return new Response(
-        '<!doctype html><title>Store console</title><p>The console is not built yet: run <code>npm run build</code> ' +
-          '(or restart <code>npm start</code>, which builds it when console/dist is missing).</p>',
-        { status: 503, headers: { 'content-type': 'text/html; charset=utf-8' } },
-      );
-    }
-    return new Response('Not found', { status: 404 });
-  }
+  return await consoleFiles.fetch(req);
 }
 
 async function localSignIn(req: Request): Promise<Response> {
@@ -158,6 +157,15 @@ async function localSignIn(req: Request): Promise<Response> {
     return Response.json({ error: 'Local sign-in is off: this server verifies tokens with another secret.' }, {
       status: 404,
     });
+  }
+  // Another site's page may POST here without a preflight only as a "simple" request (text/plain, form
+  // data): asking for JSON makes it preflight, and its Origin, when a browser sends one, must be this server.
+  const origin = req.headers.get('origin');
+  if (origin !== null && origin !== new URL(req.url).origin) {
+    return Response.json({ error: 'The local sign-in is for this server\'s own console only' }, { status: 403 });
+  }
+  if (!/^application\/json\b/i.test(req.headers.get('content-type') ?? '')) {
+    return Response.json({ error: 'Send the sign-in as application/json' }, { status: 415 });
   }
   const body = await req.json().catch(() => null);
   const as = body?.as;
@@ -180,9 +188,51 @@ async function localSignIn(req: Request): Promise<Response> {
   }, { headers: { 'cache-control': 'no-store' } });
 }
 
+/**
+ * Hosts this server answers, as Vite's `server.allowedHosts`: loopback names (`localhost`, `*.localhost`) and IP
+ * addresses always, other names only when ALLOWED_HOSTS lists them (comma-separated; `.example.com` also allows
+ * its subdomains; `*` allows any). A web page can point a name it controls at 127.0.0.1 (DNS rebinding) and
+ * then read this server as its own origin: refusing names nobody allowed closes that.
+ */
+const ALLOWED_HOSTS = (Deno.env.get('ALLOWED_HOSTS') ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+
+function hostAllowed(host: string | null): boolean {
+  if (!host) return false;
+  const name = host.toLowerCase().replace(/:\d+$/, '');
+  if (name === 'localhost' || name.endsWith('.localhost')) return true;
+  if (/^\d{1,3}(\.\d{1,3}){3}$/.test(name) || /^\[[0-9a-f:.]+\]$/.test(name)) return true;
+  return ALLOWED_HOSTS.some((allowed) =>
+    allowed === '*' || allowed === name || (allowed.startsWith('.') && (name.endsWith(allowed) || name === allowed.slice(1)))
+  );
+}
+
+/**
+ * `/api/v2/<function>/...`: a version this API does not have, asked of a function it does have. The function
+ * answers it in its own envelope, as it answers the same version asked by the Accept header.
+ */
+const UNKNOWN_VERSION = /^\/(?:api|functions)\/v(\d+)\/([^/]+)(\/.*)?$/;
+
+function unknownVersion(url: URL, req: Request): Response | Promise<Response> | undefined {
+  const [, version, name, rest = ''] = UNKNOWN_VERSION.exec(url.pathname) ?? [];
+  if (!name || version === '1' || !functions[name]) return undefined;
+  url.pathname = `/${name}${rest}`;
+  const headers = new Headers(req.headers);
+  headers.set('accept', `application/vnd.api+json;version=${version}`);
+  return functions[name](new Request(url, { method: 'GET', headers }));
+}
+
 async function route(req: Request): Promise<Response> {
   const url = new URL(req.url);
-  if (url.pathname === CONSOLE || url.pathname.startsWith(`${CONSOLE}/`)) return consoleFile(req, url);
+  if (!hostAllowed(req.headers.get('host'))) {
+    return Response.json({
+      success: false,
+      error: 'This host is not allowed; add it to ALLOWED_HOSTS to serve it (see docs/local-stack.md)',
+      code: 'HOST_NOT_ALLOWED',
+    }, { status: 403 });
+  }
+  const versioned = unknownVersion(url, req);
+  if (versioned) return versioned;
+  if (url.pathname === CONSOLE || url.pathname.startsWith(`${CONSOLE}/`)) return consoleFile(req);
   if (url.pathname === LOCAL_SIGN_IN) return localSignIn(req);
   if (url.pathname === DOCS || url.pathname.startsWith(`${DOCS}/`)) {
     const page = req.method === 'GET' ? await docs(url.pathname) : undefined;
@@ -219,22 +269,48 @@ function forwarded(url: URL, req: Request): Request {
   }
 }
 
-const server = Deno.serve({
-  port: Number(Deno.env.get('PORT') ?? 54321),
-  hostname: Deno.env.get('HOSTNAME') ?? '127.0.0.1',
-  onListen: () => {},
-  // Whatever escapes a function is still answered as JSON; the cause stays in the log.
-  onError: (error) => {
-    console.error('[serve] unexpected error:', error);
-    return Response.json({ success: false, error: 'An unexpected error occurred', code: 'INTERNAL_ERROR' }, {
-      status: 500,
-    });
-  },
-}, route);
+/**
+ * The listener, started again whenever it fails. Deno's server stops accepting for good on an accept error,
+ * such as running out of file descriptors under many unfinished connections, and its promise would end the
+ * process; here the failure is logged and the port listened on again, so the server answers once
+ * connections are freed. (Deno has no header-read timeout for half-open connections: denoland/deno#3515.)
+ */
+let server: Deno.HttpServer | undefined;
+let stopping = false;
+
+function listen() {
+  try {
+    server = Deno.serve({
+      port: Number(Deno.env.get('PORT') ?? 54321),
+      hostname: Deno.env.get('HOSTNAME') ?? '127.0.0.1',
+      onListen: () => {},
+      // Whatever escapes a function is still answered as JSON; the cause stays in the log.
+      onError: (error) => {
+        console.error('[serve] unexpected error:', error);
+        return Response.json({ success: false, error: 'An unexpected error occurred', code: 'INTERNAL_ERROR' }, {
+          status: 500,
+        });
+      },
+    }, route);
+  } catch (error) {
+    if (!server) throw error;
+    console.error(`[serve] cannot listen yet (${(error as Error).message}); trying again`);
+    setTimeout(listen, 500);
+    return;
+  }
+  server.finished.catch((error) => {
+    if (stopping) return;
+    console.error(`[serve] the listener failed (${error?.message ?? error}); listening again`);
+    setTimeout(listen, 250);
+  });
+}
+
+listen();
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   Deno.addSignalListener(signal, async () => {
-    await server.shutdown();
+    stopping = true;
+    await server?.shutdown();
     await deps.db.end();
     Deno.exit(0);
   });

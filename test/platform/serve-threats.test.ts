@@ -1,0 +1,182 @@
+// The local server is a developer tool any web page the developer opens can reach (Vite's server.fs and
+// allowedHosts advisories are the threat list): it must read no file outside console/dist whatever the path's
+// spelling, answer no foreign Host (DNS rebinding), and offer its local sign-in to no other site.
+import { request } from 'node:http';
+import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { ROOT } from '../../scripts/lib/stack.mjs';
+
+const api = new URL(inject('apiUrl'));
+
+interface Raw {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** A request sent exactly as written: no URL normalisation, any Host. */
+function raw(rawPath: string, { method = 'GET', headers = {}, body }: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
+  return new Promise<Raw>((resolve, reject) => {
+    const req = request({ host: api.hostname, port: api.port, method, path: rawPath, headers, setHost: !('host' in headers) }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk) => chunks.push(chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString('latin1') }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const SECRETS = [
+  { file: '/etc/passwd', marker: 'root:' },
+  { file: `${ROOT}/package.json`, marker: '"devDependencies"' },
+];
+
+const outside = path.join(ROOT, 'console', 'dist', 'outside-link');
+afterAll(() => rmSync(outside, { force: true }));
+
+describe('the console files: nothing outside console/dist, whatever the spelling', () => {
+  const paths = [
+    '/console/file:/etc/passwd',
+    '/console/file:///etc/passwd',
+    '/console/http://example.com/etc/passwd',
+    '/console/%252e%252e/%252e%252e/package.json',
+    '/console/%2e%2e/%2e%2e/package.json',
+    '/console/..%2f..%2fpackage.json',
+    '/console/%c0%ae%c0%ae/%c0%ae%c0%ae/package.json',
+    '/console/..\\..\\package.json',
+    '/console/assets\\..\\..\\package.json',
+    '/console//etc/passwd',
+    `/console/${ROOT}/package.json`,
+    '/console/../package.json',
+    '/console/assets/../../package.json',
+    '/console/%00',
+    '/console/index.html%00.js',
+    '/console/outside-link/package.json',
+    '/console/outside-link',
+    '/console/assets',
+    '/console/assets/',
+  ];
+
+  it('answers every traversal spelling with a 4xx and never the file; a directory is a 404, not a 500', async () => {
+    mkdirSync(path.dirname(outside), { recursive: true });
+    rmSync(outside, { force: true });
+    symlinkSync(ROOT, outside);
+    for (const rawPath of paths) {
+      const res = await raw(rawPath);
+      expect(res.status, rawPath).toBeGreaterThanOrEqual(400);
+      expect(res.status, rawPath).toBeLessThan(500);
+      for (const { marker } of SECRETS) expect(res.body, rawPath).not.toContain(marker);
+    }
+  });
+
+  it('still serves the console itself', async () => {
+    const page = await raw('/console/');
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('<div id="app">');
+  });
+});
+
+describe('DNS rebinding: only loopback names and IP addresses, unless allowed', () => {
+  const foreign = { host: `evil.example:${api.port}` };
+
+  it('refuses a foreign Host with a JSON 403 everywhere, the local sign-in first', async () => {
+    const signIn = await raw('/local/sign-in', {
+      method: 'POST',
+      headers: { ...foreign, 'content-type': 'text/plain' },
+      body: '{"as":"admin"}',
+    });
+    expect(signIn.status).toBe(403);
+    expect(signIn.body).not.toContain('access_token');
+    expect(JSON.parse(signIn.body)).toMatchObject({ success: false, code: 'HOST_NOT_ALLOWED' });
+    for (const rawPath of ['/functions/v1/campaign-types', '/console/', '/console/config.json', '/functions/v1/docs']) {
+      const res = await raw(rawPath, { headers: foreign });
+      expect(res.status, rawPath).toBe(403);
+      expect(JSON.parse(res.body), rawPath).toMatchObject({ success: false, code: 'HOST_NOT_ALLOWED' });
+    }
+  });
+
+  it('answers loopback names and IP addresses', async () => {
+    for (const host of ['localhost', '127.0.0.1', '[::1]', 'console.localhost', '192.168.1.20']) {
+      const res = await raw('/console/config.json', { headers: { host: `${host}:${api.port}` } });
+      expect(res.status, host).toBe(200);
+    }
+  });
+
+  it('offers the local sign-in to no other site: a cross-site Origin or a non-JSON body is refused', async () => {
+    const crossSite = await raw('/local/sign-in', {
+      method: 'POST',
+      headers: { origin: 'https://evil.example', 'content-type': 'application/json' },
+      body: '{"as":"admin"}',
+    });
+    expect(crossSite.status).toBe(403);
+    expect(crossSite.body).not.toContain('access_token');
+    const simpleRequest = await raw('/local/sign-in', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{"as":"admin"}' });
+    expect(simpleRequest.status).toBe(415);
+    expect(simpleRequest.body).not.toContain('access_token');
+    const sameSite = await raw('/local/sign-in', {
+      method: 'POST',
+      headers: { origin: api.origin, 'content-type': 'application/json' },
+      body: '{"as":"admin"}',
+    });
+    expect(sameSite.status).toBe(200);
+  });
+});
+
+describe('an unknown API version under a known function', () => {
+  it("answers in that function's own envelope", async () => {
+    const res = await raw('/api/v2/campaign-types/anything');
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+    expect(JSON.parse(res.body)).toMatchObject({ success: false, error_code: 'UNSUPPORTED_VERSION' });
+  });
+});
+
+describe('unfinished connections', () => {
+  it('running out of file descriptors never ends the server: it answers again once the connections are freed', async () => {
+    const { spawn } = await import('node:child_process');
+    const net = await import('node:net');
+    const { freePort } = await import('../../scripts/lib/stack.mjs');
+    const { JWT_SECRET } = await import('../../scripts/lib/keys.mjs');
+    const port = await freePort();
+    // A low open-file limit, so a few hundred half-sent requests exhaust it as ~20,000 did at the usual one.
+    const deno = path.join(ROOT, 'node_modules', '.bin', 'deno');
+    const child = spawn('sh', ['-c', `ulimit -n 128; exec "${deno}" run --quiet --allow-net --allow-env --allow-read --allow-sys scripts/serve.ts`], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: String(port), SUPABASE_JWT_SECRET: JWT_SECRET, SUPABASE_DB_URL: 'postgresql://postgres:postgres@127.0.0.1:9/postgres' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stderr.on('data', (chunk) => (output += chunk));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const config = () =>
+      fetch(`http://127.0.0.1:${port}/console/config.json`, { signal: AbortSignal.timeout(2000) }).then((r) => r.status, () => 0);
+    try {
+      const deadline = Date.now() + 30_000;
+      while ((await config()) !== 200) {
+        if (Date.now() > deadline) throw new Error(`the server did not start: ${output}`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      const sockets: import('node:net').Socket[] = [];
+      for (let i = 0; i < 300; i++) {
+        const socket = net.connect(port, '127.0.0.1');
+        socket.on('error', () => {});
+        socket.write('GET /console/ HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+        sockets.push(socket);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      for (const socket of sockets) socket.destroy();
+      let status = 0;
+      for (let i = 0; i < 20 && status !== 200; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        status = await config();
+      }
+      expect(child.exitCode, output).toBeNull();
+      expect(status, output).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+  }, 60_000);
+});
