@@ -1,0 +1,91 @@
+// `supabase functions deploy <name>` bundles a function folder with only what that folder carries: its own
+// deno.json (Supabase's recommended form since CLI 1.215), not the repository root's deno.json or
+// node_modules. Every folder the deploy command would pick up must resolve and type-check that way, and be
+// deployed with the same settings as the others, or the next function added breaks only once deployed.
+import { execFile } from 'node:child_process';
+import { cp, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../../scripts/lib/stack.mjs';
+
+const FUNCTIONS = path.join(ROOT, 'supabase', 'functions');
+const DENO = path.join(ROOT, 'node_modules', '.bin', 'deno');
+// Deno's own cache for the npm packages a function names, kept between runs as a deploy's bundler keeps its.
+const DENO_DIR = path.join(ROOT, 'node_modules', '.cache', 'deno-deploy-check');
+
+/** The function folders as the deploy command finds them: not `_`-prefixed, with an index.ts. */
+async function deployedFunctions(): Promise<string[]> {
+  const names: string[] = [];
+  for (const entry of await readdir(FUNCTIONS, { withFileTypes: true })) {
+    if (!entry.isDirectory() || entry.name.startsWith('_')) continue;
+    if (await stat(path.join(FUNCTIONS, entry.name, 'index.ts')).then(() => true, () => false)) names.push(entry.name);
+  }
+  return names.sort();
+}
+
+const names = await deployedFunctions();
+
+/** Type-checks one function copied, with _shared, where no root deno.json or node_modules can help it. */
+async function checkAlone(name: string): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), `deploy-${name}-`));
+  try {
+    await cp(path.join(FUNCTIONS, name), path.join(dir, 'functions', name), { recursive: true });
+    await cp(path.join(FUNCTIONS, '_shared'), path.join(dir, 'functions', '_shared'), { recursive: true });
+    const config = path.join(dir, 'functions', name, 'deno.json');
+    const args = ['check', '--quiet', '--no-lock', ...(await stat(config).then(() => ['--config', config], () => [])),
+      path.join(dir, 'functions', name, 'index.ts')];
+    await promisify(execFile)(DENO, args, { cwd: dir, env: { ...process.env, DENO_DIR, NO_COLOR: '1' } });
+    return 'ok';
+  } catch (error) {
+    return String((error as { stderr?: string }).stderr || error).split('\n').slice(0, 3).join(' ');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+describe('every function deploys with only its own settings', () => {
+  it('finds the functions', () => {
+    expect(names).toContain('products');
+    expect(names.length).toBeGreaterThanOrEqual(8);
+  });
+
+  it('each resolves and type-checks with only its own folder’s deno.json', async () => {
+    const results = await Promise.all(names.map(async (name) => [name, await checkAlone(name)] as const));
+    expect(Object.fromEntries(results)).toEqual(Object.fromEntries(names.map((name) => [name, 'ok'])));
+  }, 120_000);
+
+  it('each pins the same versions as the root deno.json the local server runs with', async () => {
+    const root = JSON.parse(await readFile(path.join(ROOT, 'deno.json'), 'utf8')).imports as Record<string, string>;
+    for (const name of names) {
+      const own = JSON.parse(await readFile(path.join(FUNCTIONS, name, 'deno.json'), 'utf8')).imports as Record<string, string>;
+      for (const [specifier, target] of Object.entries(own)) expect(target, `${name}: ${specifier}`).toBe(root[specifier]);
+    }
+  });
+
+  it('each has the same deploy settings in config.toml: verify_jwt off, no shared import map', async () => {
+    const config = await readFile(path.join(ROOT, 'supabase', 'config.toml'), 'utf8');
+    for (const name of names) {
+      const section = new RegExp(`\\[functions\\.${name}\\]\\n([^\\[]*)`).exec(config)?.[1] ?? '';
+      expect(section, name).toMatch(/^verify_jwt = false$/m);
+      expect(section, name).not.toMatch(/import_map/);
+    }
+  });
+});
+
+describe('the deploy workflow', () => {
+  it("runs the README's deploy commands with the secrets the README names", async () => {
+    const workflow = await readFile(path.join(ROOT, '.github', 'workflows', 'deploy.yml'), 'utf8');
+    const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+    for (const command of ['npx supabase db push --remote --yes', 'npx supabase functions deploy', 'npm ci']) {
+      expect(workflow).toContain(command);
+    }
+    expect(readme).toContain('npx supabase db push --remote --yes');
+    for (const secret of ['SUPABASE_ACCESS_TOKEN', 'SUPABASE_DB_PASSWORD', 'SUPABASE_PROJECT_ID']) {
+      expect(workflow).toContain(`\${{ secrets.${secret} }}`);
+      expect(readme).toContain(`\`${secret}\``);
+    }
+    expect(workflow).toMatch(/branches: \[main\]/);
+  });
+});
