@@ -162,7 +162,7 @@ async function localSignIn(req: Request): Promise<Response> {
   // data): asking for JSON makes it preflight, and its Origin, when a browser sends one, must be this server.
   const origin = req.headers.get('origin');
   if (origin !== null && origin !== new URL(req.url).origin) {
-    return Response.json({ error: 'The local sign-in is for this server\'s own console only' }, { status: 403 });
+    return Response.json({ error: "The local sign-in is for this server's own console only" }, { status: 403 });
   }
   if (!/^application\/json\b/i.test(req.headers.get('content-type') ?? '')) {
     return Response.json({ error: 'Send the sign-in as application/json' }, { status: 415 });
@@ -194,7 +194,9 @@ async function localSignIn(req: Request): Promise<Response> {
  * its subdomains; `*` allows any). A web page can point a name it controls at 127.0.0.1 (DNS rebinding) and
  * then read this server as its own origin: refusing names nobody allowed closes that.
  */
-const ALLOWED_HOSTS = (Deno.env.get('ALLOWED_HOSTS') ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+const ALLOWED_HOSTS = (Deno.env.get('ALLOWED_HOSTS') ?? '').split(',').map((h) => h.trim().toLowerCase()).filter(
+  Boolean,
+);
 
 function hostAllowed(host: string | null): boolean {
   if (!host) return false;
@@ -202,7 +204,8 @@ function hostAllowed(host: string | null): boolean {
   if (name === 'localhost' || name.endsWith('.localhost')) return true;
   if (/^\d{1,3}(\.\d{1,3}){3}$/.test(name) || /^\[[0-9a-f:.]+\]$/.test(name)) return true;
   return ALLOWED_HOSTS.some((allowed) =>
-    allowed === '*' || allowed === name || (allowed.startsWith('.') && (name.endsWith(allowed) || name === allowed.slice(1)))
+    allowed === '*' || allowed === name ||
+    (allowed.startsWith('.') && (name.endsWith(allowed) || name === allowed.slice(1)))
   );
 }
 

@@ -6,8 +6,9 @@
  * done. BEGIN is its own round trip: postgres.js's `begin` races the transaction against its connection's
  * close, and a transaction on a reserved connection (which could send BEGIN in the same burst) has no such
  * race, so a query queued on a connection that dies never settles and its request hangs. Prepared
- * statements are off for a pooler in transaction mode that cannot keep them (Supavisor's port 6543, or
- * `DB_PREPARE=false`).
+ * statements are off for a pooler in transaction mode that cannot keep them: from the start for Supavisor's
+ * port 6543 or `DB_PREPARE=false`, and from its first sign for any other. Every request has one bound,
+ * `DB_REQUEST_TIMEOUT`, past which it is a 503 and its transaction can no longer commit.
  *
  * SQL functions report business failures the PostgREST way: SQLSTATE `PTxxx` carries the HTTP status,
  * the message is the error code, `detail` the human message and `hint` a JSON object of details.
@@ -167,10 +168,10 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
     old.end({ timeout: 0 }).catch(() => {});
   }
 
-  function connect(prepare: boolean) {
+  function connect(prepared: boolean) {
     return postgres(url, {
       max: options.max ?? 8,
-      prepare,
+      prepare: prepared,
       idle_timeout: 30,
       // While the database is away a request waits at most this long for a connection, then gets a 503.
       connect_timeout: 5,

@@ -33,6 +33,7 @@ export const listQuery = z
     sort_order: z.enum(['asc', 'desc'], 'must be asc or desc').optional(),
   })
   .refine(
-    (query) => !query.ordered_from || !query.ordered_before || Date.parse(query.ordered_from) < Date.parse(query.ordered_before),
+    (query) =>
+      !query.ordered_from || !query.ordered_before || Date.parse(query.ordered_from) < Date.parse(query.ordered_before),
     { path: ['ordered_before'], message: 'must be later than ordered_from' },
   );
