@@ -1,7 +1,17 @@
 // The HTTP ceiling: a bare Deno.serve answering a fixed JSON body of about a list response's size. No
-// routing, auth or database, so a function can at best match it.
+// routing, auth or database, so a function can at best match it. With BEHIND_FRONT=1 the same server sits
+// behind the local server's TCP front (`scripts/lib/tcp-front.ts`), as the functions do, so the two
+// ceilings side by side are what the front's deadlines cost per request.
+import { serveFront } from '../scripts/lib/tcp-front.ts';
+
 const body = JSON.stringify({ success: true, data: Array.from({ length: 14 }, (_, i) => ({ type_code: `type_${i}`, default_weight: 1.5 })) });
-Deno.serve(
-  { port: Number(Deno.env.get('PORT')), hostname: '127.0.0.1', onListen: () => {} },
-  () => new Response(body, { headers: { 'content-type': 'application/json' } }),
-);
+const handler = () => new Response(body, { headers: { 'content-type': 'application/json' } });
+const port = Number(Deno.env.get('PORT'));
+
+if (Deno.env.get('BEHIND_FRONT')) {
+  const upstream = `${await Deno.makeTempDir({ prefix: 'http-ceiling-' })}/http.sock`;
+  Deno.serve({ path: upstream, onListen: () => {} }, handler);
+  serveFront({ hostname: '127.0.0.1', port, upstream, headerTimeoutMs: 10_000, requestTimeoutMs: 30_000, idleTimeoutMs: 60_000 });
+} else {
+  Deno.serve({ port, hostname: '127.0.0.1', onListen: () => {} }, handler);
+}

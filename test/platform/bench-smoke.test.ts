@@ -23,6 +23,7 @@ describe('the benchmark harness', () => {
     const report = JSON.parse(await readFile(path.join(ROOT, 'bench/results/smoke.json'), 'utf8'));
     expect(report.mode).toBe('smoke');
     expect(report.http_ceiling.requests_per_sec).toBeGreaterThan(0);
+    expect(report.http_ceiling_behind_front.requests_per_sec).toBeGreaterThan(0);
     expect(report.results.map((r: any) => r.scenario)).toEqual(scenarios.map((s) => s.name));
     for (const result of report.results) {
       expect(result.endpoint.requests_per_sec, result.scenario).toBeGreaterThan(0);

@@ -4,7 +4,7 @@
 import { request } from 'node:http';
 import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ROOT } from '../../scripts/lib/stack.mjs';
 
 const api = new URL(inject('apiUrl'));
@@ -134,17 +134,104 @@ describe('an unknown API version under a known function', () => {
 });
 
 describe('unfinished connections', () => {
-  it('running out of file descriptors never ends the server: it answers again once the connections are freed', async () => {
+  const net = import('node:net');
+
+  /** A raw connection to `port` that records what it was sent and when the server closed it. */
+  async function connection(port: number) {
+    const socket = (await net).connect(port, '127.0.0.1');
+    socket.on('error', () => {});
+    const opened = Date.now();
+    let received = '';
+    socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+    const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now() - opened)));
+    await new Promise((resolve) => socket.once('connect', resolve));
+    return { socket, closed, received: () => received };
+  }
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  describe('every request has a deadline (HTTP_HEADER_TIMEOUT 1 s, HTTP_REQUEST_TIMEOUT 2 s, HTTP_IDLE_TIMEOUT 3 s)', () => {
+    let server: Awaited<ReturnType<typeof import('../../scripts/lib/stack.mjs').startFunctions>>;
+    let port: number;
+    beforeAll(async () => {
+      const { freePort, startFunctions } = await import('../../scripts/lib/stack.mjs');
+      port = await freePort();
+      server = await startFunctions({
+        dbUrl: 'postgresql://postgres:postgres@127.0.0.1:9/postgres',
+        port,
+        env: { HTTP_HEADER_TIMEOUT: '1', HTTP_REQUEST_TIMEOUT: '2', HTTP_IDLE_TIMEOUT: '3' },
+      });
+    });
+    afterAll(() => server?.stop());
+
+    it('a connection that never says anything is closed once the header deadline passes', async () => {
+      const { closed } = await connection(port);
+      expect(await closed).toBeLessThan(2_000);
+    });
+
+    it('half a request is closed once the header deadline passes', async () => {
+      const { socket, closed } = await connection(port);
+      socket.write('GET /console/config.json HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+      expect(await closed).toBeLessThan(2_000);
+    });
+
+    it('headers dripped a byte at a time do not hold the connection past the deadline', async () => {
+      const { socket, closed } = await connection(port);
+      const drip = setInterval(() => socket.write('x'), 100);
+      socket.write('GET /console/config.json HTTP/1.1\r\nX-Drip: ');
+      const ms = await closed;
+      clearInterval(drip);
+      expect(ms).toBeLessThan(2_000);
+    });
+
+    it('a body that never arrives in full is closed once the request deadline passes', async () => {
+      const { socket, closed } = await connection(port);
+      socket.write('POST /local/sign-in HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"as":');
+      const ms = await closed;
+      expect(ms).toBeGreaterThan(1_000);
+      expect(ms).toBeLessThan(3_000);
+    });
+
+    it('after an answered request, half of the next one is closed too, counting from its first byte', async () => {
+      const { socket, closed, received } = await connection(port);
+      socket.write('GET /console/config.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      await sleep(1_500);
+      expect(received()).toMatch(/^HTTP\/1\.1 200/);
+      const started = Date.now();
+      socket.write('GET /console/config.json HTTP/1.1\r\n');
+      await closed;
+      expect(Date.now() - started).toBeLessThan(2_000);
+    });
+
+    it('a slow but punctual client is answered, and an idle keep-alive connection is let go', async () => {
+      const { socket, closed, received } = await connection(port);
+      socket.write('POST /local/sign-in HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+      await sleep(500);
+      socket.write('Content-Type: application/json\r\nContent-Length: 14\r\n\r\n{"as":');
+      await sleep(700);
+      socket.write('"admin"}');
+      await sleep(500);
+      expect(received()).toMatch(/^HTTP\/1\.1 200/);
+      expect(received()).toContain('access_token');
+      expect(await closed).toBeLessThan(5_500);
+    });
+  });
+
+  it('half-open connections beyond the open-file limit time out by themselves, and the server answers again', async () => {
     const { spawn } = await import('node:child_process');
-    const net = await import('node:net');
-    const { freePort } = await import('../../scripts/lib/stack.mjs');
+    const { freePort, SERVE_ARGS } = await import('../../scripts/lib/stack.mjs');
     const { JWT_SECRET } = await import('../../scripts/lib/keys.mjs');
     const port = await freePort();
     // A low open-file limit, so a few hundred half-sent requests exhaust it as ~20,000 did at the usual one.
     const deno = path.join(ROOT, 'node_modules', '.bin', 'deno');
-    const child = spawn('sh', ['-c', `ulimit -n 128; exec "${deno}" run --quiet --allow-net --allow-env --allow-read --allow-sys scripts/serve.ts`], {
+    const child = spawn('sh', ['-c', `ulimit -n 128; exec "${deno}" ${SERVE_ARGS.join(' ')}`], {
       cwd: ROOT,
-      env: { ...process.env, PORT: String(port), SUPABASE_JWT_SECRET: JWT_SECRET, SUPABASE_DB_URL: 'postgresql://postgres:postgres@127.0.0.1:9/postgres' },
+      env: {
+        ...process.env,
+        PORT: String(port),
+        SUPABASE_JWT_SECRET: JWT_SECRET,
+        SUPABASE_DB_URL: 'postgresql://postgres:postgres@127.0.0.1:9/postgres',
+        HTTP_HEADER_TIMEOUT: '1',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -152,29 +239,28 @@ describe('unfinished connections', () => {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     const config = () =>
       fetch(`http://127.0.0.1:${port}/console/config.json`, { signal: AbortSignal.timeout(2000) }).then((r) => r.status, () => 0);
+    const sockets: import('node:net').Socket[] = [];
     try {
       const deadline = Date.now() + 30_000;
       while ((await config()) !== 200) {
         if (Date.now() > deadline) throw new Error(`the server did not start: ${output}`);
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        await sleep(200);
       }
-      const sockets: import('node:net').Socket[] = [];
+      const closed: Promise<void>[] = [];
       for (let i = 0; i < 300; i++) {
-        const socket = net.connect(port, '127.0.0.1');
+        const socket = (await net).connect(port, '127.0.0.1');
         socket.on('error', () => {});
+        closed.push(new Promise((resolve) => socket.once('close', () => resolve())));
         socket.write('GET /console/ HTTP/1.1\r\nHost: 127.0.0.1\r\n');
         sockets.push(socket);
       }
-      await new Promise((resolve) => setTimeout(resolve, 1500));
-      for (const socket of sockets) socket.destroy();
-      let status = 0;
-      for (let i = 0; i < 20 && status !== 200; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 250));
-        status = await config();
-      }
+      // Their clients keep them open; only the server's deadline can free them.
+      const allClosed = await Promise.race([Promise.all(closed).then(() => true), sleep(15_000).then(() => false)]);
+      expect(allClosed, output).toBe(true);
       expect(child.exitCode, output).toBeNull();
-      expect(status, output).toBe(200);
+      expect(await config(), output).toBe(200);
     } finally {
+      for (const socket of sockets) socket.destroy();
       child.kill('SIGTERM');
       await exited;
     }

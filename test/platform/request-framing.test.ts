@@ -1,0 +1,73 @@
+// The TCP front's deadlines are only as good as its reading of where requests begin and end: a request read
+// as finished too early loses its body deadline, one never read as finished is cut off while idle.
+import { describe, expect, it } from 'vitest';
+import { MAX_HEAD_BYTES, RequestFraming } from '../../scripts/lib/request-framing.ts';
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+
+/** Feeds `text` split at every given offset and returns the phase after each piece. */
+function phases(text: string, cuts: number[] = []): string[] {
+  const framing = new RequestFraming();
+  const data = bytes(text);
+  const edges = [0, ...cuts, data.length];
+  return edges.slice(1).map((end, i) => {
+    framing.feed(data.subarray(edges[i], end));
+    return framing.phase;
+  });
+}
+
+/** Feeds `text` one byte at a time and returns the number of requests read as complete. */
+function completeRequests(text: string): { started: number; phase: string } {
+  const framing = new RequestFraming();
+  for (const byte of bytes(text)) framing.feed(Uint8Array.of(byte));
+  return { started: framing.requestsStarted, phase: framing.phase };
+}
+
+const GET = 'GET /a HTTP/1.1\r\nHost: x\r\n\r\n';
+const POST = (body: string) => `POST /b HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+const CHUNKED = 'POST /c HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n4;ext=1\r\nWiki\r\n5\r\npedia\r\n0\r\nX-Trailer: 1\r\n\r\n';
+
+describe('where a request ends, so its deadline ends with it', () => {
+  it('a request without a body ends with its headers; half of one is still in its headers', () => {
+    expect(phases(GET)).toEqual(['idle']);
+    expect(phases(GET, [20])).toEqual(['headers', 'idle']);
+  });
+
+  it('a body ends after Content-Length bytes, however the bytes are split', () => {
+    const post = POST('{"a":1}');
+    expect(phases(post, [post.length - 3])).toEqual(['body', 'idle']);
+    expect(completeRequests(post)).toEqual({ started: 1, phase: 'idle' });
+  });
+
+  it('a chunked body ends after its last chunk and trailers, read byte by byte', () => {
+    expect(phases(CHUNKED, [CHUNKED.length - 2])).toEqual(['body', 'idle']);
+    expect(completeRequests(CHUNKED)).toEqual({ started: 1, phase: 'idle' });
+  });
+
+  it('pipelined requests in one read are each counted, and a body that looks like headers is body', () => {
+    const framing = new RequestFraming();
+    framing.feed(bytes(GET + POST('GET / HTTP/1.1\r\n\r\n') + CHUNKED + 'GE'));
+    expect(framing.requestsStarted).toBe(4);
+    expect(framing.phase).toBe('headers');
+  });
+
+  it('bare LF line endings and empty lines before a request are read as Deno reads them', () => {
+    expect(completeRequests('\r\n\nGET / HTTP/1.1\nHost: x\n\n')).toEqual({ started: 1, phase: 'idle' });
+  });
+
+  it('a stream it cannot follow is said to be so, not guessed at', () => {
+    expect(phases('POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n')).toEqual(['opaque']);
+    expect(phases('POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n')).toEqual(['opaque']);
+    expect(phases('POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n')).toEqual(['opaque']);
+  });
+
+  it('a head past the limit is reported as oversized, a long URL told apart from long headers', () => {
+    const longUrl = new RequestFraming();
+    longUrl.feed(bytes(`GET /?${'a'.repeat(MAX_HEAD_BYTES)}`));
+    expect([longUrl.phase, longUrl.requestLineTooLong]).toEqual(['oversized', true]);
+    const longHeaders = new RequestFraming();
+    longHeaders.feed(bytes(`GET / HTTP/1.1\r\nX-A: ${'a'.repeat(MAX_HEAD_BYTES / 2)}\r\nX-B: ${'b'.repeat(MAX_HEAD_BYTES / 2)}`));
+    expect([longHeaders.phase, longHeaders.requestLineTooLong]).toEqual(['oversized', false]);
+    expect(phases(`GET / HTTP/1.1\r\nX-A: ${'a'.repeat(MAX_HEAD_BYTES - 100)}\r\n\r\n`)).toEqual(['idle']);
+  });
+});
