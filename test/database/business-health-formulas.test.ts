@@ -17,6 +17,8 @@ async function rolledBack<T = any>(work: (tx: postgres.TransactionSql) => Promis
   const rollback = new Error('rollback');
   let result: T | undefined;
   await sql.begin(async (tx) => {
+    // Customers are rescored as their orders' transaction commits; this one never does, so asks at once.
+    await tx`set constraints private.pending_customer_score_transactions_rescore immediate`;
     result = await work(tx);
     throw rollback;
   }).catch((error) => {

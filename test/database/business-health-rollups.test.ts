@@ -15,6 +15,7 @@ import { seedDemo } from '../../scripts/seed-demo.mjs';
 import { applySchemaFiles } from '../../scripts/lib/schema-files.mjs';
 import { ROOT } from '../../scripts/lib/stack.mjs';
 import { scratchDatabase } from '../support/client.ts';
+import { differences, keptAndRebuilt } from '../support/health-rollups.ts';
 
 /** The computation before the rollups, created in schema `old_health` of this file's database. */
 const OLD_COMPUTATION = `
@@ -272,61 +273,6 @@ async function compare(db: postgres.Sql | postgres.TransactionSql, moments: stri
   return rows;
 }
 
-/**
- * The kept changes, summed over writer slots, and every customer's kept states; and the same built from
- * scratch from every order.
- */
-const scoresOf = (db: postgres.Sql | postgres.TransactionSql) => db`
-  select customer_id, changed_at::text as changed_at, states::text as states from private.customer_scores
-  where cardinality(changed_at) > 0 order by customer_id`;
-
-async function keptAndRebuilt(db: postgres.Sql | postgres.TransactionSql) {
-  const kept = await db`
-    select days, hour, sum(orders) o, sum(completed) c, sum(cancelled) x, sum(due) d, sum(on_time) t,
-           sum(revenue)::numeric(20, 2)::text r, sum(previous_revenue)::numeric(20, 2)::text p, sum(customers) n, sum(score_sum) s,
-           sum(scores_1_mod_3) s1, sum(scores_2_mod_3) s2, sum(scores_of_3) s3, sum(repeat_customers) rc
-    from private.health_figure_changes
-    group by days, hour
-    having sum(orders) <> 0 or sum(completed) <> 0 or sum(cancelled) <> 0 or sum(due) <> 0 or sum(on_time) <> 0
-        or sum(revenue) <> 0 or sum(previous_revenue) <> 0 or sum(customers) <> 0 or sum(score_sum) <> 0
-        or sum(scores_1_mod_3) <> 0 or sum(scores_2_mod_3) <> 0 or sum(scores_of_3) <> 0 or sum(repeat_customers) <> 0
-    order by days, hour`;
-  const keptScores = await scoresOf(db);
-  const rebuilt = await db.begin(async (tx) => {
-    await tx`truncate private.health_figure_changes, private.customer_scores`;
-    await tx`select private.apply_health_figure_changes(null, (select array_agg(o) from public.orders o))`;
-    const rows = await tx`
-      select days, hour, sum(orders) o, sum(completed) c, sum(cancelled) x, sum(due) d, sum(on_time) t,
-             sum(revenue)::numeric(20, 2)::text r, sum(previous_revenue)::numeric(20, 2)::text p, sum(customers) n, sum(score_sum) s,
-             sum(scores_1_mod_3) s1, sum(scores_2_mod_3) s2, sum(scores_of_3) s3, sum(repeat_customers) rc
-      from private.health_figure_changes
-      group by days, hour
-      having sum(orders) <> 0 or sum(completed) <> 0 or sum(cancelled) <> 0 or sum(due) <> 0 or sum(on_time) <> 0
-          or sum(revenue) <> 0 or sum(previous_revenue) <> 0 or sum(customers) <> 0 or sum(score_sum) <> 0
-          or sum(scores_1_mod_3) <> 0 or sum(scores_2_mod_3) <> 0 or sum(scores_of_3) <> 0 or sum(repeat_customers) <> 0
-      order by days, hour`;
-    throw new Rebuilt([...rows, ...(await scoresOf(tx))].map((row) => ({ ...row })));
-  }).catch((error) => {
-    if (error instanceof Rebuilt) return error.rows;
-    throw error;
-  });
-  return { kept: [...kept, ...keptScores].map((row) => ({ ...row })), rebuilt };
-}
-
-/** Rows of one list missing from the other, as text: empty when both hold the same rows. */
-function differences(kept: postgres.Row[], rebuilt: postgres.Row[]) {
-  const text = (rows: postgres.Row[]) => rows.map((row) => JSON.stringify(row));
-  const [a, b] = [new Set(text(kept)), new Set(text(rebuilt))];
-  return [...[...a].filter((row) => !b.has(row)).map((row) => `kept only: ${row}`),
-          ...[...b].filter((row) => !a.has(row)).map((row) => `rebuilt only: ${row}`)];
-}
-
-class Rebuilt extends Error {
-  constructor(readonly rows: postgres.Row[]) {
-    super('rolled back');
-  }
-}
-
 describe('business health from the kept figure changes', () => {
   it('gives the old computation’s figures and report JSON for every period at moments before, inside and after the store', async () => {
     const rows = await compare(sql, MOMENTS);
@@ -411,15 +357,14 @@ describe('business health from the kept figure changes', () => {
       const [a, b] = (await sql`
         insert into public.customers (email, name) values ('writer-a@rollups.test', 'A'), ('writer-b@rollups.test', 'B')
         returning id`).map((r) => r.id as string);
-      // 'pending' orders: no revenue status, so the campaigns' per-day revenue row (which serialises
-      // same-day revenue writes) is not involved; every health figure is.
+      // Paid orders: the campaigns' daily revenue is kept per writer slot too, so it is no shared row either.
       let inserted!: () => void;
       let release!: () => void;
       const firstInserted = new Promise<void>((resolve) => (inserted = resolve));
       const held = new Promise<void>((resolve) => (release = resolve));
       const open = first.begin(async (tx) => {
         await tx`insert into public.orders (customer_id, status, total_amount, ordered_at, promised_at)
-                 values (${a}, 'pending', 1200, '2026-02-28 10:15Z', '2026-03-02 10:15Z')`;
+                 values (${a}, 'paid', 1200, '2026-02-28 10:15Z', '2026-03-02 10:15Z')`;
         inserted();
         await held;
       });
@@ -429,7 +374,7 @@ describe('business health from the kept figure changes', () => {
         await second.begin(async (tx) => {
           await tx`set local lock_timeout = '2s'`;
           await tx`insert into public.orders (customer_id, status, total_amount, ordered_at, promised_at)
-                   values (${b}, 'pending', 800, '2026-02-28 10:45Z', '2026-03-02 10:45Z')`;
+                   values (${b}, 'paid', 800, '2026-02-28 10:45Z', '2026-03-02 10:45Z')`;
         });
       } finally {
         release();
@@ -446,33 +391,31 @@ describe('business health from the kept figure changes', () => {
     }
   });
 
-  it('writers of one customer follow each other and stay exact; under REPEATABLE READ the later one fails to serialize instead of writing a wrong difference', async () => {
+  it('writers of one customer do not wait at their writes and stay exact; under REPEATABLE READ one whose snapshot missed the other’s committed orders fails to serialize at commit instead of writing a wrong difference', async () => {
     const [first, second] = [postgres(url, { max: 1, onnotice: () => {} }), postgres(url, { max: 1, onnotice: () => {} })];
     try {
       const [{ id: customer }] = await sql`insert into public.customers (email, name) values ('same@rollups.test', 'S') returning id`;
       for (const isolation of ['read committed', 'repeatable read']) {
         let inserted!: () => void;
-        let release!: () => void;
-        const firstInserted = new Promise<void>((resolve) => (inserted = resolve));
-        const held = new Promise<void>((resolve) => (release = resolve));
-        const open = first.begin(async (tx) => {
-          await tx`insert into public.orders (customer_id, status, total_amount, ordered_at)
-                   values (${customer}, 'paid', 3000, '2026-02-20 08:00Z')`;
-          inserted();
-          await held;
-        });
-        await firstInserted;
-        let secondDone = false;
+        let proceed!: () => void;
+        const secondInserted = new Promise<void>((resolve) => (inserted = resolve));
+        const firstCommitted = new Promise<void>((resolve) => (proceed = resolve));
         const later = second.begin(`isolation level ${isolation}`, async (tx) => {
           await tx`select 1`; // the snapshot is taken before the first writer commits
           await tx`insert into public.orders (customer_id, status, total_amount, ordered_at)
                    values (${customer}, 'paid', 7000, '2026-02-24 08:00Z')`;
-          secondDone = true;
+          inserted();
+          await firstCommitted;
         }).then(() => null, (error) => error);
-        await new Promise((resolve) => setTimeout(resolve, 300));
-        expect(secondDone).toBe(false); // it waits for the customer's row
-        release();
-        await open;
+        await secondInserted;
+        // The second writer's transaction is open with an order of the same customer: this one neither waits
+        // for it nor sees its order, and rescores the customer as it commits.
+        await first.begin(async (tx) => {
+          await tx`set local lock_timeout = '2s'`;
+          await tx`insert into public.orders (customer_id, status, total_amount, ordered_at)
+                   values (${customer}, 'paid', 3000, '2026-02-20 08:00Z')`;
+        });
+        proceed();
         const error = await later;
         if (isolation === 'read committed') expect(error).toBeNull();
         else expect(error?.code).toBe('40001');

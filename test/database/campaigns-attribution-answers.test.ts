@@ -11,23 +11,11 @@ import type postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { addDays, admin, todayUtc, TYPE_BY_LAYER } from '../support/campaigns.ts';
 import { database, unique } from '../support/client.ts';
+import { seededRandom } from '../support/random.ts';
 
 const sql = database(4);
 const today = todayUtc();
 type Tx = postgres.TransactionSql;
-
-/** A small deterministic generator (mulberry32), so a failure can be replayed. */
-function generator(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return { int: (n: number) => Math.floor(next() * n), pick: <T>(items: readonly T[]) => items[Math.floor(next() * items.length)] };
-}
 
 const NAMES = ['Plain', 'Quote " and \\ backslash', 'Tab\tnew\nline', 'é中文🙂', 'control \u0001\u001f', '</script>'];
 const LAYERS = ['site-wide', 'target-oriented', 'category-specific'] as const;
@@ -38,7 +26,7 @@ const LAYERS = ['site-wide', 'target-oriented', 'category-specific'] as const;
  * and orders of the past days for a customer who is a signed-in user.
  */
 async function plant(tx: Tx, seed: number, count: number) {
-  const r = generator(seed);
+  const r = seededRandom(seed);
   await tx`select set_config('session_replication_role', 'replica', true)`;
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {

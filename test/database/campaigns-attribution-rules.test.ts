@@ -12,6 +12,7 @@ import {
   withActiveCampaigns,
 } from '../support/campaigns.ts';
 import { asRole, call, database, DEMO_CUSTOMER_ID, tokens } from '../support/client.ts';
+import { seededRandom } from '../support/random.ts';
 
 const sql = database();
 const LAYER_RANK = { 'site-wide': 0, 'target-oriented': 1, 'category-specific': 2 } as const;
@@ -99,23 +100,12 @@ describe('hand-checked attributions', () => {
   });
 });
 
-/** mulberry32: a small seeded PRNG, so a failure names a reproducible scenario. */
-function prng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe('attribution properties on random campaigns', () => {
   const SEED = 20261123;
   const SCENARIOS = 30;
 
   it(`hold for ${SCENARIOS} random days (seed ${SEED})`, async () => {
-    const random = prng(SEED);
-    const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)];
+    const { next: random, pick } = seededRandom(SEED);
     const WEIGHTS = [0, 0.01, 0.5, 1, 1.5, 2, 9.99];
     const PRIORITIES = [0, 1, 50, 99, 100];
     for (let scenario = 0; scenario < SCENARIOS; scenario++) {

@@ -15,8 +15,9 @@ async function keptAndRecomputed(db: postgres.Sql | postgres.TransactionSql) {
   const [row] = await db`
     select
       (select coalesce(jsonb_object_agg(r.order_date, r.revenue), '{}')
-       from private.order_daily_revenue r
-       where r.order_date < '1980-01-01' and r.revenue <> 0) as kept,
+       from (select order_date, sum(revenue) as revenue from private.order_daily_revenue
+             where order_date < '1980-01-01' group by order_date) r
+       where r.revenue <> 0) as kept,
       (select coalesce(jsonb_object_agg(o.order_date, o.revenue), '{}')
        from (select order_date, sum(total_amount) as revenue
              from public.orders

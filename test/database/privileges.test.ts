@@ -37,6 +37,8 @@ const EXPECTED: Record<string, Partial<Record<(typeof ROLES)[number], string>>> 
   'private.function_requests_id_seq': {},
   'private.health_figure_changes': {},
   'private.order_daily_revenue': readOnly,
+  'private.pending_customer_score_transactions': {},
+  'private.pending_customer_scores': {},
   'private.rate_limit_windows': {},
   'public.campaign_collaboration_analysis': readOnly,
   'public.campaign_overlap_calendar': readOnly,

@@ -16,6 +16,7 @@ import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, prepareDatabase, ROOT, startEmbeddedPostgres, startFunctions } from '../../scripts/lib/stack.mjs';
 import { ANON_KEY, tokens } from '../support/client.ts';
+import { seededRandom } from '../support/random.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 3000);
@@ -74,20 +75,6 @@ async function routeTables(): Promise<FuzzRoute[]> {
   return routes;
 }
 
-/** mulberry32: small, seedable, good enough to spread requests. */
-function generator(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  const pick = <T>(items: readonly T[]): T => items[int(items.length)];
-  return { next, int, pick, chance: (p: number) => next() < p };
-}
 type Random = ReturnType<typeof generator>;
 
 const deepArray = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
@@ -418,7 +405,7 @@ describe('hostile input', () => {
   it('never gets a 5xx, and always the JSON envelope, across every route and method of every function', async () => {
     const routes = await routeTables();
     expect(routes.length).toBeGreaterThan(15);
-    const r = generator(SEED);
+    const r = seededRandom(SEED);
     const probes = Array.from({ length: REQUESTS }, () => probe(routes, r));
     const base = new URL(functions.url);
     const failures: string[] = [];

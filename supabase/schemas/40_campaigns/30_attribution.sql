@@ -3,15 +3,18 @@
 --
 -- A day's revenue (the total of its paid, shipped, delivered and completed orders) is kept per UTC day as
 -- orders are written, in the writing transaction, by statement-level triggers, so an attribution question
--- never sums the orders of its days. It is derived data, not a cached answer: it always equals the sum
--- over the orders (the campaigns daily-revenue tests).
+-- never sums the orders of its days. It is derived data, not a cached answer: the sum of a day's rows
+-- always equals the sum over its orders (the campaigns daily-revenue tests). A day has one row per writer
+-- slot that has written it (`private.order_writer_slot`), so order writers never queue on a shared row.
 --
 -- Only callers who see every order read it (administrators, and roles that bypass RLS); anyone else's
 -- revenue is still summed from the orders their RLS shows them, so a customer never sees the store's.
 
 create table private.order_daily_revenue (
-  order_date date primary key,
-  revenue numeric not null
+  order_date date not null,
+  revenue numeric not null,
+  slot smallint not null,
+  primary key (order_date, slot)
 );
 
 alter table private.order_daily_revenue enable row level security;
@@ -38,22 +41,22 @@ revoke execute on function private.is_revenue_status(text) from public, anon;
 
 grant execute on function private.is_revenue_status(text) to authenticated, service_role;
 
--- Adds each day's change of revenue. Days are taken in date order, so two statements touching the same
--- days cannot deadlock. Concurrent order writes of one day queue on that day's row for the rest of their
--- transactions: the price of an exact total.
+-- Adds each day's change of revenue to the rows of this transaction's writer slot, which no other open
+-- transaction writes.
 create or replace function private.apply_daily_revenue_changes(days date[], amounts numeric[])
 returns void
 language sql
 volatile
 set search_path = ''
 as $$
-  insert into private.order_daily_revenue as r (order_date, revenue)
-  select c.order_date, sum(c.amount)
+  insert into private.order_daily_revenue as r (order_date, slot, revenue)
+  select c.order_date, w.slot, sum(c.amount)
   from unnest(days, amounts) c(order_date, amount)
-  group by c.order_date
+  cross join (select private.order_writer_slot() as slot) w
+  group by c.order_date, w.slot
   having sum(c.amount) <> 0
   order by c.order_date
-  on conflict (order_date) do update set revenue = r.revenue + excluded.revenue
+  on conflict (order_date, slot) do update set revenue = r.revenue + excluded.revenue
 $$;
 
 -- Statement-level, over the transition tables: a bulk write is one upsert per day touched. Security
@@ -616,7 +619,7 @@ begin
     from (select w.attribution_date,
                  case when not revenue_as_amount then order_amount
                       when stored_revenue
-                        then coalesce((select r.revenue from private.order_daily_revenue r
+                        then coalesce((select sum(r.revenue) from private.order_daily_revenue r
                                        where r.order_date = w.attribution_date), 0)
                       else coalesce((select sum(o.total_amount) from public.orders o
                                      where o.order_date = w.attribution_date

@@ -13,10 +13,12 @@
 -- transaction by statement-level triggers on `public.orders`, not cached answers: no figure depends on
 -- when it is asked.
 --
--- Writers never queue on each other's rows: each writing transaction takes a writer slot (a
--- transaction-level advisory lock no other open transaction holds) and adds its changes to rows of its
--- own slot, so the rows of an hour are one per slot that has written it, as many as writers ever ran at
--- once, and the report sums them.
+-- Writers never queue on each other's rows: each writing transaction takes a writer slot
+-- (`private.order_writer_slot`, 20_customers_orders.sql) and adds its changes to rows of its own slot, so
+-- the rows of an hour are one per slot that has written it, as many as writers ever ran at once, and the
+-- report sums them. The order figures are added by each statement; the customers' scores, which depend on
+-- all of a customer's orders, once per transaction as it commits (below), so that a writer waits only for
+-- writers of the same customers, only while they commit, and takes those customers in one order.
 
 create table private.health_figure_changes (
   days smallint not null constraint health_figure_changes_days check (days in (7, 30, 90)),
@@ -59,9 +61,10 @@ revoke all on private.health_figure_changes from public, anon, authenticated, se
 -- on (for T > changed_at[i]) the customer is in state states[i], before changed_at[1] in state 0; only the
 -- moments the state changes. Kept with the figure changes, of which it is the per-customer part: a
 -- report finds a customer's state at any moment with a binary search. Writers of one customer's orders
--- take its row before reading the customer's orders, so they follow each other and each reads what the
--- previous ones committed; every such write updates the row, so under REPEATABLE READ a writer that could
--- not see a concurrent one's orders gets a serialization failure instead of a wrong difference.
+-- take its row as they commit, before reading the customer's orders, so they follow each other and each
+-- reads what the previous ones committed; every such write updates the row, so under REPEATABLE READ a
+-- writer that could not see a concurrent one's orders gets a serialization failure instead of a wrong
+-- difference.
 create table private.customer_scores (
   customer_id uuid primary key references public.customers (id) on delete cascade,
   changed_at timestamptz[] not null default '{}',
@@ -75,29 +78,6 @@ create policy "admins read customer scores" on private.customer_scores
   using ((select private.is_admin()));
 
 revoke all on private.customer_scores from public, anon, authenticated, service_role;
-
--- A writer slot for this transaction: the first of 64 transaction-level advisory locks no other open
--- transaction holds (a transaction keeps the slots it took until it ends). Two open transactions never hold
--- the same slot, so never write the same rows of `health_figure_changes`.
-create or replace function private.health_writer_slot()
-returns smallint
-language plpgsql
-volatile
-set search_path = ''
-as $$
-declare
-  candidate smallint;
-begin
-  for candidate in 1..64 loop
-    if pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtext('private.health_figure_changes'), candidate) then
-      return candidate;
-    end if;
-  end loop;
-  -- 64 writers at once: wait for the first slot rather than fail.
-  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('private.health_figure_changes'), 1);
-  return 1;
-end
-$$;
 
 -- A customer's RFM state is one number: 0 when they have no counted order (not refunded, not cancelled
 -- yet) in the last 90 days, so are scored in no window; else 25 × R + 5 × (F − 1) + (M − 1), with the bands
@@ -126,14 +106,53 @@ as $$
   join (values (7::smallint, 4), (30::smallint, 2), (90::smallint, 1)) w(days, lowest_recency)
     on s.recency >= w.lowest_recency
 $$;
+-- Adds changes to `private.health_figure_changes`, summed by window length and hour, in the rows of this
+-- transaction's writer slot (the changes' own `slot` is not read). Hours taken in order, though no other
+-- open transaction writes the same rows.
+create or replace function private.add_health_figure_changes(changes private.health_figure_changes[])
+returns void
+language sql
+volatile
+set search_path = ''
+as $$
+  insert into private.health_figure_changes as f (
+    days, hour, slot, orders, completed, cancelled, due, on_time, revenue, previous_revenue, revenue_orders,
+    previous_revenue_orders, customers, score_sum, scores_1_mod_3, scores_2_mod_3, scores_of_3,
+    repeat_customers)
+  select c.days, c.hour, w.slot, sum(c.orders), sum(c.completed), sum(c.cancelled), sum(c.due), sum(c.on_time),
+         sum(c.revenue), sum(c.previous_revenue), sum(c.revenue_orders), sum(c.previous_revenue_orders),
+         sum(c.customers), sum(c.score_sum), sum(c.scores_1_mod_3), sum(c.scores_2_mod_3), sum(c.scores_of_3),
+         sum(c.repeat_customers)
+  from unnest(changes) c
+  cross join (select private.order_writer_slot() as slot) w
+  group by c.days, c.hour, w.slot
+  having sum(c.orders) <> 0 or sum(c.completed) <> 0 or sum(c.cancelled) <> 0 or sum(c.due) <> 0 or
+      sum(c.on_time) <> 0 or sum(c.revenue) <> 0 or sum(c.previous_revenue) <> 0 or sum(c.revenue_orders) <> 0 or
+      sum(c.previous_revenue_orders) <> 0 or sum(c.customers) <> 0 or sum(c.score_sum) <> 0 or
+      sum(c.scores_1_mod_3) <> 0 or sum(c.scores_2_mod_3) <> 0 or sum(c.scores_of_3) <> 0 or
+      sum(c.repeat_customers) <> 0
+  order by c.days, c.hour
+  on conflict (days, hour, slot) do update set
+    orders = f.orders + excluded.orders,
+    completed = f.completed + excluded.completed,
+    cancelled = f.cancelled + excluded.cancelled,
+    due = f.due + excluded.due,
+    on_time = f.on_time + excluded.on_time,
+    revenue = f.revenue + excluded.revenue,
+    previous_revenue = f.previous_revenue + excluded.previous_revenue,
+    revenue_orders = f.revenue_orders + excluded.revenue_orders,
+    previous_revenue_orders = f.previous_revenue_orders + excluded.previous_revenue_orders,
+    customers = f.customers + excluded.customers,
+    score_sum = f.score_sum + excluded.score_sum,
+    scores_1_mod_3 = f.scores_1_mod_3 + excluded.scores_1_mod_3,
+    scores_2_mod_3 = f.scores_2_mod_3 + excluded.scores_2_mod_3,
+    scores_of_3 = f.scores_of_3 + excluded.scores_of_3,
+    repeat_customers = f.repeat_customers + excluded.repeat_customers
+$$;
 
--- Adds the changes of a statement's order writes (`removed`: the rows as they were, `added`: as they are;
--- either may be null) to `private.health_figure_changes` under this transaction's writer slot. The order
--- figures' steps are each order's own. A customer's score steps depend on all their orders, so for each
--- customer whose counted orders changed it walks their orders as they are now from the first changed one
--- on, adds the difference between the state changes it finds and those kept in `private.customer_scores`,
--- and keeps the new ones.
-create or replace function private.apply_health_figure_changes(removed public.orders[], added public.orders[])
+-- The order figures' changes of a statement's order writes (`removed`: the rows as they were, `added`: as
+-- they are; either may be null): each order's steps are its own, so this reads nothing but the rows given.
+create or replace function private.apply_order_figure_changes(removed public.orders[], added public.orders[])
 returns void
 language plpgsql
 volatile
@@ -143,38 +162,8 @@ set work_mem = '256MB'
 set plan_cache_mode = 'force_generic_plan'
 as $$
 declare
-  customers uuid[];
-  writer smallint;
+  changes private.health_figure_changes[];
 begin
-  -- The customers whose counted orders (not refunded, not cancelled at or before ordering) changed in what
-  -- RFM reads of them: time, amount, cancellation.
-  select array_agg(distinct c.customer_id order by c.customer_id) into customers
-  from (
-    (select -1 as sign, a.id, a.customer_id, a.ordered_at, a.cancelled_at, a.total_amount from unnest(added) a
-     where a.status <> 'refunded' and (a.cancelled_at is null or a.cancelled_at > a.ordered_at)
-     except all
-     select -1, r.id, r.customer_id, r.ordered_at, r.cancelled_at, r.total_amount from unnest(removed) r
-     where r.status <> 'refunded' and (r.cancelled_at is null or r.cancelled_at > r.ordered_at))
-    union all
-    (select 1, r.id, r.customer_id, r.ordered_at, r.cancelled_at, r.total_amount from unnest(removed) r
-     where r.status <> 'refunded' and (r.cancelled_at is null or r.cancelled_at > r.ordered_at)
-     except all
-     select 1, a.id, a.customer_id, a.ordered_at, a.cancelled_at, a.total_amount from unnest(added) a
-     where a.status <> 'refunded' and (a.cancelled_at is null or a.cancelled_at > a.ordered_at))
-  ) c;
-
-  if customers is not null then
-    -- Take their rows in customer order (two writers of several customers cannot deadlock), waiting for any
-    -- open writer of the same customers; the next statement reads the orders and states those writers
-    -- committed.
-    insert into private.customer_scores (customer_id)
-    select c.customer_id from unnest(customers) c(customer_id) order by c.customer_id
-    on conflict (customer_id) do nothing;
-    perform 1 from private.customer_scores s where s.customer_id = any(customers) order by s.customer_id for update;
-  end if;
-
-  writer := private.health_writer_slot();
-
   -- A large statement's changes get a plan of their own, made knowing how many rows it wrote.
   if coalesce(cardinality(added), 0) + coalesce(cardinality(removed), 0) > 1000 then
     perform set_config('plan_cache_mode', 'force_custom_plan', true);
@@ -352,31 +341,83 @@ begin
            sum(s.previous_revenue_orders_90) as previous_revenue_orders_90
     from order_steps s
     group by 1
-  ),
-  -- RFM: the changed customers' counted orders as they are now, from the first changed order's time on
-  -- (before it nothing changed) with the orders still counted then; amounts in cents, exact in float8.
-  corrections as materialized (
-    select c.customer_id, c.ordered_at
-    from (
-      (select -1 as sign, a.id, a.customer_id, a.ordered_at, a.cancelled_at, a.total_amount from unnest(added) a
-       where a.status <> 'refunded' and (a.cancelled_at is null or a.cancelled_at > a.ordered_at)
-       except all
-       select -1, r.id, r.customer_id, r.ordered_at, r.cancelled_at, r.total_amount from unnest(removed) r
-       where r.status <> 'refunded' and (r.cancelled_at is null or r.cancelled_at > r.ordered_at))
-      union all
-      (select 1, r.id, r.customer_id, r.ordered_at, r.cancelled_at, r.total_amount from unnest(removed) r
-       where r.status <> 'refunded' and (r.cancelled_at is null or r.cancelled_at > r.ordered_at)
-       except all
-       select 1, a.id, a.customer_id, a.ordered_at, a.cancelled_at, a.total_amount from unnest(added) a
-       where a.status <> 'refunded' and (a.cancelled_at is null or a.cancelled_at > a.ordered_at))
-    ) c
-  ),
-  firsts as (
-    select c.customer_id, min(c.ordered_at) as first_change from corrections c group by 1
-  ),
+  )
+  select array_agg(row(v.days, c.hour, 0, v.orders, v.completed, v.cancelled, v.due, v.on_time, v.revenue,
+                       v.previous_revenue, v.revenue_orders, v.previous_revenue_orders, 0, 0, 0, 0, 0, 0
+                   )::private.health_figure_changes)
+  into changes
+  from order_changes c
+  cross join lateral (values (7, c.orders_7, c.completed_7, c.cancelled_7, c.due_7, c.on_time_7, c.revenue_7,
+                               c.previous_revenue_7, c.revenue_orders_7, c.previous_revenue_orders_7),
+                              (30, c.orders_30, c.completed_30, c.cancelled_30, c.due_30, c.on_time_30,
+                               c.revenue_30, c.previous_revenue_30, c.revenue_orders_30,
+                               c.previous_revenue_orders_30),
+                              (90, c.orders_90, c.completed_90, c.cancelled_90, c.due_90, c.on_time_90,
+                               c.revenue_90, c.previous_revenue_90, c.revenue_orders_90,
+                               c.previous_revenue_orders_90)) v(days, orders, completed, cancelled, due, on_time, revenue, previous_revenue, revenue_orders, previous_revenue_orders);
+
+  perform private.add_health_figure_changes(changes);
+end
+$$;
+
+-- The customers whose counted orders (not refunded, not cancelled at or before ordering) changed in what
+-- RFM reads of them (time, amount, cancellation), each with the earliest moment that changed: before it,
+-- their scores stay as they were.
+create or replace function private.changed_customer_scores(removed public.orders[], added public.orders[])
+returns table (customer_id uuid, first_change timestamptz)
+language sql
+stable
+set search_path = ''
+as $$
+  select c.customer_id, min(c.ordered_at)
+  from (
+    (select a.id, a.customer_id, a.ordered_at, a.cancelled_at, a.total_amount from unnest(added) a
+     where a.status <> 'refunded' and (a.cancelled_at is null or a.cancelled_at > a.ordered_at)
+     except all
+     select r.id, r.customer_id, r.ordered_at, r.cancelled_at, r.total_amount from unnest(removed) r
+     where r.status <> 'refunded' and (r.cancelled_at is null or r.cancelled_at > r.ordered_at))
+    union all
+    (select r.id, r.customer_id, r.ordered_at, r.cancelled_at, r.total_amount from unnest(removed) r
+     where r.status <> 'refunded' and (r.cancelled_at is null or r.cancelled_at > r.ordered_at)
+     except all
+     select a.id, a.customer_id, a.ordered_at, a.cancelled_at, a.total_amount from unnest(added) a
+     where a.status <> 'refunded' and (a.cancelled_at is null or a.cancelled_at > a.ordered_at))
+  ) c
+  group by c.customer_id
+$$;
+
+-- Rescores `customers` from `first_changes` on (paired by position): for each, it walks their counted
+-- orders as they are now from that moment, adds the difference between the state changes it finds and
+-- those kept in `private.customer_scores` to the figure changes, and keeps the new ones. Their rows are
+-- taken in customer order (two rescorings of several customers cannot deadlock), waiting for any other
+-- transaction rescoring the same customers; the walk's statement then reads what that one committed.
+create or replace function private.apply_customer_score_changes(customers uuid[], first_changes timestamptz[])
+returns void
+language plpgsql
+volatile
+set search_path = ''
+set work_mem = '256MB'
+set plan_cache_mode = 'force_generic_plan'
+as $$
+declare
+  changes private.health_figure_changes[];
+begin
+  if coalesce(cardinality(customers), 0) = 0 then
+    return;
+  end if;
+  insert into private.customer_scores (customer_id)
+  select c.customer_id from unnest(customers) c(customer_id) order by c.customer_id
+  on conflict (customer_id) do nothing;
+  perform 1 from private.customer_scores s where s.customer_id = any(customers) order by s.customer_id for update;
+
+  if cardinality(customers) > 1000 then
+    perform set_config('plan_cache_mode', 'force_custom_plan', true);
+  end if;
+
+  with
   counted as materialized (
     select o.customer_id, f.first_change, o.ordered_at, o.cancelled_at, (o.total_amount * 100)::float8 as cents
-    from firsts f
+    from unnest(customers, first_changes) f(customer_id, first_change)
     join public.orders o on o.customer_id = f.customer_id
     where o.status <> 'refunded' and (o.cancelled_at is null or o.cancelled_at > o.ordered_at)
       and least(o.cancelled_at, o.ordered_at + interval '8760 hours') >= f.first_change
@@ -452,7 +493,7 @@ begin
   kept as (
     select f.customer_id, f.first_change, s.changed_at, s.states, p.kept,
            coalesce(s.states[p.kept], 0) as state_before
-    from firsts f
+    from unnest(customers, first_changes) f(customer_id, first_change)
     join private.customer_scores s on s.customer_id = f.customer_id
     cross join lateral (select case when cardinality(s.changed_at) = 0 then 0
                                     else width_bucket(f.first_change - interval '1 microsecond', s.changed_at) end as kept) p
@@ -521,85 +562,152 @@ begin
     from state_changes c
     join state_figures x on x.state = c.state
     group by 1, 2
-  ),
-  changes as (
-    select v.days, c.hour, v.orders, v.completed, v.cancelled, v.due, v.on_time, v.revenue, v.previous_revenue,
-           v.revenue_orders, v.previous_revenue_orders,
-           0 as customers, 0 as score_sum, 0 as scores_1_mod_3, 0 as scores_2_mod_3, 0 as scores_of_3,
-           0 as repeat_customers
-    from order_changes c
-    cross join lateral (values (7, c.orders_7, c.completed_7, c.cancelled_7, c.due_7, c.on_time_7, c.revenue_7,
-                                 c.previous_revenue_7, c.revenue_orders_7, c.previous_revenue_orders_7),
-                                (30, c.orders_30, c.completed_30, c.cancelled_30, c.due_30, c.on_time_30,
-                                 c.revenue_30, c.previous_revenue_30, c.revenue_orders_30,
-                                 c.previous_revenue_orders_30),
-                                (90, c.orders_90, c.completed_90, c.cancelled_90, c.due_90, c.on_time_90,
-                                 c.revenue_90, c.previous_revenue_90, c.revenue_orders_90,
-                                 c.previous_revenue_orders_90)) v(days, orders, completed, cancelled, due, on_time, revenue, previous_revenue, revenue_orders, previous_revenue_orders)
-    union all
-    select c.days, c.hour, 0, 0, 0, 0, 0, 0, 0, 0, 0, c.customers, c.score_sum, c.scores_1_mod_3, c.scores_2_mod_3, c.scores_of_3, c.repeat_customers
-    from rfm_changes c
   )
-  insert into private.health_figure_changes as f (
-    days, hour, slot, orders, completed, cancelled, due, on_time, revenue, previous_revenue, revenue_orders,
-    previous_revenue_orders, customers, score_sum, scores_1_mod_3, scores_2_mod_3, scores_of_3,
-    repeat_customers)
-  select c.days, c.hour, writer, sum(c.orders), sum(c.completed), sum(c.cancelled), sum(c.due), sum(c.on_time), sum(c.revenue),
-         sum(c.previous_revenue), sum(c.revenue_orders), sum(c.previous_revenue_orders), sum(c.customers),
-         sum(c.score_sum), sum(c.scores_1_mod_3), sum(c.scores_2_mod_3), sum(c.scores_of_3),
-         sum(c.repeat_customers)
-  from changes c
-  group by c.days, c.hour
-  having sum(c.orders) <> 0 or sum(c.completed) <> 0 or sum(c.cancelled) <> 0 or sum(c.due) <> 0 or
-      sum(c.on_time) <> 0 or sum(c.revenue) <> 0 or sum(c.previous_revenue) <> 0 or sum(c.revenue_orders) <> 0 or
-      sum(c.previous_revenue_orders) <> 0 or sum(c.customers) <> 0 or sum(c.score_sum) <> 0 or
-      sum(c.scores_1_mod_3) <> 0 or sum(c.scores_2_mod_3) <> 0 or sum(c.scores_of_3) <> 0 or
-      sum(c.repeat_customers) <> 0
-  order by c.days, c.hour
-  on conflict (days, hour, slot) do update set
-    orders = f.orders + excluded.orders,
-    completed = f.completed + excluded.completed,
-    cancelled = f.cancelled + excluded.cancelled,
-    due = f.due + excluded.due,
-    on_time = f.on_time + excluded.on_time,
-    revenue = f.revenue + excluded.revenue,
-    previous_revenue = f.previous_revenue + excluded.previous_revenue,
-    revenue_orders = f.revenue_orders + excluded.revenue_orders,
-    previous_revenue_orders = f.previous_revenue_orders + excluded.previous_revenue_orders,
-    customers = f.customers + excluded.customers,
-    score_sum = f.score_sum + excluded.score_sum,
-    scores_1_mod_3 = f.scores_1_mod_3 + excluded.scores_1_mod_3,
-    scores_2_mod_3 = f.scores_2_mod_3 + excluded.scores_2_mod_3,
-    scores_of_3 = f.scores_of_3 + excluded.scores_of_3,
-    repeat_customers = f.repeat_customers + excluded.repeat_customers;
+  select array_agg(row(c.days, c.hour, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, c.customers, c.score_sum, c.scores_1_mod_3,
+                       c.scores_2_mod_3, c.scores_of_3, c.repeat_customers)::private.health_figure_changes)
+  into changes
+  from rfm_changes c;
+
+  perform private.add_health_figure_changes(changes);
 end
 $$;
 
--- Statement-level, over the transition tables. Security definer because order writers (administrators)
--- have no rights on `private`.
+-- Every change of a statement's order writes, at once: the order figures and the scores of the customers
+-- they concern. What the triggers do over a transaction, for a caller that needs it now (a rebuild, the
+-- tests' recompute).
+create or replace function private.apply_health_figure_changes(removed public.orders[], added public.orders[])
+returns void
+language plpgsql
+volatile
+set search_path = ''
+as $$
+begin
+  perform private.apply_order_figure_changes(removed, added);
+  perform private.apply_customer_score_changes(array_agg(c.customer_id order by c.customer_id),
+                                               array_agg(c.first_change order by c.customer_id))
+  from private.changed_customer_scores(removed, added) c;
+end
+$$;
+
+-- The customers an open transaction's order writes have changed, kept until it commits; a transaction
+-- sees and removes only its own rows. Unlogged: no row outlives its transaction, so a crash loses nothing.
+create unlogged table private.pending_customer_scores (
+  transaction_id xid8 not null default pg_catalog.pg_current_xact_id(),
+  customer_id uuid not null,
+  first_change timestamptz not null,
+  primary key (transaction_id, customer_id)
+);
+
+-- One row per transaction with pending scores, whose deferred trigger rescores them as it commits.
+create unlogged table private.pending_customer_score_transactions (
+  transaction_id xid8 primary key default pg_catalog.pg_current_xact_id()
+);
+
+alter table private.pending_customer_scores enable row level security;
+
+alter table private.pending_customer_score_transactions enable row level security;
+
+create policy "admins read pending customer scores" on private.pending_customer_scores
+  for select to authenticated
+  using ((select private.is_admin()));
+
+create policy "admins read pending customer score transactions" on private.pending_customer_score_transactions
+  for select to authenticated
+  using ((select private.is_admin()));
+
+revoke all on private.pending_customer_scores, private.pending_customer_score_transactions
+from public, anon, authenticated, service_role;
+
+-- Keeps the customers of a statement's order writes for rescoring at commit.
+create or replace function private.defer_customer_score_changes(removed public.orders[], added public.orders[])
+returns void
+language plpgsql
+volatile
+set search_path = ''
+as $$
+begin
+  insert into private.pending_customer_scores as p (customer_id, first_change)
+  select c.customer_id, c.first_change from private.changed_customer_scores(removed, added) c
+  order by c.customer_id
+  on conflict (transaction_id, customer_id) do update set first_change = least(p.first_change, excluded.first_change);
+  if found then
+    insert into private.pending_customer_score_transactions default values on conflict do nothing;
+  end if;
+end
+$$;
+
+-- Deferred to COMMIT: rescores every customer this transaction's order writes changed, each once, from
+-- its earliest change, in one pass that takes them in customer order. (A transaction that must read its
+-- own writes' scores before it commits can `set constraints` this trigger `immediate`.) Security definer for the same
+-- reason as the statement triggers.
+create or replace function private.rescore_pending_customers()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  customers uuid[];
+  first_changes timestamptz[];
+begin
+  delete from private.pending_customer_score_transactions t where t.transaction_id = pg_catalog.pg_current_xact_id();
+  with pending as (
+    delete from private.pending_customer_scores p
+    where p.transaction_id = pg_catalog.pg_current_xact_id()
+    returning p.customer_id, p.first_change
+  )
+  select array_agg(c.customer_id order by c.customer_id), array_agg(c.first_change order by c.customer_id)
+  into customers, first_changes
+  from pending c;
+  perform private.apply_customer_score_changes(customers, first_changes);
+  return null;
+end
+$$;
+
+create constraint trigger pending_customer_score_transactions_rescore
+  after insert on private.pending_customer_score_transactions
+  deferrable initially deferred
+  for each row execute function private.rescore_pending_customers();
+
+alter table private.pending_customer_score_transactions enable always trigger pending_customer_score_transactions_rescore;
+
+-- Statement-level, over the transition tables: the order figures now, the customers' scores at commit.
+-- Security definer because order writers (administrators) have no rights on `private`.
 create or replace function private.orders_maintain_health_figures()
 returns trigger
 language plpgsql
 security definer
 set search_path = ''
 as $$
+declare
+  removed public.orders[];
+  added public.orders[];
 begin
-  if tg_op = 'INSERT' then
-    perform private.apply_health_figure_changes(null, (select array_agg(n::public.orders) from new_rows n));
-  elsif tg_op = 'UPDATE' then
-    perform private.apply_health_figure_changes((select array_agg(o::public.orders) from old_rows o),
-                                                (select array_agg(n::public.orders) from new_rows n));
-  elsif tg_op = 'DELETE' then
-    perform private.apply_health_figure_changes((select array_agg(o::public.orders) from old_rows o), null);
-  else
-    truncate private.health_figure_changes, private.customer_scores;
+  if tg_op = 'TRUNCATE' then
+    truncate private.health_figure_changes, private.customer_scores, private.pending_customer_scores,
+      private.pending_customer_score_transactions;
+    return null;
   end if;
+  if tg_op in ('UPDATE', 'DELETE') then
+    removed := (select array_agg(o::public.orders) from old_rows o);
+  end if;
+  if tg_op in ('INSERT', 'UPDATE') then
+    added := (select array_agg(n::public.orders) from new_rows n);
+  end if;
+  perform private.apply_order_figure_changes(removed, added);
+  perform private.defer_customer_score_changes(removed, added);
   return null;
 end
 $$;
 
-revoke execute on function private.health_writer_slot(), private.health_rfm_state_figures(),
-  private.apply_health_figure_changes(public.orders[], public.orders[]), private.orders_maintain_health_figures()
+revoke execute on function private.health_rfm_state_figures(),
+  private.add_health_figure_changes(private.health_figure_changes[]),
+  private.apply_order_figure_changes(public.orders[], public.orders[]),
+  private.changed_customer_scores(public.orders[], public.orders[]),
+  private.apply_customer_score_changes(uuid[], timestamptz[]),
+  private.apply_health_figure_changes(public.orders[], public.orders[]),
+  private.defer_customer_score_changes(public.orders[], public.orders[]), private.rescore_pending_customers(),
+  private.orders_maintain_health_figures()
 from public, anon, authenticated;
 
 select private.keep_derived_data('public.orders', 'orders_health_figures', 'private.orders_maintain_health_figures');

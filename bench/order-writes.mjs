@@ -1,0 +1,167 @@
+// npm run bench:writes [-- --orders N] [--duration S]
+//
+// The order write path as a backend job writes it (SQL, one order per transaction), on a fresh embedded
+// PostgreSQL holding the project's migrations and a generated store: single-insert latency for a new
+// customer and for one with 10,000 orders, then 8 and 32 concurrent writers inserting orders of distinct
+// customers into `public.orders` (every trigger) beside the same inserts into a trigger-less copy of the
+// table (the write ceiling, same run), with the lock waits seen by sampling pg_locks and every error
+// counted. Writes bench/results/order-writes.{json,md}.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import postgres from 'postgres';
+import { freePort, prepareDatabase, ROOT, startEmbeddedPostgres } from '../scripts/lib/stack.mjs';
+
+const { values } = parseArgs({
+  options: { orders: { type: 'string', default: '100000' }, duration: { type: 'string', default: '5' } },
+});
+const ORDERS = Number(values.orders);
+const DURATION_MS = Number(values.duration) * 1000;
+const HEAVY_ORDERS = 10_000;
+const SINGLE_INSERTS = 400;
+const log = (message) => process.stderr.write(`${message}\n`);
+
+const dir = await mkdtemp(path.join(tmpdir(), 'store-order-writes-'));
+const database = await startEmbeddedPostgres({ dataDir: path.join(dir, 'data'), port: await freePort() });
+const sql = postgres(database.url, { max: 40, onnotice: () => {} });
+
+try {
+  await prepareDatabase(database.url, { seed: false });
+  log(`Generating ${ORDERS} orders over ${ORDERS / 10} customers and one customer with ${HEAVY_ORDERS}…`);
+  const started = performance.now();
+  await generateStore();
+  const generateSeconds = (performance.now() - started) / 1000;
+  await sql`create table public.orders_without_triggers (like public.orders including all)`;
+  await sql`vacuum analyze`;
+
+  log('Single inserts…');
+  const single = {
+    new_customer: await singleInserts(() => newCustomerIds(SINGLE_INSERTS)),
+    heavy_customer: await singleInserts(async () => Array(SINGLE_INSERTS).fill(await heavyCustomer())),
+  };
+  const concurrent = [];
+  for (const writers of [8, 32]) {
+    for (const table of ['orders', 'orders_without_triggers']) {
+      log(`${writers} writers into ${table}…`);
+      concurrent.push({ writers, table, ...(await concurrentInserts(writers, table)) });
+    }
+  }
+  const report = {
+    generated_at: new Date().toISOString(),
+    orders: ORDERS,
+    generate_seconds: generateSeconds,
+    single,
+    concurrent,
+  };
+  await writeFile(path.join(ROOT, 'bench/results/order-writes.json'), `${JSON.stringify(report, null, 2)}\n`);
+  await writeFile(path.join(ROOT, 'bench/results/order-writes.md'), markdown(report));
+  process.stdout.write(markdown(report));
+} finally {
+  await sql.end();
+  await database.stop();
+  await rm(dir, { recursive: true, force: true });
+}
+
+async function generateStore() {
+  await sql`
+    insert into public.customers (email, name)
+    select 'c' || i || '@bench.test', 'Customer ' || i from generate_series(1, ${ORDERS / 10}) i`;
+  await sql`
+    insert into public.orders (customer_id, status, total_amount, ordered_at, promised_at)
+    select c.id, (array['paid', 'completed', 'shipped', 'cancelled'])[1 + i % 4], 20 + (i * 37) % 3000,
+           now() - make_interval(mins => (i * 7919) % (400 * 24 * 60)), now() + interval '2 days'
+    from generate_series(1, ${ORDERS}) i
+    join (select id, row_number() over (order by id) as n from public.customers) c on c.n = 1 + i % ${ORDERS / 10}`;
+  const [{ id }] = await sql`insert into public.customers (email, name) values ('heavy@bench.test', 'Heavy') returning id`;
+  await sql`
+    insert into public.orders (customer_id, status, total_amount, ordered_at)
+    select ${id}, 'paid', 50 + i % 500, now() - make_interval(mins => (i * 52) % (365 * 24 * 60))
+    from generate_series(1, ${HEAVY_ORDERS}) i`;
+}
+
+async function heavyCustomer() {
+  return (await sql`select id from public.customers where email = 'heavy@bench.test'`)[0].id;
+}
+
+async function newCustomerIds(count) {
+  return (await sql`
+    insert into public.customers (email, name)
+    select gen_random_uuid() || '@bench.test', 'New' from generate_series(1, ${count})
+    returning id`).map((r) => r.id);
+}
+
+/** Inserts one paid order per customer given, one transaction each, and returns the latency percentiles. */
+async function singleInserts(customers) {
+  const ids = await customers();
+  const times = [];
+  for (const customer of ids) {
+    const start = performance.now();
+    await sql`insert into public.orders (customer_id, status, total_amount) values (${customer}, 'paid', 120)`;
+    times.push(performance.now() - start);
+  }
+  return percentiles(times);
+}
+
+async function concurrentInserts(writers, table) {
+  const customers = await newCustomerIds(writers * 50);
+  const pool = postgres(database.url, { max: writers, onnotice: () => {} });
+  const errors = {};
+  let orders = 0;
+  let waitSamples = 0;
+  let samples = 0;
+  const end = Date.now() + DURATION_MS;
+  const sampler = (async () => {
+    while (Date.now() < end) {
+      const [{ waiting }] = await sql`select count(*)::int as waiting from pg_locks where not granted`;
+      samples++;
+      if (waiting > 0) waitSamples++;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })();
+  try {
+    await Promise.all(Array.from({ length: writers }, async (_, w) => {
+      for (let i = 0; Date.now() < end; i++) {
+        const customer = customers[w * 50 + (i % 50)];
+        try {
+          await pool`insert into ${pool('public.' + table)} (customer_id, status, total_amount) values (${customer}, 'paid', 99)`;
+          orders++;
+        } catch (error) {
+          errors[error.code ?? error.message] = (errors[error.code ?? error.message] ?? 0) + 1;
+        }
+      }
+    }));
+    await sampler;
+  } finally {
+    await pool.end();
+  }
+  return { orders_per_second: orders / (DURATION_MS / 1000), lock_wait_samples: waitSamples, samples, errors };
+}
+
+function percentiles(times) {
+  const sorted = [...times].sort((a, b) => a - b);
+  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  return { p50: at(0.5), p99: at(0.99) };
+}
+
+function markdown(report) {
+  const n = (value, digits = 0) => Number(value).toFixed(digits);
+  const ceiling = (writers) => report.concurrent.find((c) => c.writers === writers && c.table === 'orders_without_triggers');
+  return [
+    `# Order writes (${report.generated_at})`,
+    '',
+    `Store: ${report.orders} orders generated in ${n(report.generate_seconds, 1)} s (one statement, every trigger), plus one customer with ${HEAVY_ORDERS} orders.`,
+    '',
+    '| single insert, one transaction each | p50 ms | p99 ms |',
+    '|---|---:|---:|',
+    `| new customer | ${n(report.single.new_customer.p50, 2)} | ${n(report.single.new_customer.p99, 2)} |`,
+    `| customer with ${HEAVY_ORDERS} orders | ${n(report.single.heavy_customer.p50, 2)} | ${n(report.single.heavy_customer.p99, 2)} |`,
+    '',
+    '| writers | table | orders/s | ratio to the trigger-less copy | samples with a lock wait | errors |',
+    '|---:|---|---:|---:|---:|---|',
+    ...report.concurrent.map((c) =>
+      `| ${c.writers} | ${c.table} | ${n(c.orders_per_second)} | ${n(c.orders_per_second / ceiling(c.writers).orders_per_second, 2)}x | ${c.lock_wait_samples} of ${c.samples} | ${JSON.stringify(c.errors)} |`
+    ),
+    '',
+  ].join('\n');
+}

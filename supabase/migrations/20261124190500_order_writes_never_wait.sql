@@ -1,0 +1,775 @@
+-- Order writers never wait on each other's rows (issue 19). The writer slot moves from health to orders
+-- and is used by the daily revenue too, which becomes one row per day and slot; the customers' scores
+-- are rescored once per transaction as it commits (a deferred trigger), in customer order, instead of by
+-- every statement, so a writer waits only for writers of the same customers, only while they commit.
+
+-- A writer slot for this order-writing transaction: the first of 64 transaction-level advisory locks no
+-- other open transaction holds (a transaction keeps the slots it took until it ends). Two open transactions
+-- never hold the same slot, so never write the same rows of what is kept per slot (the daily revenue, the
+-- health figure changes): order writers never wait on each other's rows there.
+create or replace function private.order_writer_slot()
+returns smallint
+language plpgsql
+volatile
+set search_path = ''
+as $$
+declare
+  candidate smallint;
+begin
+  for candidate in 1..64 loop
+    if pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtext('private.order_writer_slot'), candidate) then
+      return candidate;
+    end if;
+  end loop;
+  -- 64 writers at once: wait for the first slot rather than fail.
+  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('private.order_writer_slot'), 1);
+  return 1;
+end
+$$;
+
+revoke execute on function private.order_writer_slot() from public, anon, authenticated;
+
+alter table private.order_daily_revenue drop constraint order_daily_revenue_pkey;
+
+alter table private.order_daily_revenue add column slot smallint not null default 1;
+
+alter table private.order_daily_revenue alter column slot drop default;
+
+alter table private.order_daily_revenue add primary key (order_date, slot);
+
+-- Adds each day's change of revenue to the rows of this transaction's writer slot, which no other open
+-- transaction writes.
+create or replace function private.apply_daily_revenue_changes(days date[], amounts numeric[])
+returns void
+language sql
+volatile
+set search_path = ''
+as $$
+  insert into private.order_daily_revenue as r (order_date, slot, revenue)
+  select c.order_date, w.slot, sum(c.amount)
+  from unnest(days, amounts) c(order_date, amount)
+  cross join (select private.order_writer_slot() as slot) w
+  group by c.order_date, w.slot
+  having sum(c.amount) <> 0
+  order by c.order_date
+  on conflict (order_date, slot) do update set revenue = r.revenue + excluded.revenue
+$$;
+
+-- Every attribution answer (the function, the three views, a campaign's metrics) comes from these rows:
+-- the stored shares of each day of the range and, when an amount is asked for, the day's amount split
+-- by the same largest-remainder rule in cents. A day's amount is the order amount given, or its revenue:
+-- from private.order_daily_revenue for callers who see every order, summed from the orders their RLS
+-- shows them for anyone else. With recompute, the shares come from private.campaign_attribution_shares
+-- instead of the stored table: the computation the tests compare every answer with.
+--
+-- The split: each campaign gets the whole cents of its share, and the day's missing cents go one each to
+-- the campaigns that rank first by one integer key, the remainder (largest first) then the tie-break
+-- order; a campaign gets one when fewer campaigns of its day rank before it than there are cents
+-- missing. For every campaign of the days asked the ranks come from sorting each day by the key; with
+-- of_campaign (a campaign's metrics: only its rows, on the days it counts on) by counting, for each of
+-- its days, the day's campaigns whose key is larger, which reads the day's integers from the primary key
+-- and sorts nothing.
+create or replace function private.campaign_attribution_rows(
+  from_date date, to_date date, order_amount numeric, revenue_as_amount boolean, of_campaign uuid default null,
+  recompute boolean default false
+)
+returns table (
+  attribution_date date,
+  total_active_campaigns integer,
+  campaign_id uuid,
+  attribution_layer public.attribution_layer,
+  raw_weight numeric,
+  normalized_weight numeric(5, 4),
+  attribution_strength text,
+  answer_rank integer,
+  day_amount numeric(14, 2),
+  attributed_amount numeric(14, 2)
+)
+language plpgsql
+stable
+set search_path = ''
+-- Planned for each call: the branches not taken are left out of the plan, and one day and a whole
+-- history want different plans.
+set plan_cache_mode = 'force_custom_plan'
+as $$
+#variable_conflict use_column
+declare
+  stored_revenue boolean := revenue_as_amount and private.sees_all_orders();
+begin
+  return query
+  with fresh as materialized (
+    select * from private.campaign_attribution_shares(from_date, to_date)
+  ),
+  -- The rows returned.
+  wanted as materialized (
+    select d.attribution_date, d.campaign_id, d.total_active_campaigns, d.units, d.precedence_rank, d.answer_rank,
+           d.attribution_layer, d.raw_weight, d.normalized_weight, d.attribution_strength
+    from private.campaign_attribution_days d
+    where not recompute
+      and d.attribution_date between from_date and to_date
+      and (of_campaign is null or d.campaign_id = of_campaign)
+    union all
+    select f.attribution_date, f.campaign_id, f.total_active_campaigns, f.units, f.precedence_rank, f.answer_rank,
+           f.attribution_layer, f.raw_weight, f.normalized_weight, f.attribution_strength
+    from fresh f
+    where recompute and (of_campaign is null or f.campaign_id = of_campaign)
+  ),
+  amounts as materialized (
+    select t.attribution_date, t.amount, round(t.amount * 100)::bigint as cents
+    from (select w.attribution_date,
+                 case when not revenue_as_amount then order_amount
+                      when stored_revenue
+                        then coalesce((select sum(r.revenue) from private.order_daily_revenue r
+                                       where r.order_date = w.attribution_date), 0)
+                      else coalesce((select sum(o.total_amount) from public.orders o
+                                     where o.order_date = w.attribution_date
+                                       and private.is_revenue_status(o.status)), 0)
+                 end as amount
+          from (select distinct w.attribution_date from wanted w) w) t
+  ),
+  ranked_by_sorting as (
+    select w.attribution_date, w.campaign_id, m.cents * w.units / 10000 as whole_cents,
+           m.cents - sum(m.cents * w.units / 10000) over (partition by w.attribution_date) as missing_cents,
+           row_number() over (partition by w.attribution_date
+                              order by (m.cents * w.units % 10000) * 2147483648 + (2147483647 - w.precedence_rank) desc)
+             - 1 as ranked_before
+    from wanted w
+    join amounts m using (attribution_date)
+    where of_campaign is null
+  ),
+  ranked_by_counting as (
+    select w.attribution_date, w.campaign_id, m.cents * w.units / 10000 as whole_cents, c.missing_cents, c.ranked_before
+    from wanted w
+    join amounts m using (attribution_date)
+    cross join lateral (
+      select m.cents - sum(m.cents * o.units / 10000) as missing_cents,
+             count(*) filter (
+               where (m.cents * o.units % 10000) * 2147483648 + (2147483647 - o.precedence_rank)
+                   > (m.cents * w.units % 10000) * 2147483648 + (2147483647 - w.precedence_rank)) as ranked_before
+      from (select d.units, d.precedence_rank from private.campaign_attribution_days d
+            where not recompute and d.attribution_date = w.attribution_date
+            union all
+            select f.units, f.precedence_rank from fresh f
+            where recompute and f.attribution_date = w.attribution_date) o
+    ) c
+    where of_campaign is not null
+  ),
+  ranked as materialized (
+    select * from ranked_by_sorting
+    union all
+    select * from ranked_by_counting
+  )
+  select w.attribution_date, w.total_active_campaigns, w.campaign_id, w.attribution_layer, w.raw_weight,
+         w.normalized_weight, w.attribution_strength, w.answer_rank, m.amount,
+         ((r.whole_cents + case when r.ranked_before < r.missing_cents then 1 else 0 end) / 100.0)::numeric(14, 2)
+  from wanted w
+  join ranked r using (attribution_date, campaign_id)
+  join amounts m using (attribution_date);
+end
+$$;
+
+-- Adds changes to `private.health_figure_changes`, summed by window length and hour, in the rows of this
+-- transaction's writer slot (the changes' own `slot` is not read). Hours taken in order, though no other
+-- open transaction writes the same rows.
+create or replace function private.add_health_figure_changes(changes private.health_figure_changes[])
+returns void
+language sql
+volatile
+set search_path = ''
+as $$
+  insert into private.health_figure_changes as f (
+    days, hour, slot, orders, completed, cancelled, due, on_time, revenue, previous_revenue, revenue_orders,
+    previous_revenue_orders, customers, score_sum, scores_1_mod_3, scores_2_mod_3, scores_of_3,
+    repeat_customers)
+  select c.days, c.hour, w.slot, sum(c.orders), sum(c.completed), sum(c.cancelled), sum(c.due), sum(c.on_time),
+         sum(c.revenue), sum(c.previous_revenue), sum(c.revenue_orders), sum(c.previous_revenue_orders),
+         sum(c.customers), sum(c.score_sum), sum(c.scores_1_mod_3), sum(c.scores_2_mod_3), sum(c.scores_of_3),
+         sum(c.repeat_customers)
+  from unnest(changes) c
+  cross join (select private.order_writer_slot() as slot) w
+  group by c.days, c.hour, w.slot
+  having sum(c.orders) <> 0 or sum(c.completed) <> 0 or sum(c.cancelled) <> 0 or sum(c.due) <> 0 or
+      sum(c.on_time) <> 0 or sum(c.revenue) <> 0 or sum(c.previous_revenue) <> 0 or sum(c.revenue_orders) <> 0 or
+      sum(c.previous_revenue_orders) <> 0 or sum(c.customers) <> 0 or sum(c.score_sum) <> 0 or
+      sum(c.scores_1_mod_3) <> 0 or sum(c.scores_2_mod_3) <> 0 or sum(c.scores_of_3) <> 0 or
+      sum(c.repeat_customers) <> 0
+  order by c.days, c.hour
+  on conflict (days, hour, slot) do update set
+    orders = f.orders + excluded.orders,
+    completed = f.completed + excluded.completed,
+    cancelled = f.cancelled + excluded.cancelled,
+    due = f.due + excluded.due,
+    on_time = f.on_time + excluded.on_time,
+    revenue = f.revenue + excluded.revenue,
+    previous_revenue = f.previous_revenue + excluded.previous_revenue,
+    revenue_orders = f.revenue_orders + excluded.revenue_orders,
+    previous_revenue_orders = f.previous_revenue_orders + excluded.previous_revenue_orders,
+    customers = f.customers + excluded.customers,
+    score_sum = f.score_sum + excluded.score_sum,
+    scores_1_mod_3 = f.scores_1_mod_3 + excluded.scores_1_mod_3,
+    scores_2_mod_3 = f.scores_2_mod_3 + excluded.scores_2_mod_3,
+    scores_of_3 = f.scores_of_3 + excluded.scores_of_3,
+    repeat_customers = f.repeat_customers + excluded.repeat_customers
+$$;
+
+-- The order figures' changes of a statement's order writes (`removed`: the rows as they were, `added`: as
+-- they are; either may be null): each order's steps are its own, so this reads nothing but the rows given.
+create or replace function private.apply_order_figure_changes(removed public.orders[], added public.orders[])
+returns void
+language plpgsql
+volatile
+set search_path = ''
+set work_mem = '256MB'
+-- Planned once per connection: planning each time would cost more than a small write's changes.
+set plan_cache_mode = 'force_generic_plan'
+as $$
+declare
+  changes private.health_figure_changes[];
+begin
+  -- A large statement's changes get a plan of their own, made knowing how many rows it wrote.
+  if coalesce(cardinality(added), 0) + coalesce(cardinality(removed), 0) > 1000 then
+    perform set_config('plan_cache_mode', 'force_custom_plan', true);
+  end if;
+
+  with
+  -- Order figures: the rows whose inputs changed, +1 as they are, −1 as they were.
+  order_inputs as (
+    select 1 as sign, c.*
+    from (select a.id, a.ordered_at, a.completed_at, a.cancelled_at, a.promised_at,
+                 coalesce(a.delivered_at <= a.promised_at, false) as delivered_on_time,
+                 a.status = 'refunded' as refunded, a.total_amount
+          from unnest(added) a
+          except all
+          select r.id, r.ordered_at, r.completed_at, r.cancelled_at, r.promised_at,
+                 coalesce(r.delivered_at <= r.promised_at, false), r.status = 'refunded', r.total_amount
+          from unnest(removed) r) c
+    union all
+    select -1, c.*
+    from (select r.id, r.ordered_at, r.completed_at, r.cancelled_at, r.promised_at,
+                 coalesce(r.delivered_at <= r.promised_at, false) as delivered_on_time,
+                 r.status = 'refunded' as refunded, r.total_amount
+          from unnest(removed) r
+          except all
+          select a.id, a.ordered_at, a.completed_at, a.cancelled_at, a.promised_at,
+                 coalesce(a.delivered_at <= a.promised_at, false), a.status = 'refunded', a.total_amount
+          from unnest(added) a) c
+  ),
+  -- Per window length: its end (ordered_at + days), whether the order becomes due in it (promised before the
+  -- end and the cancellation) and whether it counts in the next window's previous revenue.
+  order_windows as materialized (
+    select i.*,
+           not i.refunded and (i.cancelled_at is null or i.cancelled_at > i.ordered_at) as counted,
+           i.ordered_at + interval '168 hours' as end_7,
+           i.promised_at is not null
+             and greatest(i.ordered_at, i.promised_at) < least(i.ordered_at + interval '168 hours', i.cancelled_at)
+             as due_7,
+           not i.refunded and (i.cancelled_at is null or i.cancelled_at > i.ordered_at + interval '168 hours')
+             as previous_7,
+           i.ordered_at + interval '720 hours' as end_30,
+           i.promised_at is not null
+             and greatest(i.ordered_at, i.promised_at) < least(i.ordered_at + interval '720 hours', i.cancelled_at)
+             as due_30,
+           not i.refunded and (i.cancelled_at is null or i.cancelled_at > i.ordered_at + interval '720 hours')
+             as previous_30,
+           i.ordered_at + interval '2160 hours' as end_90,
+           i.promised_at is not null
+             and greatest(i.ordered_at, i.promised_at) < least(i.ordered_at + interval '2160 hours', i.cancelled_at)
+             as due_90,
+           not i.refunded and (i.cancelled_at is null or i.cancelled_at > i.ordered_at + interval '2160 hours')
+             as previous_90
+    from order_inputs i
+  ),
+  -- Each figure is 1 (or the amount) for T in an interval (start, end], so +sign at its start and −sign at
+  -- its end: one row per moment of an order, a column per figure (the table's) and window length.
+  order_steps (
+    at, orders_7, completed_7, cancelled_7, due_7, on_time_7, revenue_7, previous_revenue_7, revenue_orders_7,
+    previous_revenue_orders_7, orders_30, completed_30, cancelled_30, due_30, on_time_30, revenue_30,
+    previous_revenue_30, revenue_orders_30, previous_revenue_orders_30, orders_90, completed_90, cancelled_90,
+    due_90, on_time_90, revenue_90, previous_revenue_90, revenue_orders_90, previous_revenue_orders_90
+  ) as (
+    -- ordered: in the window, and counted until the cancellation
+    select o.ordered_at, o.sign, 0, 0, 0, 0, case when o.counted then o.sign * o.total_amount else 0 end, 0,
+           case when o.counted then o.sign else 0 end, 0, o.sign, 0, 0, 0, 0,
+           case when o.counted then o.sign * o.total_amount else 0 end, 0,
+           case when o.counted then o.sign else 0 end, 0, o.sign, 0, 0, 0, 0,
+           case when o.counted then o.sign * o.total_amount else 0 end, 0,
+           case when o.counted then o.sign else 0 end, 0
+    from order_windows o
+    union all
+    -- completed
+    select greatest(o.ordered_at, o.completed_at), 0,
+           case when o.completed_at < o.end_7 then o.sign else 0 end, 0, 0, 0, 0, 0, 0, 0, 0,
+           case when o.completed_at < o.end_30 then o.sign else 0 end, 0, 0, 0, 0, 0, 0, 0, 0,
+           case when o.completed_at < o.end_90 then o.sign else 0 end, 0, 0, 0, 0, 0, 0, 0
+    from order_windows o
+    where o.completed_at < o.end_90
+    union all
+    -- cancelled: no longer due nor counted
+    select greatest(o.ordered_at, o.cancelled_at), 0, 0,
+           case when o.cancelled_at < o.end_7 then o.sign else 0 end,
+           case when o.due_7 and o.cancelled_at < o.end_7 then -o.sign else 0 end,
+           case when o.due_7 and o.delivered_on_time and o.cancelled_at < o.end_7 then -o.sign else 0 end,
+           case when o.counted and o.cancelled_at < o.end_7 then -o.sign * o.total_amount else 0 end, 0,
+           case when o.counted and o.cancelled_at < o.end_7 then -o.sign else 0 end, 0, 0, 0,
+           case when o.cancelled_at < o.end_30 then o.sign else 0 end,
+           case when o.due_30 and o.cancelled_at < o.end_30 then -o.sign else 0 end,
+           case when o.due_30 and o.delivered_on_time and o.cancelled_at < o.end_30 then -o.sign else 0 end,
+           case when o.counted and o.cancelled_at < o.end_30 then -o.sign * o.total_amount else 0 end, 0,
+           case when o.counted and o.cancelled_at < o.end_30 then -o.sign else 0 end, 0, 0, 0,
+           case when o.cancelled_at < o.end_90 then o.sign else 0 end,
+           case when o.due_90 and o.cancelled_at < o.end_90 then -o.sign else 0 end,
+           case when o.due_90 and o.delivered_on_time and o.cancelled_at < o.end_90 then -o.sign else 0 end,
+           case when o.counted and o.cancelled_at < o.end_90 then -o.sign * o.total_amount else 0 end, 0,
+           case when o.counted and o.cancelled_at < o.end_90 then -o.sign else 0 end, 0
+    from order_windows o
+    where o.cancelled_at < o.end_90
+    union all
+    -- promised: due
+    select greatest(o.ordered_at, o.promised_at), 0, 0, 0, case when o.due_7 then o.sign else 0 end,
+           case when o.due_7 and o.delivered_on_time then o.sign else 0 end, 0, 0, 0, 0, 0, 0, 0,
+           case when o.due_30 then o.sign else 0 end,
+           case when o.due_30 and o.delivered_on_time then o.sign else 0 end, 0, 0, 0, 0, 0, 0, 0,
+           case when o.due_90 then o.sign else 0 end,
+           case when o.due_90 and o.delivered_on_time then o.sign else 0 end, 0, 0, 0, 0
+    from order_windows o
+    where o.due_90
+    union all
+    -- 7 days later: out of the 7-day window, into the one after it as its previous window
+    select o.end_7, -o.sign, case when o.completed_at < o.end_7 then -o.sign else 0 end,
+           case when o.cancelled_at < o.end_7 then -o.sign else 0 end,
+           case when o.due_7 and not coalesce(o.cancelled_at < o.end_7, false) then -o.sign else 0 end,
+           case when o.due_7 and o.delivered_on_time and not coalesce(o.cancelled_at < o.end_7, false) then -o.sign else 0 end,
+           case when o.counted and not coalesce(o.cancelled_at < o.end_7, false) then -o.sign * o.total_amount else 0 end,
+           case when o.previous_7 then o.sign * o.total_amount else 0 end,
+           case when o.counted and not coalesce(o.cancelled_at < o.end_7, false) then -o.sign else 0 end,
+           case when o.previous_7 then o.sign else 0 end, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+    from order_windows o
+    union all
+    -- 30 days later: out of the 30-day window, into the one after it as its previous window
+    select o.end_30, 0, 0, 0, 0, 0, 0, 0, 0, 0, -o.sign,
+           case when o.completed_at < o.end_30 then -o.sign else 0 end,
+           case when o.cancelled_at < o.end_30 then -o.sign else 0 end,
+           case when o.due_30 and not coalesce(o.cancelled_at < o.end_30, false) then -o.sign else 0 end,
+           case when o.due_30 and o.delivered_on_time and not coalesce(o.cancelled_at < o.end_30, false) then -o.sign else 0 end,
+           case when o.counted and not coalesce(o.cancelled_at < o.end_30, false) then -o.sign * o.total_amount else 0 end,
+           case when o.previous_30 then o.sign * o.total_amount else 0 end,
+           case when o.counted and not coalesce(o.cancelled_at < o.end_30, false) then -o.sign else 0 end,
+           case when o.previous_30 then o.sign else 0 end, 0, 0, 0, 0, 0, 0, 0, 0, 0
+    from order_windows o
+    union all
+    -- 90 days later: out of the 90-day window, into the one after it as its previous window
+    select o.end_90, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -o.sign,
+           case when o.completed_at < o.end_90 then -o.sign else 0 end,
+           case when o.cancelled_at < o.end_90 then -o.sign else 0 end,
+           case when o.due_90 and not coalesce(o.cancelled_at < o.end_90, false) then -o.sign else 0 end,
+           case when o.due_90 and o.delivered_on_time and not coalesce(o.cancelled_at < o.end_90, false) then -o.sign else 0 end,
+           case when o.counted and not coalesce(o.cancelled_at < o.end_90, false) then -o.sign * o.total_amount else 0 end,
+           case when o.previous_90 then o.sign * o.total_amount else 0 end,
+           case when o.counted and not coalesce(o.cancelled_at < o.end_90, false) then -o.sign else 0 end,
+           case when o.previous_90 then o.sign else 0 end
+    from order_windows o
+    union all
+    -- out of that previous window (or cancelled)
+    select least(o.ordered_at + interval '336 hours', o.cancelled_at), 0, 0, 0, 0, 0, 0,
+           -o.sign * o.total_amount, 0, -o.sign, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+    from order_windows o
+    where o.previous_7
+    union all
+    -- out of that previous window (or cancelled)
+    select least(o.ordered_at + interval '1440 hours', o.cancelled_at), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+           0, 0, -o.sign * o.total_amount, 0, -o.sign, 0, 0, 0, 0, 0, 0, 0, 0, 0
+    from order_windows o
+    where o.previous_30
+    union all
+    -- out of that previous window (or cancelled)
+    select least(o.ordered_at + interval '4320 hours', o.cancelled_at), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+           0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -o.sign * o.total_amount, 0, -o.sign
+    from order_windows o
+    where o.previous_90
+  ),
+  order_changes as (
+    select date_bin('1 hour', s.at, timestamptz '2000-01-01 00:00+00') as hour,
+           sum(s.orders_7) as orders_7, sum(s.completed_7) as completed_7, sum(s.cancelled_7) as cancelled_7,
+           sum(s.due_7) as due_7, sum(s.on_time_7) as on_time_7, sum(s.revenue_7) as revenue_7,
+           sum(s.previous_revenue_7) as previous_revenue_7, sum(s.revenue_orders_7) as revenue_orders_7,
+           sum(s.previous_revenue_orders_7) as previous_revenue_orders_7, sum(s.orders_30) as orders_30,
+           sum(s.completed_30) as completed_30, sum(s.cancelled_30) as cancelled_30, sum(s.due_30) as due_30,
+           sum(s.on_time_30) as on_time_30, sum(s.revenue_30) as revenue_30,
+           sum(s.previous_revenue_30) as previous_revenue_30, sum(s.revenue_orders_30) as revenue_orders_30,
+           sum(s.previous_revenue_orders_30) as previous_revenue_orders_30, sum(s.orders_90) as orders_90,
+           sum(s.completed_90) as completed_90, sum(s.cancelled_90) as cancelled_90, sum(s.due_90) as due_90,
+           sum(s.on_time_90) as on_time_90, sum(s.revenue_90) as revenue_90,
+           sum(s.previous_revenue_90) as previous_revenue_90, sum(s.revenue_orders_90) as revenue_orders_90,
+           sum(s.previous_revenue_orders_90) as previous_revenue_orders_90
+    from order_steps s
+    group by 1
+  )
+  select array_agg(row(v.days, c.hour, 0, v.orders, v.completed, v.cancelled, v.due, v.on_time, v.revenue,
+                       v.previous_revenue, v.revenue_orders, v.previous_revenue_orders, 0, 0, 0, 0, 0, 0
+                   )::private.health_figure_changes)
+  into changes
+  from order_changes c
+  cross join lateral (values (7, c.orders_7, c.completed_7, c.cancelled_7, c.due_7, c.on_time_7, c.revenue_7,
+                               c.previous_revenue_7, c.revenue_orders_7, c.previous_revenue_orders_7),
+                              (30, c.orders_30, c.completed_30, c.cancelled_30, c.due_30, c.on_time_30,
+                               c.revenue_30, c.previous_revenue_30, c.revenue_orders_30,
+                               c.previous_revenue_orders_30),
+                              (90, c.orders_90, c.completed_90, c.cancelled_90, c.due_90, c.on_time_90,
+                               c.revenue_90, c.previous_revenue_90, c.revenue_orders_90,
+                               c.previous_revenue_orders_90)) v(days, orders, completed, cancelled, due, on_time, revenue, previous_revenue, revenue_orders, previous_revenue_orders);
+
+  perform private.add_health_figure_changes(changes);
+end
+$$;
+
+-- The customers whose counted orders (not refunded, not cancelled at or before ordering) changed in what
+-- RFM reads of them (time, amount, cancellation), each with the earliest moment that changed: before it,
+-- their scores stay as they were.
+create or replace function private.changed_customer_scores(removed public.orders[], added public.orders[])
+returns table (customer_id uuid, first_change timestamptz)
+language sql
+stable
+set search_path = ''
+as $$
+  select c.customer_id, min(c.ordered_at)
+  from (
+    (select a.id, a.customer_id, a.ordered_at, a.cancelled_at, a.total_amount from unnest(added) a
+     where a.status <> 'refunded' and (a.cancelled_at is null or a.cancelled_at > a.ordered_at)
+     except all
+     select r.id, r.customer_id, r.ordered_at, r.cancelled_at, r.total_amount from unnest(removed) r
+     where r.status <> 'refunded' and (r.cancelled_at is null or r.cancelled_at > r.ordered_at))
+    union all
+    (select r.id, r.customer_id, r.ordered_at, r.cancelled_at, r.total_amount from unnest(removed) r
+     where r.status <> 'refunded' and (r.cancelled_at is null or r.cancelled_at > r.ordered_at)
+     except all
+     select a.id, a.customer_id, a.ordered_at, a.cancelled_at, a.total_amount from unnest(added) a
+     where a.status <> 'refunded' and (a.cancelled_at is null or a.cancelled_at > a.ordered_at))
+  ) c
+  group by c.customer_id
+$$;
+
+-- Rescores `customers` from `first_changes` on (paired by position): for each, it walks their counted
+-- orders as they are now from that moment, adds the difference between the state changes it finds and
+-- those kept in `private.customer_scores` to the figure changes, and keeps the new ones. Their rows are
+-- taken in customer order (two rescorings of several customers cannot deadlock), waiting for any other
+-- transaction rescoring the same customers; the walk's statement then reads what that one committed.
+create or replace function private.apply_customer_score_changes(customers uuid[], first_changes timestamptz[])
+returns void
+language plpgsql
+volatile
+set search_path = ''
+set work_mem = '256MB'
+set plan_cache_mode = 'force_generic_plan'
+as $$
+declare
+  changes private.health_figure_changes[];
+begin
+  if coalesce(cardinality(customers), 0) = 0 then
+    return;
+  end if;
+  insert into private.customer_scores (customer_id)
+  select c.customer_id from unnest(customers) c(customer_id) order by c.customer_id
+  on conflict (customer_id) do nothing;
+  perform 1 from private.customer_scores s where s.customer_id = any(customers) order by s.customer_id for update;
+
+  if cardinality(customers) > 1000 then
+    perform set_config('plan_cache_mode', 'force_custom_plan', true);
+  end if;
+
+  with
+  counted as materialized (
+    select o.customer_id, f.first_change, o.ordered_at, o.cancelled_at, (o.total_amount * 100)::float8 as cents
+    from unnest(customers, first_changes) f(customer_id, first_change)
+    join public.orders o on o.customer_id = f.customer_id
+    where o.status <> 'refunded' and (o.cancelled_at is null or o.cancelled_at > o.ordered_at)
+      and least(o.cancelled_at, o.ordered_at + interval '8760 hours') >= f.first_change
+  ),
+  -- Each changed customer's counts just before their first changed order, where now and then still agree:
+  -- their orders placed before it and not yet out of each count. The walk below starts from them.
+  base as (
+    select c.customer_id,
+           count(*) filter (where c.ordered_at < c.first_change
+                              and least(c.cancelled_at, c.ordered_at + interval '72 hours') >= c.first_change) as b3,
+           count(*) filter (where c.ordered_at < c.first_change
+                              and least(c.cancelled_at, c.ordered_at + interval '168 hours') >= c.first_change) as b7,
+           count(*) filter (where c.ordered_at < c.first_change
+                              and least(c.cancelled_at, c.ordered_at + interval '336 hours') >= c.first_change) as b14,
+           count(*) filter (where c.ordered_at < c.first_change
+                              and least(c.cancelled_at, c.ordered_at + interval '720 hours') >= c.first_change) as b30,
+           count(*) filter (where c.ordered_at < c.first_change
+                              and least(c.cancelled_at, c.ordered_at + interval '2160 hours') >= c.first_change) as b90,
+           count(*) filter (where c.ordered_at < c.first_change
+                              and least(c.cancelled_at, c.ordered_at + interval '8760 hours') >= c.first_change) as b365,
+           coalesce(sum(c.cents) filter (where c.ordered_at < c.first_change
+                                           and least(c.cancelled_at, c.ordered_at + interval '8760 hours') >= c.first_change), 0)
+             as bspend
+    from counted c
+    group by c.customer_id
+  ),
+  -- An order counts for T in (ordered_at, cancelled_at] (cancelled_at null: always), so among the last x
+  -- days' orders for T in (ordered_at, least(cancelled_at, ordered_at + x)]: at ordered_at (kind 0) it enters
+  -- every count (3, 7, 14, 30, 90 and 365 days, and the year's spend), then leaves each at its end (kinds 1
+  -- to 6). The steps from the customer's first changed order on, generated customer by customer, so the walk
+  -- below sorts each customer's steps on their own.
+  counted_steps (customer_id, at, kind, cents) as (
+    select c.customer_id, x.at, x.kind, c.cents
+    from (select * from counted order by customer_id) c
+    cross join generate_series(0, 6) k(kind)
+    cross join lateral (select k.kind, case k.kind when 0 then c.ordered_at
+                                      else least(c.cancelled_at, c.ordered_at + (array[interval '72 hours', interval '168 hours',
+                                           interval '336 hours', interval '720 hours', interval '2160 hours',
+                                           interval '8760 hours'])[k.kind]) end as at) x
+    where x.at >= c.first_change
+  ),
+  -- The counts after each moment (all its steps), on top of the customer's base, and the state they give.
+  walked as (
+    select c.customer_id, c.at,
+           case when c.n90 <= 0 then 0
+                else 25 * (case when c.n3 > 0 then 5 when c.n7 > 0 then 4
+                                when c.n14 > 0 then 3 when c.n30 > 0 then 2 else 1 end)
+                     + 5 * (case when c.n365 >= 10 then 4 when c.n365 >= 6 then 3
+                                 when c.n365 >= 3 then 2 when c.n365 >= 2 then 1 else 0 end)
+                     + (case when c.nspend >= 2000000 then 4 when c.nspend >= 1000000 then 3
+                             when c.nspend >= 500000 then 2 when c.nspend >= 100000 then 1 else 0 end) end as state
+    from (
+      select r.customer_id, r.at,
+             b.b3 + r.n3 as n3, b.b7 + r.n7 as n7, b.b14 + r.n14 as n14, b.b30 + r.n30 as n30,
+             b.b90 + r.n90 as n90, b.b365 + r.n365 as n365, b.bspend + r.nspend as nspend
+      from (
+        select s.customer_id, s.at,
+               sum(case s.kind when 0 then 1 when 1 then -1 else 0 end) over w as n3,
+               sum(case s.kind when 0 then 1 when 2 then -1 else 0 end) over w as n7,
+               sum(case s.kind when 0 then 1 when 3 then -1 else 0 end) over w as n14,
+               sum(case s.kind when 0 then 1 when 4 then -1 else 0 end) over w as n30,
+               sum(case s.kind when 0 then 1 when 5 then -1 else 0 end) over w as n90,
+               sum(case s.kind when 0 then 1 when 6 then -1 else 0 end) over w as n365,
+               sum(case s.kind when 0 then s.cents when 6 then -s.cents else 0 end) over w as nspend
+        from counted_steps s
+        window w as (partition by s.customer_id order by s.at)
+      ) r
+      join base b on b.customer_id = r.customer_id
+    ) c
+  ),
+  -- The customers' states as kept until now: how many moments before the first change stay as they are,
+  -- and the state then.
+  kept as (
+    select f.customer_id, f.first_change, s.changed_at, s.states, p.kept,
+           coalesce(s.states[p.kept], 0) as state_before
+    from unnest(customers, first_changes) f(customer_id, first_change)
+    join private.customer_scores s on s.customer_id = f.customer_id
+    cross join lateral (select case when cardinality(s.changed_at) = 0 then 0
+                                    else width_bucket(f.first_change - interval '1 microsecond', s.changed_at) end as kept) p
+  ),
+  -- The moments the state changes from the first change on, now (from the walk) and before the statement
+  -- (as kept), each with the state it leaves.
+  now_moments as materialized (
+    select m.customer_id, m.at, m.state, m.previous
+    from (
+      select w.customer_id, w.at, w.state,
+             coalesce(lag(w.state) over (partition by w.customer_id order by w.at), k.state_before) as previous
+      from walked w
+      join kept k on k.customer_id = w.customer_id
+    ) m
+    where m.state <> m.previous
+  ),
+  then_moments as (
+    select k.customer_id, e.at, e.state,
+           coalesce(lag(e.state) over (partition by k.customer_id order by e.i), k.state_before) as previous
+    from kept k
+    cross join lateral unnest(k.changed_at[k.kept + 1:], k.states[k.kept + 1:]) with ordinality e(at, state, i)
+  ),
+  -- The customers' states from now on: what stays before the first change, then the walk's moments (a
+  -- customer left with none has none).
+  rescored_states as (
+    select x.customer_id, coalesce(array_agg(x.at order by x.at) filter (where x.at is not null), '{}') as changed_at,
+           coalesce(array_agg(x.state order by x.at) filter (where x.at is not null), '{}') as states
+    from (
+      select k.customer_id, null::timestamptz as at, null::smallint as state from kept k
+      union all
+      select k.customer_id, e.at, e.state
+      from kept k cross join lateral unnest(k.changed_at[1:k.kept], k.states[1:k.kept]) e(at, state)
+      union all
+      select m.customer_id, m.at, m.state::smallint from now_moments m
+    ) x
+    group by x.customer_id
+  ),
+  rescored as (
+    update private.customer_scores s
+    set changed_at = n.changed_at, states = n.states
+    from rescored_states n
+    where s.customer_id = n.customer_id
+    returning 1
+  ),
+  -- Customers entering (+1) and leaving (−1) each state, by hour: now's moments minus then's.
+  state_changes as (
+    select date_bin('1 hour', c.at, timestamptz '2000-01-01 00:00+00') as hour, c.state, sum(c.n) as n
+    from (
+      select m.at, m.state, 1 as n from now_moments m
+      union all
+      select m.at, m.previous, -1 from now_moments m
+      union all
+      select m.at, m.state, -1 from then_moments m
+      union all
+      select m.at, m.previous, 1 from then_moments m
+    ) c
+    where c.state <> 0
+    group by 1, 2
+    having sum(c.n) <> 0
+  ),
+  state_figures as materialized (select * from private.health_rfm_state_figures()),
+  rfm_changes as (
+    select x.days, c.hour, sum(c.n * x.customers) as customers, sum(c.n * x.score_sum) as score_sum,
+           sum(c.n * x.scores_1_mod_3) as scores_1_mod_3, sum(c.n * x.scores_2_mod_3) as scores_2_mod_3,
+           sum(c.n * x.scores_of_3) as scores_of_3, sum(c.n * x.repeat_customers) as repeat_customers
+    from state_changes c
+    join state_figures x on x.state = c.state
+    group by 1, 2
+  )
+  select array_agg(row(c.days, c.hour, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, c.customers, c.score_sum, c.scores_1_mod_3,
+                       c.scores_2_mod_3, c.scores_of_3, c.repeat_customers)::private.health_figure_changes)
+  into changes
+  from rfm_changes c;
+
+  perform private.add_health_figure_changes(changes);
+end
+$$;
+
+-- Every change of a statement's order writes, at once: the order figures and the scores of the customers
+-- they concern. What the triggers do over a transaction, for a caller that needs it now (a rebuild, the
+-- tests' recompute).
+create or replace function private.apply_health_figure_changes(removed public.orders[], added public.orders[])
+returns void
+language plpgsql
+volatile
+set search_path = ''
+as $$
+begin
+  perform private.apply_order_figure_changes(removed, added);
+  perform private.apply_customer_score_changes(array_agg(c.customer_id order by c.customer_id),
+                                               array_agg(c.first_change order by c.customer_id))
+  from private.changed_customer_scores(removed, added) c;
+end
+$$;
+
+-- The customers an open transaction's order writes have changed, kept until it commits; a transaction
+-- sees and removes only its own rows. Unlogged: no row outlives its transaction, so a crash loses nothing.
+create unlogged table private.pending_customer_scores (
+  transaction_id xid8 not null default pg_catalog.pg_current_xact_id(),
+  customer_id uuid not null,
+  first_change timestamptz not null,
+  primary key (transaction_id, customer_id)
+);
+
+-- One row per transaction with pending scores, whose deferred trigger rescores them as it commits.
+create unlogged table private.pending_customer_score_transactions (
+  transaction_id xid8 primary key default pg_catalog.pg_current_xact_id()
+);
+
+alter table private.pending_customer_scores enable row level security;
+
+alter table private.pending_customer_score_transactions enable row level security;
+
+create policy "admins read pending customer scores" on private.pending_customer_scores
+  for select to authenticated
+  using ((select private.is_admin()));
+
+create policy "admins read pending customer score transactions" on private.pending_customer_score_transactions
+  for select to authenticated
+  using ((select private.is_admin()));
+
+revoke all on private.pending_customer_scores, private.pending_customer_score_transactions
+from public, anon, authenticated, service_role;
+
+-- Keeps the customers of a statement's order writes for rescoring at commit.
+create or replace function private.defer_customer_score_changes(removed public.orders[], added public.orders[])
+returns void
+language plpgsql
+volatile
+set search_path = ''
+as $$
+begin
+  insert into private.pending_customer_scores as p (customer_id, first_change)
+  select c.customer_id, c.first_change from private.changed_customer_scores(removed, added) c
+  order by c.customer_id
+  on conflict (transaction_id, customer_id) do update set first_change = least(p.first_change, excluded.first_change);
+  if found then
+    insert into private.pending_customer_score_transactions default values on conflict do nothing;
+  end if;
+end
+$$;
+
+-- Deferred to COMMIT: rescores every customer this transaction's order writes changed, each once, from
+-- its earliest change, in one pass that takes them in customer order. (A transaction that must read its
+-- own writes' scores before it commits can `set constraints` this trigger `immediate`.) Security definer for the same
+-- reason as the statement triggers.
+create or replace function private.rescore_pending_customers()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  customers uuid[];
+  first_changes timestamptz[];
+begin
+  delete from private.pending_customer_score_transactions t where t.transaction_id = pg_catalog.pg_current_xact_id();
+  with pending as (
+    delete from private.pending_customer_scores p
+    where p.transaction_id = pg_catalog.pg_current_xact_id()
+    returning p.customer_id, p.first_change
+  )
+  select array_agg(c.customer_id order by c.customer_id), array_agg(c.first_change order by c.customer_id)
+  into customers, first_changes
+  from pending c;
+  perform private.apply_customer_score_changes(customers, first_changes);
+  return null;
+end
+$$;
+
+create constraint trigger pending_customer_score_transactions_rescore
+  after insert on private.pending_customer_score_transactions
+  deferrable initially deferred
+  for each row execute function private.rescore_pending_customers();
+
+alter table private.pending_customer_score_transactions enable always trigger pending_customer_score_transactions_rescore;
+
+-- Statement-level, over the transition tables: the order figures now, the customers' scores at commit.
+-- Security definer because order writers (administrators) have no rights on `private`.
+create or replace function private.orders_maintain_health_figures()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+declare
+  removed public.orders[];
+  added public.orders[];
+begin
+  if tg_op = 'TRUNCATE' then
+    truncate private.health_figure_changes, private.customer_scores, private.pending_customer_scores,
+      private.pending_customer_score_transactions;
+    return null;
+  end if;
+  if tg_op in ('UPDATE', 'DELETE') then
+    removed := (select array_agg(o::public.orders) from old_rows o);
+  end if;
+  if tg_op in ('INSERT', 'UPDATE') then
+    added := (select array_agg(n::public.orders) from new_rows n);
+  end if;
+  perform private.apply_order_figure_changes(removed, added);
+  perform private.defer_customer_score_changes(removed, added);
+  return null;
+end
+$$;
+
+drop function private.health_writer_slot();
+
+revoke execute on function private.health_rfm_state_figures(),
+  private.add_health_figure_changes(private.health_figure_changes[]),
+  private.apply_order_figure_changes(public.orders[], public.orders[]),
+  private.changed_customer_scores(public.orders[], public.orders[]),
+  private.apply_customer_score_changes(uuid[], timestamptz[]),
+  private.apply_health_figure_changes(public.orders[], public.orders[]),
+  private.defer_customer_score_changes(public.orders[], public.orders[]), private.rescore_pending_customers(),
+  private.orders_maintain_health_figures()
+from public, anon, authenticated;
