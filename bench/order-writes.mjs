@@ -6,7 +6,7 @@
 // customers into `public.orders` (every trigger) beside the same inserts into a trigger-less copy of the
 // table (the write ceiling, same run), with the lock waits seen by sampling pg_locks and every error
 // counted. Writes bench/results/order-writes.{json,md}.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,6 +23,7 @@ const SINGLE_INSERTS = 400;
 const log = (message) => process.stderr.write(`${message}\n`);
 
 const dir = await mkdtemp(path.join(tmpdir(), 'store-order-writes-'));
+await chmod(dir, 0o755);
 const database = await startEmbeddedPostgres({ dataDir: path.join(dir, 'data'), port: await freePort() });
 const sql = postgres(database.url, { max: 40, onnotice: () => {} });
 
@@ -68,10 +69,12 @@ async function generateStore() {
     insert into public.customers (email, name)
     select 'c' || i || '@bench.test', 'Customer ' || i from generate_series(1, ${ORDERS / 10}) i`;
   await sql`
-    insert into public.orders (customer_id, status, total_amount, ordered_at, promised_at)
-    select c.id, (array['paid', 'completed', 'shipped', 'cancelled'])[1 + i % 4], 20 + (i * 37) % 3000,
-           now() - make_interval(mins => (i * 7919) % (400 * 24 * 60)), now() + interval '2 days'
+    insert into public.orders (customer_id, status, total_amount, ordered_at, promised_at, completed_at, cancelled_at)
+    select c.id, (array['paid', 'completed', 'shipped', 'cancelled'])[1 + i % 4], 20 + (i * 37) % 3000, t.at,
+           t.at + interval '2 days', case when i % 4 = 1 then t.at + interval '3 days' end,
+           case when i % 4 = 3 then t.at + interval '1 hour' end
     from generate_series(1, ${ORDERS}) i
+    cross join lateral (select now() - make_interval(mins => (i * 7919) % (400 * 24 * 60)) as at) t
     join (select id, row_number() over (order by id) as n from public.customers) c on c.n = 1 + i % ${ORDERS / 10}`;
   const [{ id }] = await sql`insert into public.customers (email, name) values ('heavy@bench.test', 'Heavy') returning id`;
   await sql`
@@ -109,13 +112,15 @@ async function concurrentInserts(writers, table) {
   const errors = {};
   let orders = 0;
   let waitSamples = 0;
+  const waits = {};
   let samples = 0;
   const end = Date.now() + DURATION_MS;
   const sampler = (async () => {
     while (Date.now() < end) {
-      const [{ waiting }] = await sql`select count(*)::int as waiting from pg_locks where not granted`;
+      const waiting = await sql`select locktype, count(*)::int as n from pg_locks where not granted group by 1`;
       samples++;
-      if (waiting > 0) waitSamples++;
+      if (waiting.length > 0) waitSamples++;
+      for (const { locktype, n } of waiting) waits[locktype] = (waits[locktype] ?? 0) + n;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   })();
@@ -135,7 +140,7 @@ async function concurrentInserts(writers, table) {
   } finally {
     await pool.end();
   }
-  return { orders_per_second: orders / (DURATION_MS / 1000), lock_wait_samples: waitSamples, samples, errors };
+  return { orders_per_second: orders / (DURATION_MS / 1000), lock_wait_samples: waitSamples, samples, waits, errors };
 }
 
 function percentiles(times) {
@@ -157,10 +162,10 @@ function markdown(report) {
     `| new customer | ${n(report.single.new_customer.p50, 2)} | ${n(report.single.new_customer.p99, 2)} |`,
     `| customer with ${HEAVY_ORDERS} orders | ${n(report.single.heavy_customer.p50, 2)} | ${n(report.single.heavy_customer.p99, 2)} |`,
     '',
-    '| writers | table | orders/s | ratio to the trigger-less copy | samples with a lock wait | errors |',
-    '|---:|---|---:|---:|---:|---|',
+    '| writers | table | orders/s | ratio to the trigger-less copy | samples with a lock wait | waiters seen, by lock type | errors |',
+    '|---:|---|---:|---:|---:|---|---|',
     ...report.concurrent.map((c) =>
-      `| ${c.writers} | ${c.table} | ${n(c.orders_per_second)} | ${n(c.orders_per_second / ceiling(c.writers).orders_per_second, 2)}x | ${c.lock_wait_samples} of ${c.samples} | ${JSON.stringify(c.errors)} |`
+      `| ${c.writers} | ${c.table} | ${n(c.orders_per_second)} | ${n(c.orders_per_second / ceiling(c.writers).orders_per_second, 2)}x | ${c.lock_wait_samples} of ${c.samples} | ${JSON.stringify(c.waits)} | ${JSON.stringify(c.errors)} |`
     ),
     '',
   ].join('\n');
