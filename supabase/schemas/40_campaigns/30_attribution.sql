@@ -45,18 +45,20 @@ grant execute on function private.is_revenue_status(text) to authenticated, serv
 -- transaction writes.
 create or replace function private.apply_daily_revenue_changes(days date[], amounts numeric[])
 returns void
-language sql
+language plpgsql
 volatile
 set search_path = ''
 as $$
-  insert into private.order_daily_revenue as r (order_date, slot, revenue)
-  select c.order_date, w.slot, sum(c.amount)
-  from unnest(days, amounts) c(order_date, amount)
-  cross join (select private.order_writer_slot() as slot) w
-  group by c.order_date, w.slot
-  having sum(c.amount) <> 0
-  order by c.order_date
-  on conflict (order_date, slot) do update set revenue = r.revenue + excluded.revenue
+begin
+    insert into private.order_daily_revenue as r (order_date, slot, revenue)
+    select c.order_date, w.slot, sum(c.amount)
+    from unnest(days, amounts) c(order_date, amount)
+    cross join (select private.order_writer_slot() as slot) w
+    group by c.order_date, w.slot
+    having sum(c.amount) <> 0
+    order by c.order_date
+    on conflict (order_date, slot) do update set revenue = r.revenue + excluded.revenue;
+end
 $$;
 
 -- Statement-level, over the transition tables: a bulk write is one upsert per day touched. Security
