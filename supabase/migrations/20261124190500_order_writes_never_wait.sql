@@ -259,169 +259,76 @@ begin
                  coalesce(a.delivered_at <= a.promised_at, false), a.status = 'refunded', a.total_amount
           from unnest(added) a) c
   ),
-  -- Per window length: its end (ordered_at + days), whether the order becomes due in it (promised before the
-  -- end and the cancellation) and whether it counts in the next window's previous revenue.
+  -- Per window length (7, 30 and 90 days of 24 hours): the window's end for this order (ordered_at + the
+  -- length), whether the order becomes due in it (promised before the end and the cancellation), and whether
+  -- it counts in the next window's previous revenue.
   order_windows as materialized (
-    select i.*,
+    select i.*, w.days, i.ordered_at + w.span as window_end, i.ordered_at + 2 * w.span as previous_end,
            not i.refunded and (i.cancelled_at is null or i.cancelled_at > i.ordered_at) as counted,
-           i.ordered_at + interval '168 hours' as end_7,
            i.promised_at is not null
-             and greatest(i.ordered_at, i.promised_at) < least(i.ordered_at + interval '168 hours', i.cancelled_at)
-             as due_7,
-           not i.refunded and (i.cancelled_at is null or i.cancelled_at > i.ordered_at + interval '168 hours')
-             as previous_7,
-           i.ordered_at + interval '720 hours' as end_30,
-           i.promised_at is not null
-             and greatest(i.ordered_at, i.promised_at) < least(i.ordered_at + interval '720 hours', i.cancelled_at)
-             as due_30,
-           not i.refunded and (i.cancelled_at is null or i.cancelled_at > i.ordered_at + interval '720 hours')
-             as previous_30,
-           i.ordered_at + interval '2160 hours' as end_90,
-           i.promised_at is not null
-             and greatest(i.ordered_at, i.promised_at) < least(i.ordered_at + interval '2160 hours', i.cancelled_at)
-             as due_90,
-           not i.refunded and (i.cancelled_at is null or i.cancelled_at > i.ordered_at + interval '2160 hours')
-             as previous_90
+             and greatest(i.ordered_at, i.promised_at) < least(i.ordered_at + w.span, i.cancelled_at) as due,
+           not i.refunded and (i.cancelled_at is null or i.cancelled_at > i.ordered_at + w.span) as previous
     from order_inputs i
+    cross join (values (7::smallint, interval '168 hours'), (30::smallint, interval '720 hours'),
+                       (90::smallint, interval '2160 hours')) w(days, span)
   ),
   -- Each figure is 1 (or the amount) for T in an interval (start, end], so +sign at its start and −sign at
-  -- its end: one row per moment of an order, a column per figure (the table's) and window length.
-  order_steps (
-    at, orders_7, completed_7, cancelled_7, due_7, on_time_7, revenue_7, previous_revenue_7, revenue_orders_7,
-    previous_revenue_orders_7, orders_30, completed_30, cancelled_30, due_30, on_time_30, revenue_30,
-    previous_revenue_30, revenue_orders_30, previous_revenue_orders_30, orders_90, completed_90, cancelled_90,
-    due_90, on_time_90, revenue_90, previous_revenue_90, revenue_orders_90, previous_revenue_orders_90
-  ) as (
+  -- its end: one row per moment of an order and window length, a column per figure (the table's).
+  order_steps (at, days, orders, completed, cancelled, due, on_time, revenue, previous_revenue, revenue_orders,
+               previous_revenue_orders) as (
     -- ordered: in the window, and counted until the cancellation
-    select o.ordered_at, o.sign, 0, 0, 0, 0, case when o.counted then o.sign * o.total_amount else 0 end, 0,
-           case when o.counted then o.sign else 0 end, 0, o.sign, 0, 0, 0, 0,
-           case when o.counted then o.sign * o.total_amount else 0 end, 0,
-           case when o.counted then o.sign else 0 end, 0, o.sign, 0, 0, 0, 0,
-           case when o.counted then o.sign * o.total_amount else 0 end, 0,
-           case when o.counted then o.sign else 0 end, 0
+    select o.ordered_at, o.days, o.sign, 0, 0, 0, 0, case when o.counted then o.sign * o.total_amount else 0 end,
+           0, case when o.counted then o.sign else 0 end, 0
     from order_windows o
     union all
     -- completed
-    select greatest(o.ordered_at, o.completed_at), 0,
-           case when o.completed_at < o.end_7 then o.sign else 0 end, 0, 0, 0, 0, 0, 0, 0, 0,
-           case when o.completed_at < o.end_30 then o.sign else 0 end, 0, 0, 0, 0, 0, 0, 0, 0,
-           case when o.completed_at < o.end_90 then o.sign else 0 end, 0, 0, 0, 0, 0, 0, 0
+    select greatest(o.ordered_at, o.completed_at), o.days, 0, o.sign, 0, 0, 0, 0, 0, 0, 0
     from order_windows o
-    where o.completed_at < o.end_90
+    where o.completed_at < o.window_end
     union all
     -- cancelled: no longer due nor counted
-    select greatest(o.ordered_at, o.cancelled_at), 0, 0,
-           case when o.cancelled_at < o.end_7 then o.sign else 0 end,
-           case when o.due_7 and o.cancelled_at < o.end_7 then -o.sign else 0 end,
-           case when o.due_7 and o.delivered_on_time and o.cancelled_at < o.end_7 then -o.sign else 0 end,
-           case when o.counted and o.cancelled_at < o.end_7 then -o.sign * o.total_amount else 0 end, 0,
-           case when o.counted and o.cancelled_at < o.end_7 then -o.sign else 0 end, 0, 0, 0,
-           case when o.cancelled_at < o.end_30 then o.sign else 0 end,
-           case when o.due_30 and o.cancelled_at < o.end_30 then -o.sign else 0 end,
-           case when o.due_30 and o.delivered_on_time and o.cancelled_at < o.end_30 then -o.sign else 0 end,
-           case when o.counted and o.cancelled_at < o.end_30 then -o.sign * o.total_amount else 0 end, 0,
-           case when o.counted and o.cancelled_at < o.end_30 then -o.sign else 0 end, 0, 0, 0,
-           case when o.cancelled_at < o.end_90 then o.sign else 0 end,
-           case when o.due_90 and o.cancelled_at < o.end_90 then -o.sign else 0 end,
-           case when o.due_90 and o.delivered_on_time and o.cancelled_at < o.end_90 then -o.sign else 0 end,
-           case when o.counted and o.cancelled_at < o.end_90 then -o.sign * o.total_amount else 0 end, 0,
-           case when o.counted and o.cancelled_at < o.end_90 then -o.sign else 0 end, 0
+    select greatest(o.ordered_at, o.cancelled_at), o.days, 0, 0, o.sign,
+           case when o.due then -o.sign else 0 end,
+           case when o.due and o.delivered_on_time then -o.sign else 0 end,
+           case when o.counted then -o.sign * o.total_amount else 0 end, 0,
+           case when o.counted then -o.sign else 0 end, 0
     from order_windows o
-    where o.cancelled_at < o.end_90
+    where o.cancelled_at < o.window_end
     union all
     -- promised: due
-    select greatest(o.ordered_at, o.promised_at), 0, 0, 0, case when o.due_7 then o.sign else 0 end,
-           case when o.due_7 and o.delivered_on_time then o.sign else 0 end, 0, 0, 0, 0, 0, 0, 0,
-           case when o.due_30 then o.sign else 0 end,
-           case when o.due_30 and o.delivered_on_time then o.sign else 0 end, 0, 0, 0, 0, 0, 0, 0,
-           case when o.due_90 then o.sign else 0 end,
-           case when o.due_90 and o.delivered_on_time then o.sign else 0 end, 0, 0, 0, 0
+    select greatest(o.ordered_at, o.promised_at), o.days, 0, 0, 0, o.sign,
+           case when o.delivered_on_time then o.sign else 0 end, 0, 0, 0, 0
     from order_windows o
-    where o.due_90
+    where o.due
     union all
-    -- 7 days later: out of the 7-day window, into the one after it as its previous window
-    select o.end_7, -o.sign, case when o.completed_at < o.end_7 then -o.sign else 0 end,
-           case when o.cancelled_at < o.end_7 then -o.sign else 0 end,
-           case when o.due_7 and not coalesce(o.cancelled_at < o.end_7, false) then -o.sign else 0 end,
-           case when o.due_7 and o.delivered_on_time and not coalesce(o.cancelled_at < o.end_7, false) then -o.sign else 0 end,
-           case when o.counted and not coalesce(o.cancelled_at < o.end_7, false) then -o.sign * o.total_amount else 0 end,
-           case when o.previous_7 then o.sign * o.total_amount else 0 end,
-           case when o.counted and not coalesce(o.cancelled_at < o.end_7, false) then -o.sign else 0 end,
-           case when o.previous_7 then o.sign else 0 end, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
-    from order_windows o
-    union all
-    -- 30 days later: out of the 30-day window, into the one after it as its previous window
-    select o.end_30, 0, 0, 0, 0, 0, 0, 0, 0, 0, -o.sign,
-           case when o.completed_at < o.end_30 then -o.sign else 0 end,
-           case when o.cancelled_at < o.end_30 then -o.sign else 0 end,
-           case when o.due_30 and not coalesce(o.cancelled_at < o.end_30, false) then -o.sign else 0 end,
-           case when o.due_30 and o.delivered_on_time and not coalesce(o.cancelled_at < o.end_30, false) then -o.sign else 0 end,
-           case when o.counted and not coalesce(o.cancelled_at < o.end_30, false) then -o.sign * o.total_amount else 0 end,
-           case when o.previous_30 then o.sign * o.total_amount else 0 end,
-           case when o.counted and not coalesce(o.cancelled_at < o.end_30, false) then -o.sign else 0 end,
-           case when o.previous_30 then o.sign else 0 end, 0, 0, 0, 0, 0, 0, 0, 0, 0
-    from order_windows o
-    union all
-    -- 90 days later: out of the 90-day window, into the one after it as its previous window
-    select o.end_90, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -o.sign,
-           case when o.completed_at < o.end_90 then -o.sign else 0 end,
-           case when o.cancelled_at < o.end_90 then -o.sign else 0 end,
-           case when o.due_90 and not coalesce(o.cancelled_at < o.end_90, false) then -o.sign else 0 end,
-           case when o.due_90 and o.delivered_on_time and not coalesce(o.cancelled_at < o.end_90, false) then -o.sign else 0 end,
-           case when o.counted and not coalesce(o.cancelled_at < o.end_90, false) then -o.sign * o.total_amount else 0 end,
-           case when o.previous_90 then o.sign * o.total_amount else 0 end,
-           case when o.counted and not coalesce(o.cancelled_at < o.end_90, false) then -o.sign else 0 end,
-           case when o.previous_90 then o.sign else 0 end
+    -- the window's length later: out of the window, into the one after it as its previous window
+    select o.window_end, o.days, -o.sign, case when o.completed_at < o.window_end then -o.sign else 0 end,
+           case when o.cancelled_at < o.window_end then -o.sign else 0 end,
+           case when o.due and not coalesce(o.cancelled_at < o.window_end, false) then -o.sign else 0 end,
+           case when o.due and o.delivered_on_time and not coalesce(o.cancelled_at < o.window_end, false)
+                then -o.sign else 0 end,
+           case when o.counted and not coalesce(o.cancelled_at < o.window_end, false)
+                then -o.sign * o.total_amount else 0 end,
+           case when o.previous then o.sign * o.total_amount else 0 end,
+           case when o.counted and not coalesce(o.cancelled_at < o.window_end, false) then -o.sign else 0 end,
+           case when o.previous then o.sign else 0 end
     from order_windows o
     union all
     -- out of that previous window (or cancelled)
-    select least(o.ordered_at + interval '336 hours', o.cancelled_at), 0, 0, 0, 0, 0, 0,
-           -o.sign * o.total_amount, 0, -o.sign, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+    select least(o.previous_end, o.cancelled_at), o.days, 0, 0, 0, 0, 0, 0, -o.sign * o.total_amount, 0, -o.sign
     from order_windows o
-    where o.previous_7
-    union all
-    -- out of that previous window (or cancelled)
-    select least(o.ordered_at + interval '1440 hours', o.cancelled_at), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-           0, 0, -o.sign * o.total_amount, 0, -o.sign, 0, 0, 0, 0, 0, 0, 0, 0, 0
-    from order_windows o
-    where o.previous_30
-    union all
-    -- out of that previous window (or cancelled)
-    select least(o.ordered_at + interval '4320 hours', o.cancelled_at), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-           0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, -o.sign * o.total_amount, 0, -o.sign
-    from order_windows o
-    where o.previous_90
-  ),
-  order_changes as (
-    select date_bin('1 hour', s.at, timestamptz '2000-01-01 00:00+00') as hour,
-           sum(s.orders_7) as orders_7, sum(s.completed_7) as completed_7, sum(s.cancelled_7) as cancelled_7,
-           sum(s.due_7) as due_7, sum(s.on_time_7) as on_time_7, sum(s.revenue_7) as revenue_7,
-           sum(s.previous_revenue_7) as previous_revenue_7, sum(s.revenue_orders_7) as revenue_orders_7,
-           sum(s.previous_revenue_orders_7) as previous_revenue_orders_7, sum(s.orders_30) as orders_30,
-           sum(s.completed_30) as completed_30, sum(s.cancelled_30) as cancelled_30, sum(s.due_30) as due_30,
-           sum(s.on_time_30) as on_time_30, sum(s.revenue_30) as revenue_30,
-           sum(s.previous_revenue_30) as previous_revenue_30, sum(s.revenue_orders_30) as revenue_orders_30,
-           sum(s.previous_revenue_orders_30) as previous_revenue_orders_30, sum(s.orders_90) as orders_90,
-           sum(s.completed_90) as completed_90, sum(s.cancelled_90) as cancelled_90, sum(s.due_90) as due_90,
-           sum(s.on_time_90) as on_time_90, sum(s.revenue_90) as revenue_90,
-           sum(s.previous_revenue_90) as previous_revenue_90, sum(s.revenue_orders_90) as revenue_orders_90,
-           sum(s.previous_revenue_orders_90) as previous_revenue_orders_90
-    from order_steps s
-    group by 1
+    where o.previous
   )
-  select array_agg(row(v.days, c.hour, 0, v.orders, v.completed, v.cancelled, v.due, v.on_time, v.revenue,
-                       v.previous_revenue, v.revenue_orders, v.previous_revenue_orders, 0, 0, 0, 0, 0, 0
+  select array_agg(row(c.days, c.hour, 0, c.orders, c.completed, c.cancelled, c.due, c.on_time, c.revenue,
+                       c.previous_revenue, c.revenue_orders, c.previous_revenue_orders, 0, 0, 0, 0, 0, 0
                    )::private.health_figure_changes)
   into changes
-  from order_changes c
-  cross join lateral (values (7, c.orders_7, c.completed_7, c.cancelled_7, c.due_7, c.on_time_7, c.revenue_7,
-                               c.previous_revenue_7, c.revenue_orders_7, c.previous_revenue_orders_7),
-                              (30, c.orders_30, c.completed_30, c.cancelled_30, c.due_30, c.on_time_30,
-                               c.revenue_30, c.previous_revenue_30, c.revenue_orders_30,
-                               c.previous_revenue_orders_30),
-                              (90, c.orders_90, c.completed_90, c.cancelled_90, c.due_90, c.on_time_90,
-                               c.revenue_90, c.previous_revenue_90, c.revenue_orders_90,
-                               c.previous_revenue_orders_90)) v(days, orders, completed, cancelled, due, on_time, revenue, previous_revenue, revenue_orders, previous_revenue_orders);
+  from (select s.days, date_bin('1 hour', s.at, timestamptz '2000-01-01 00:00+00') as hour, sum(s.orders) as orders,
+               sum(s.completed) as completed, sum(s.cancelled) as cancelled, sum(s.due) as due,
+               sum(s.on_time) as on_time, sum(s.revenue) as revenue, sum(s.previous_revenue) as previous_revenue,
+               sum(s.revenue_orders) as revenue_orders, sum(s.previous_revenue_orders) as previous_revenue_orders
+        from order_steps s
+        group by 1, 2) c;
 
   perform private.add_health_figure_changes(changes);
 end
