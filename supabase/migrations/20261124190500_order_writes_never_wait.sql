@@ -170,6 +170,37 @@ begin
 end
 $$;
 
+-- A customer's RFM state is one number: 0 when they have no counted order (not refunded, not cancelled
+-- yet) in the last 90 days, so are scored in no window; else 25 × R + 5 × (F − 1) + (M − 1), with the bands
+-- of private.health_average_rfm_score (40_scoring.sql): R = 5 with an order in the last 3 days, 4 in 7, 3 in
+-- 14, 2 in 30, else 1; F from 2, 3, 6, 10 orders in the last 365 days; M from 1,000, 5,000, 10,000, 20,000 of
+-- their spend in those days. The state is computed from those counts (spend in cents) where they are
+-- counted, here and in 50_figures.sql; test/database/business-health-rollups.test.ts holds every band edge
+-- against the formula. This is what a state adds to each window's customer figures: a customer is in the
+-- 7-day window's population when R ≥ 4 (an order in the last 7 days), in the 30-day one when R ≥ 2, in the
+-- 90-day one when R ≥ 1. PL/pgSQL for the reason given at add_health_figure_changes below.
+create or replace function private.health_rfm_state_figures()
+returns table (
+  state integer, days smallint, customers integer, score_sum integer, scores_1_mod_3 integer,
+  scores_2_mod_3 integer, scores_of_3 integer, repeat_customers integer
+)
+language plpgsql
+immutable
+parallel safe
+set search_path = ''
+as $$
+begin
+  return query
+    select s.state, w.days, 1, s.score, (s.score % 3 = 1)::integer, (s.score % 3 = 2)::integer,
+           (s.score = 3)::integer, (s.frequency > 1)::integer
+    from (select g.state, g.state / 25 as recency, (g.state / 5) % 5 + 1 as frequency,
+                 g.state / 25 + (g.state / 5) % 5 + 1 + g.state % 5 + 1 as score
+          from generate_series(25, 149) g(state)) s
+    join (values (7::smallint, 4), (30::smallint, 2), (90::smallint, 1)) w(days, lowest_recency)
+      on s.recency >= w.lowest_recency;
+end
+$$;
+
 -- Adds changes to `private.health_figure_changes`, summed by window length and hour, in the rows of this
 -- transaction's writer slot (the changes' own `slot` is not read). Hours taken in order, though no other
 -- open transaction writes the same rows. PL/pgSQL, as every function an order write calls: PostgreSQL 17
@@ -392,11 +423,46 @@ begin
   end if;
 
   with
+  -- The changed customers' counted orders as they are now, from the first changed order's time on (before
+  -- it nothing changed) with the orders still counted then; amounts in cents, exact in float8. First each
+  -- customer's newest 256 (through orders_customer_idx): they are all the walk needs when they are all
+  -- there is, or when those placed before the first change include 10 counted for their whole year with
+  -- 20,000 of spend between them. While any older order is in a window, so are those 10, newer, so
+  -- frequency and spend are in their top bands and recency is theirs: every state is the one the older
+  -- orders would give. So a change at a customer's newest orders (a checkout) reads a bounded number of
+  -- them, however long their history; anyone else's are all read.
+  recent as materialized (
+    select f.customer_id, f.first_change, r.ordered_at, r.cancelled_at, r.cents,
+           r.ordered_at < f.first_change and (r.cancelled_at is null or r.cancelled_at >= r.ordered_at + interval '8760 hours')
+             as settled_before
+    from unnest(customers, first_changes) f(customer_id, first_change)
+    cross join lateral (
+      select o.ordered_at, o.cancelled_at, (o.total_amount * 100)::float8 as cents
+      from public.orders o
+      where o.customer_id = f.customer_id
+        and o.status <> 'refunded' and (o.cancelled_at is null or o.cancelled_at > o.ordered_at)
+        and least(o.cancelled_at, o.ordered_at + interval '8760 hours') >= f.first_change
+      order by o.ordered_at desc
+      limit 256
+    ) r
+  ),
+  bounded as (
+    select r.customer_id
+    from recent r
+    group by r.customer_id
+    having count(*) < 256
+        or (count(*) filter (where r.settled_before) >= 10 and sum(r.cents) filter (where r.settled_before) >= 2000000)
+  ),
   counted as materialized (
+    select r.customer_id, r.first_change, r.ordered_at, r.cancelled_at, r.cents
+    from recent r
+    where r.customer_id in (select b.customer_id from bounded b)
+    union all
     select o.customer_id, f.first_change, o.ordered_at, o.cancelled_at, (o.total_amount * 100)::float8 as cents
     from unnest(customers, first_changes) f(customer_id, first_change)
     join public.orders o on o.customer_id = f.customer_id
-    where o.status <> 'refunded' and (o.cancelled_at is null or o.cancelled_at > o.ordered_at)
+    where f.customer_id not in (select b.customer_id from bounded b)
+      and o.status <> 'refunded' and (o.cancelled_at is null or o.cancelled_at > o.ordered_at)
       and least(o.cancelled_at, o.ordered_at + interval '8760 hours') >= f.first_change
   ),
   -- Each changed customer's counts just before their first changed order, where now and then still agree:

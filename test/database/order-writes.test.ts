@@ -108,6 +108,34 @@ describe('order writers of different customers never wait on each other', () => 
   });
 });
 
+describe('a customer’s history does not make their checkout cost more', () => {
+  it('customers with 300 orders are rescored exactly after a checkout, cancel, refund, move, backfill and delete, with large and with tiny amounts', async () => {
+    const [large, tiny, other] = await newCustomers(3, 'history');
+    // A year of daily orders: the large ones reach the top spend band within their newest 128, the tiny
+    // ones never do, so the rescoring must read all of those.
+    for (const [customer, amount] of [[large, 300], [tiny, 1]] as const) {
+      await sql`
+        insert into public.orders (customer_id, status, total_amount, ordered_at)
+        select ${customer}, 'paid', ${amount}, ${`${DAY} 10:00Z`}::timestamptz - make_interval(days => i)
+        from generate_series(1, 300) i`;
+    }
+    const newest = async (customer: string) =>
+      (await sql`select id from public.orders where customer_id = ${customer} order by ordered_at desc limit 1`)[0].id as string;
+    for (const customer of [large, tiny]) {
+      await sql`insert into public.orders (customer_id, status, total_amount, ordered_at) values (${customer}, 'paid', 80, ${`${DAY} 11:00Z`})`;
+      await expectKeptEqualsRecompute();
+      await sql`update public.orders set status = 'cancelled', cancelled_at = ordered_at + interval '3 days' where id = ${await newest(customer)}`;
+      await sql`update public.orders set status = 'refunded' where id = ${await newest(customer)}`;
+      await sql`update public.orders set customer_id = ${other} where id = ${await newest(customer)}`;
+      // Backfilled far back, and one from the middle deleted: changes before the newest orders.
+      await sql`insert into public.orders (customer_id, status, total_amount, ordered_at)
+                values (${customer}, 'paid', 5000, ${`${DAY} 10:00Z`}::timestamptz - interval '200 days 5 hours')`;
+      await sql`delete from public.orders where id = (select id from public.orders where customer_id = ${customer} order by ordered_at limit 1 offset 150)`;
+      await expectKeptEqualsRecompute();
+    }
+  }, 60_000);
+});
+
 describe('no deadlock from any mix of order writes', () => {
   it('two transactions writing the same two customers in opposite orders, for every pair of write kinds, both commit', async () => {
     const kinds = Object.keys(WRITES);
