@@ -574,11 +574,12 @@ begin
     ) x
     group by x.customer_id
   ),
+  -- `= any(customers)` as well, so the generic plan finds the rows by key whatever it guesses of the join.
   rescored as (
     update private.customer_scores s
     set changed_at = n.changed_at, states = n.states
     from rescored_states n
-    where s.customer_id = n.customer_id
+    where s.customer_id = n.customer_id and s.customer_id = any(customers)
     returning 1
   ),
   -- Customers entering (+1) and leaving (−1) each state, by hour: now's moments minus then's.
