@@ -2,39 +2,34 @@
 // concurrent writes. Run on a database of the test's own: the rebuild truncates the kept rows (rolled back).
 import type postgres from 'postgres';
 
-/**
- * The kept changes, summed over writer slots, and every customer's kept states; and the same built from
- * scratch from every order.
- */
+/** Every customer's kept states. */
 const scoresOf = (db: postgres.Sql | postgres.TransactionSql) => db`
   select customer_id, changed_at::text as changed_at, states::text as states from private.customer_scores
   where cardinality(changed_at) > 0 order by customer_id`;
 
+/** The kept changes summed over writer slots, by window length and hour, where any is not zero. */
+const figureSums = (db: postgres.Sql | postgres.TransactionSql) => db`
+  select days, hour, sum(orders) o, sum(completed) c, sum(cancelled) x, sum(due) d, sum(on_time) t,
+         sum(revenue)::numeric(20, 2)::text r, sum(previous_revenue)::numeric(20, 2)::text p, sum(customers) n, sum(score_sum) s,
+         sum(scores_1_mod_3) s1, sum(scores_2_mod_3) s2, sum(scores_of_3) s3, sum(repeat_customers) rc
+  from private.health_figure_changes
+  group by days, hour
+  having sum(orders) <> 0 or sum(completed) <> 0 or sum(cancelled) <> 0 or sum(due) <> 0 or sum(on_time) <> 0
+      or sum(revenue) <> 0 or sum(previous_revenue) <> 0 or sum(customers) <> 0 or sum(score_sum) <> 0
+      or sum(scores_1_mod_3) <> 0 or sum(scores_2_mod_3) <> 0 or sum(scores_of_3) <> 0 or sum(repeat_customers) <> 0
+  order by days, hour`;
+
+/**
+ * The kept changes, summed over writer slots, and every customer's kept states; and the same built from
+ * scratch from every order.
+ */
 export async function keptAndRebuilt(db: postgres.Sql | postgres.TransactionSql) {
-  const kept = await db`
-    select days, hour, sum(orders) o, sum(completed) c, sum(cancelled) x, sum(due) d, sum(on_time) t,
-           sum(revenue)::numeric(20, 2)::text r, sum(previous_revenue)::numeric(20, 2)::text p, sum(customers) n, sum(score_sum) s,
-           sum(scores_1_mod_3) s1, sum(scores_2_mod_3) s2, sum(scores_of_3) s3, sum(repeat_customers) rc
-    from private.health_figure_changes
-    group by days, hour
-    having sum(orders) <> 0 or sum(completed) <> 0 or sum(cancelled) <> 0 or sum(due) <> 0 or sum(on_time) <> 0
-        or sum(revenue) <> 0 or sum(previous_revenue) <> 0 or sum(customers) <> 0 or sum(score_sum) <> 0
-        or sum(scores_1_mod_3) <> 0 or sum(scores_2_mod_3) <> 0 or sum(scores_of_3) <> 0 or sum(repeat_customers) <> 0
-    order by days, hour`;
+  const kept = await figureSums(db);
   const keptScores = await scoresOf(db);
   const rebuilt = await db.begin(async (tx) => {
     await tx`truncate private.health_figure_changes, private.customer_scores`;
     await tx`select private.apply_health_figure_changes(null, (select array_agg(o) from public.orders o))`;
-    const rows = await tx`
-      select days, hour, sum(orders) o, sum(completed) c, sum(cancelled) x, sum(due) d, sum(on_time) t,
-             sum(revenue)::numeric(20, 2)::text r, sum(previous_revenue)::numeric(20, 2)::text p, sum(customers) n, sum(score_sum) s,
-             sum(scores_1_mod_3) s1, sum(scores_2_mod_3) s2, sum(scores_of_3) s3, sum(repeat_customers) rc
-      from private.health_figure_changes
-      group by days, hour
-      having sum(orders) <> 0 or sum(completed) <> 0 or sum(cancelled) <> 0 or sum(due) <> 0 or sum(on_time) <> 0
-          or sum(revenue) <> 0 or sum(previous_revenue) <> 0 or sum(customers) <> 0 or sum(score_sum) <> 0
-          or sum(scores_1_mod_3) <> 0 or sum(scores_2_mod_3) <> 0 or sum(scores_of_3) <> 0 or sum(repeat_customers) <> 0
-      order by days, hour`;
+    const rows = await figureSums(tx);
     throw new Rebuilt([...rows, ...(await scoresOf(tx))].map((row) => ({ ...row })));
   }).catch((error) => {
     if (error instanceof Rebuilt) return error.rows;
