@@ -2,7 +2,7 @@
 // routing, auth or database, so a function can at best match it. With BEHIND_FRONT=1 the same server sits
 // behind the local server's TCP front (`scripts/lib/tcp-front.ts`), as the functions do, so the two
 // ceilings side by side are what the front's deadlines cost per request.
-import { serveFront } from '../scripts/lib/tcp-front.ts';
+import { serveFront, timeoutsFromEnv } from '../scripts/lib/tcp-front.ts';
 
 const body = JSON.stringify({ success: true, data: Array.from({ length: 14 }, (_, i) => ({ type_code: `type_${i}`, default_weight: 1.5 })) });
 const handler = () => new Response(body, { headers: { 'content-type': 'application/json' } });
@@ -11,7 +11,7 @@ const port = Number(Deno.env.get('PORT'));
 if (Deno.env.get('BEHIND_FRONT')) {
   const upstream = `${await Deno.makeTempDir({ prefix: 'http-ceiling-' })}/http.sock`;
   Deno.serve({ path: upstream, onListen: () => {} }, handler);
-  serveFront({ hostname: '127.0.0.1', port, upstream, headerTimeoutMs: 10_000, requestTimeoutMs: 30_000, idleTimeoutMs: 60_000 });
+  serveFront({ hostname: '127.0.0.1', port, upstream, ...timeoutsFromEnv() });
 } else {
   Deno.serve({ port, hostname: '127.0.0.1', onListen: () => {} }, handler);
 }

@@ -10,7 +10,7 @@ import { serveStatic } from 'hono/serve-static';
 import { dependenciesFromEnv } from '../supabase/functions/_shared/deps.ts';
 import { API_VERSION, corsHeaders, type Dependencies } from '../supabase/functions/_shared/http.ts';
 import { combineDocuments, type OpenApiDocument } from '../supabase/functions/_shared/openapi.ts';
-import { serveFront } from './lib/tcp-front.ts';
+import { serveFront, timeoutsFromEnv } from './lib/tcp-front.ts';
 import { ANON_KEY, DEMO_ADMIN_ID, DEMO_CUSTOMER_ID, JWT_SECRET, mintToken } from './lib/keys.mjs';
 
 type Handler = (req: Request) => Promise<Response>;
@@ -225,10 +225,10 @@ function unknownVersion(url: URL, req: Request): Response | Promise<Response> | 
   return functions[name](new Request(url, { method: 'GET', headers }));
 }
 
-async function route(upstream: Request): Promise<Response> {
-  // Behind the TCP front the server sees `http+unix://<host>/...`; everything here speaks of `http:`.
-  const url = new URL(upstream.url.replace(/^http\+unix:/, 'http:'));
-  const req = forwarded(new URL(url), upstream);
+async function route(req: Request): Promise<Response> {
+  // Behind the TCP front the server sees `http+unix://<host>/...`; everything here speaks of `http:`, and
+  // the pages that read their own URL get a request under it (a function's is rebuilt below anyway).
+  const url = new URL(req.url.replace(/^http\+unix:/, 'http:'));
   if (!hostAllowed(req.headers.get('host'))) {
     return Response.json({
       success: false,
@@ -238,8 +238,8 @@ async function route(upstream: Request): Promise<Response> {
   }
   const versioned = unknownVersion(url, req);
   if (versioned) return versioned;
-  if (url.pathname === CONSOLE || url.pathname.startsWith(`${CONSOLE}/`)) return consoleFile(req);
-  if (url.pathname === LOCAL_SIGN_IN) return localSignIn(req);
+  if (url.pathname === CONSOLE || url.pathname.startsWith(`${CONSOLE}/`)) return consoleFile(forwarded(url, req));
+  if (url.pathname === LOCAL_SIGN_IN) return localSignIn(forwarded(url, req));
   if (url.pathname === DOCS || url.pathname.startsWith(`${DOCS}/`)) {
     const page = req.method === 'GET' ? await docs(url.pathname) : undefined;
     if (page) return page;
@@ -319,14 +319,11 @@ function listen() {
 
 listen();
 
-const seconds = (name: string, fallback: number) => 1000 * Number(Deno.env.get(name) ?? fallback);
 const front = serveFront({
   hostname: Deno.env.get('HOSTNAME') ?? '127.0.0.1',
   port: Number(Deno.env.get('PORT') ?? 54321),
   upstream: socketPath,
-  headerTimeoutMs: seconds('HTTP_HEADER_TIMEOUT', 10),
-  requestTimeoutMs: seconds('HTTP_REQUEST_TIMEOUT', 30),
-  idleTimeoutMs: seconds('HTTP_IDLE_TIMEOUT', 60),
+  ...timeoutsFromEnv(),
 });
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

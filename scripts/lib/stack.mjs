@@ -181,7 +181,6 @@ async function refuseUnknownMigrationHistory(sql) {
   }
 }
 
-/** Starts the one Deno process that serves every function, and waits until it answers. */
 /**
  * `deno` arguments that run the local server: writing only under the temp folder, where its HTTP server's
  * Unix socket lives (behind the TCP front on the public port).
@@ -191,6 +190,7 @@ export const SERVE_ARGS = [
   'scripts/serve.ts',
 ];
 
+/** Starts the one Deno process that serves every function, and waits until it answers. */
 export async function startFunctions({ dbUrl, port, hostname = '127.0.0.1', env = {}, inheritOutput = false }) {
   const child = spawn(
     path.join(BIN, 'deno'),

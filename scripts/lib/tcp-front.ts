@@ -10,14 +10,27 @@
  */
 import { MAX_HEAD_BYTES, RequestFraming } from './request-framing.ts';
 
-export interface FrontOptions {
+export interface Timeouts {
+  headerTimeoutMs: number;
+  requestTimeoutMs: number;
+  idleTimeoutMs: number;
+}
+
+export interface FrontOptions extends Timeouts {
   hostname: string;
   port: number;
   /** The Unix socket the HTTP server listens on. */
   upstream: string;
-  headerTimeoutMs: number;
-  requestTimeoutMs: number;
-  idleTimeoutMs: number;
+}
+
+/** The deadlines, from HTTP_HEADER_TIMEOUT (10), HTTP_REQUEST_TIMEOUT (30) and HTTP_IDLE_TIMEOUT (60), in seconds. */
+export function timeoutsFromEnv(): Timeouts {
+  const seconds = (name: string, fallback: number) => 1000 * Number(Deno.env.get(name) ?? fallback);
+  return {
+    headerTimeoutMs: seconds('HTTP_HEADER_TIMEOUT', 10),
+    requestTimeoutMs: seconds('HTTP_REQUEST_TIMEOUT', 30),
+    idleTimeoutMs: seconds('HTTP_IDLE_TIMEOUT', 60),
+  };
 }
 
 interface Connection {
