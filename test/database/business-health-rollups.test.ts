@@ -309,6 +309,43 @@ describe('business health from the kept figure changes', () => {
     await compare(sql, moments);
   });
 
+  it('a report of the current hour counts back from the hour’s end, as exact as from its start, with orders placed up to now and steps scheduled later in the hour', async () => {
+    await sql.begin(async (tx) => {
+      const customers = (await tx`select id from public.customers order by id limit 40`).map((r) => r.id as string);
+      // 800 orders over the last 100 days, then 400 in this hour up to now; a third of those promised,
+      // completed or cancelled later in this hour, and a few placed later in it.
+      await tx`
+        with h as (select now() as now, date_bin('1 hour', now(), timestamptz '2000-01-01 00:00+00') as start)
+        insert into public.orders (customer_id, status, total_amount, ordered_at, promised_at, delivered_at, completed_at, cancelled_at)
+        select c, s, (120 + 991 * i % 7000)::numeric(12, 2), t,
+               case when i % 3 = 0 then later else t + interval '2 days' end,
+               case when s = 'completed' then t end,
+               case when s = 'completed' then case when i % 2 = 0 then later else t + interval '1 minute' end end,
+               case when s = 'cancelled' then case when i % 2 = 0 then later else t end end
+        from h, generate_series(1, 1200) i
+        cross join lateral (values ((${customers}::uuid[])[1 + i % 40])) u(c)
+        cross join lateral (values ((array['paid', 'completed', 'cancelled', 'refunded', 'paid'])[1 + i % 5])) v(s)
+        cross join lateral (values (
+          case when i <= 800 then h.now - make_interval(days => i % 100, mins => 7 * i)
+               when i % 50 = 0 then h.now + (h.start + interval '1 hour' - h.now) * (i % 7 + 1) / 9
+               else h.start + (h.now - h.start) * (i - 800) / 401 end,
+          h.now + (h.start + interval '1 hour' - h.now) * (i % 5 + 1) / 7)) w(t, later)`;
+      await tx`set constraints private.pending_customer_score_transactions_rescore immediate`;
+      const [{ moments, ahead }] = await tx`
+        with h as (select now() as now, date_bin('1 hour', now(), timestamptz '2000-01-01 00:00+00') as start)
+        select array[h.now::text, (h.now + interval '1 microsecond')::text, (h.start + interval '1 microsecond')::text,
+                     (h.start + (h.now - h.start) / 2)::text, (h.start + interval '1 hour' - interval '1 microsecond')::text] as moments,
+               private.health_boundary(h.now) = h.start + interval '1 hour' or h.now = h.start as ahead
+        from h`;
+      expect(ahead, 'now counts from its hour’s end').toBe(true);
+      const rows = await compare(tx, moments);
+      expect(rows.filter((r) => JSON.parse(r.new_orders).orders > 300).length).toBeGreaterThan(5);
+      throw new Error('rolled back');
+    }).catch((error) => {
+      if (error.message !== 'rolled back') throw error;
+    });
+  });
+
   it('the health rollups equal a full recompute after a burst of inserts, cancellations, refunds, edits and deletes, also in replica mode', async () => {
     const customers = (await sql`select id from public.customers order by id limit 12`).map((r) => r.id as string);
     const [{ id: newcomer }] = await sql`insert into public.customers (email, name) values ('newcomer@rollups.test', 'N') returning id`;

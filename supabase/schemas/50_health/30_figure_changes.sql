@@ -8,8 +8,8 @@
 -- each window length (7, 30, 90 days) and hour, how much each figure changes while T passes through that
 -- hour. A figure as of an hour boundary H is the sum of the changes of the hours before H, or, because
 -- every order's and customer's steps add up to zero (they start from nothing and end at nothing), minus the
--- sum of the hours from H on; the report reads whichever side has fewer hours and takes the part of the
--- last hour before T from the orders themselves (50_figures.sql). Derived data kept in the writing
+-- sum of the hours from H on; the report reads whichever side has fewer hours, and what lies between T and
+-- the boundary of T's hour it counts from, from the orders themselves (50_figures.sql). Derived data kept in the writing
 -- transaction by statement-level triggers on `public.orders`, not cached answers: no figure depends on
 -- when it is asked.
 --

@@ -2,9 +2,9 @@
 -- moment. Windows are whole 24-hour days: [as_of − 24 h × days, as_of).
 --
 -- The order and customer figures come from their changes kept by hour (30_figure_changes.sql): the
--- figures as of the start of `as_of`'s hour, plus what changed between then and `as_of`, read from the
--- few orders (and the customers of those orders) with a step in that part of an hour, through the
--- orders' indexes. So a report reads a number of hours, not of orders.
+-- figures as of an hour boundary next to `as_of` (private.health_boundary), plus what changed between it
+-- and `as_of`, read from the few orders (and the customers of those orders) with a step in that part of an
+-- hour, through the orders' indexes. So a report reads a number of hours, not of orders.
 --
 -- The figure queries are planned for each call (plan_cache_mode): after five calls PostgreSQL may switch
 -- a function's statements to a generic plan, blind to how many orders the last hour holds.
@@ -72,6 +72,25 @@ begin
 end
 $$;
 
+-- The hour boundary a report as of `as_of` counts from: the start or the end of `as_of`'s hour, whichever
+-- leaves less of the hour's past between it and `as_of`. Orders are placed up to now, so the rest of the
+-- current hour holds only steps scheduled ahead (promises, windows closing): a report of the current hour
+-- counts back from its end, however many orders the hour has had so far; a past hour from its nearer end.
+-- Either side gives the same figures (every step between the boundary and `as_of` is read).
+create or replace function private.health_boundary(as_of timestamptz)
+returns timestamptz
+language plpgsql
+stable
+set search_path = ''
+as $$
+declare
+  hour_start timestamptz := date_bin('1 hour', as_of, timestamptz '2000-01-01 00:00+00');
+  hour_end timestamptz := hour_start + interval '1 hour';
+begin
+  return case when least(hour_end, greatest(as_of, now())) - as_of < as_of - hour_start then hour_end else hour_start end;
+end
+$$;
+
 -- Orders in the window [as_of − days, as_of) and in the equal window before it, as of `as_of`: orders,
 -- completed before `as_of`, cancelled before it, due (promised before it, not cancelled) and on time
 -- among those, and the counted revenue (not refunded, not cancelled before `as_of`) of both windows.
@@ -86,32 +105,34 @@ set plan_cache_mode = 'force_custom_plan'
 as $$
 declare
   span interval := make_interval(hours => 24 * days);
-  hour_start timestamptz := date_bin('1 hour', as_of, timestamptz '2000-01-01 00:00+00');
+  boundary timestamptz := private.health_boundary(as_of);
+  lo timestamptz := least(boundary, as_of);
+  hi timestamptz := greatest(boundary, as_of);
 begin
   return query
   with
-  -- Every order with a step in [hour_start, as_of): ordered then, or one or two windows before, or
+  -- Every order with a step between the boundary and `as_of`, [lo, hi): ordered then, or one or two windows before, or
   -- completed, promised or cancelled then.
   stepping as (
     select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
-    from public.orders o where o.ordered_at >= hour_start and o.ordered_at < as_of
+    from public.orders o where o.ordered_at >= lo and o.ordered_at < hi
     union
     select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
-    from public.orders o where o.ordered_at >= hour_start - span and o.ordered_at < as_of - span
+    from public.orders o where o.ordered_at >= lo - span and o.ordered_at < hi - span
     union
     select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
-    from public.orders o where o.ordered_at >= hour_start - 2 * span and o.ordered_at < as_of - 2 * span
+    from public.orders o where o.ordered_at >= lo - 2 * span and o.ordered_at < hi - 2 * span
     union
     select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
-    from public.orders o where o.completed_at >= hour_start and o.completed_at < as_of
+    from public.orders o where o.completed_at >= lo and o.completed_at < hi
     union
     select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
-    from public.orders o where o.promised_at >= hour_start and o.promised_at < as_of
+    from public.orders o where o.promised_at >= lo and o.promised_at < hi
     union
     select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
-    from public.orders o where o.cancelled_at >= hour_start and o.cancelled_at < as_of
+    from public.orders o where o.cancelled_at >= lo and o.cancelled_at < hi
   ),
-  -- Their figures as of `as_of` (+1) and as of hour_start (−1).
+  -- Their figures as of `as_of` (+1) and as of the boundary (−1).
   stepped as (
     select x.sign, o.ordered_at >= x.t - span and o.ordered_at < x.t as in_window,
            o.ordered_at >= x.t - 2 * span and o.ordered_at < x.t - span as in_previous,
@@ -119,7 +140,7 @@ begin
            o.promised_at < x.t as is_promised, o.delivered_at <= o.promised_at as delivered_on_time,
            o.status, o.total_amount
     from stepping o
-    cross join (values (as_of, 1), (hour_start, -1)) x(t, sign)
+    cross join (values (as_of, 1), (boundary, -1)) x(t, sign)
   ),
   change as (
     select coalesce(sum(s.sign) filter (where s.in_window), 0) as orders,
@@ -144,7 +165,7 @@ begin
          case when f.revenue_orders + c.revenue_orders = 0 then 0 else f.revenue + c.revenue end,
          case when f.previous_revenue_orders + c.previous_revenue_orders = 0 then 0
               else f.previous_revenue + c.previous_revenue end
-  from private.health_figures_before(days, hour_start) f, change c;
+  from private.health_figures_before(days, boundary) f, change c;
 end
 $$;
 
@@ -160,44 +181,46 @@ set search_path = ''
 set plan_cache_mode = 'force_custom_plan'
 as $$
 declare
-  hour_start timestamptz := date_bin('1 hour', as_of, timestamptz '2000-01-01 00:00+00');
+  boundary timestamptz := private.health_boundary(as_of);
+  lo timestamptz := least(boundary, as_of);
+  hi timestamptz := greatest(boundary, as_of);
 begin
   return query
   with
-  -- Every customer whose state may change in [hour_start, as_of): an order placed then, or 3, 7, 14, 30, 90
+  -- Every customer whose state may change between the boundary and `as_of`, [lo, hi): an order placed then, or 3, 7, 14, 30, 90
   -- or 365 days before, or cancelled then.
   stepping as (
       select o.customer_id from public.orders o
-      where o.ordered_at >= hour_start and o.ordered_at < as_of
+      where o.ordered_at >= lo and o.ordered_at < hi
       union
       select o.customer_id from public.orders o
-      where o.ordered_at >= hour_start - interval '72 hours' and o.ordered_at < as_of - interval '72 hours'
+      where o.ordered_at >= lo - interval '72 hours' and o.ordered_at < hi - interval '72 hours'
       union
       select o.customer_id from public.orders o
-      where o.ordered_at >= hour_start - interval '168 hours' and o.ordered_at < as_of - interval '168 hours'
+      where o.ordered_at >= lo - interval '168 hours' and o.ordered_at < hi - interval '168 hours'
       union
       select o.customer_id from public.orders o
-      where o.ordered_at >= hour_start - interval '336 hours' and o.ordered_at < as_of - interval '336 hours'
+      where o.ordered_at >= lo - interval '336 hours' and o.ordered_at < hi - interval '336 hours'
       union
       select o.customer_id from public.orders o
-      where o.ordered_at >= hour_start - interval '720 hours' and o.ordered_at < as_of - interval '720 hours'
+      where o.ordered_at >= lo - interval '720 hours' and o.ordered_at < hi - interval '720 hours'
       union
       select o.customer_id from public.orders o
-      where o.ordered_at >= hour_start - interval '2160 hours' and o.ordered_at < as_of - interval '2160 hours'
+      where o.ordered_at >= lo - interval '2160 hours' and o.ordered_at < hi - interval '2160 hours'
       union
       select o.customer_id from public.orders o
-      where o.ordered_at >= hour_start - interval '8760 hours' and o.ordered_at < as_of - interval '8760 hours'
+      where o.ordered_at >= lo - interval '8760 hours' and o.ordered_at < hi - interval '8760 hours'
       union
-      select o.customer_id from public.orders o where o.cancelled_at >= hour_start and o.cancelled_at < as_of
+      select o.customer_id from public.orders o where o.cancelled_at >= lo and o.cancelled_at < hi
   ),
-  -- Their states (private.health_rfm_state_figures) as of `as_of` (+1) and as of hour_start (−1), from the
+  -- Their states (private.health_rfm_state_figures) as of `as_of` (+1) and as of the boundary (−1), from the
   -- kept states: the state of the last change before each moment.
   states as (
     select x.sign, coalesce(c.states[case when cardinality(c.changed_at) = 0 then 0
                                           else width_bucket(x.t - interval '1 microsecond', c.changed_at) end], 0) as state
     from stepping s
     join private.customer_scores c on c.customer_id = s.customer_id
-    cross join (values (as_of, 1), (hour_start, -1)) x(t, sign)
+    cross join (values (as_of, 1), (boundary, -1)) x(t, sign)
   ),
   change as (
     select coalesce(sum(s.sign * x.customers), 0) as customers,
@@ -216,7 +239,7 @@ begin
            f.scores_2_mod_3 + c.scores_2_mod_3 as scores_2_mod_3,
            f.scores_of_3 + c.scores_of_3 as scores_of_3,
            f.repeat_customers + c.repeat_customers as repeat_customers
-    from private.health_figures_before(days, hour_start) f, change c
+    from private.health_figures_before(days, boundary) f, change c
   )
   -- avg's own arithmetic: the sum of the customers' scores / 3, each to 16 decimals (3 / 3 to 20), divided
   -- by their number
@@ -314,14 +337,16 @@ as $$
 $$;
 
 revoke execute on function
-  private.health_figures_before(integer, timestamptz), private.health_window_order_figures(timestamptz, integer),
+  private.health_boundary(timestamptz), private.health_figures_before(integer, timestamptz),
+  private.health_window_order_figures(timestamptz, integer),
   private.health_window_customer_figures(timestamptz, integer),
   private.health_order_figures(timestamptz, integer), private.health_customer_figures(timestamptz, integer),
   private.health_ticket_figures(timestamptz, integer), private.health_system_figures(timestamptz)
 from public, anon, authenticated;
 
 grant execute on function
-  private.health_figures_before(integer, timestamptz), private.health_window_order_figures(timestamptz, integer),
+  private.health_boundary(timestamptz), private.health_figures_before(integer, timestamptz),
+  private.health_window_order_figures(timestamptz, integer),
   private.health_window_customer_figures(timestamptz, integer),
   private.health_order_figures(timestamptz, integer), private.health_customer_figures(timestamptz, integer),
   private.health_ticket_figures(timestamptz, integer), private.health_system_figures(timestamptz)

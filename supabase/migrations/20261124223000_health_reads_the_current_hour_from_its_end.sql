@@ -1,0 +1,180 @@
+-- Issue 19: a health report as of a moment in the current hour counts back from the hour's end instead of
+-- reading every order the hour has had so far (private.health_boundary); past hours count from their
+-- nearer end.
+
+-- The hour boundary a report as of `as_of` counts from: the start or the end of `as_of`'s hour, whichever
+-- leaves less of the hour's past between it and `as_of`. Orders are placed up to now, so the rest of the
+-- current hour holds only steps scheduled ahead (promises, windows closing): a report of the current hour
+-- counts back from its end, however many orders the hour has had so far; a past hour from its nearer end.
+-- Either side gives the same figures (every step between the boundary and `as_of` is read).
+create or replace function private.health_boundary(as_of timestamptz)
+returns timestamptz
+language plpgsql
+stable
+set search_path = ''
+as $$
+declare
+  hour_start timestamptz := date_bin('1 hour', as_of, timestamptz '2000-01-01 00:00+00');
+  hour_end timestamptz := hour_start + interval '1 hour';
+begin
+  return case when least(hour_end, greatest(as_of, now())) - as_of < as_of - hour_start then hour_end else hour_start end;
+end
+$$;
+
+create or replace function private.health_window_order_figures(as_of timestamptz, days integer)
+returns table (
+  orders bigint, completed bigint, cancelled bigint, due bigint, on_time bigint, revenue numeric, previous_revenue numeric
+)
+language plpgsql
+stable
+set search_path = ''
+set plan_cache_mode = 'force_custom_plan'
+as $$
+declare
+  span interval := make_interval(hours => 24 * days);
+  boundary timestamptz := private.health_boundary(as_of);
+  lo timestamptz := least(boundary, as_of);
+  hi timestamptz := greatest(boundary, as_of);
+begin
+  return query
+  with
+  -- Every order with a step between the boundary and `as_of`, [lo, hi): ordered then, or one or two windows before, or
+  -- completed, promised or cancelled then.
+  stepping as (
+    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
+    from public.orders o where o.ordered_at >= lo and o.ordered_at < hi
+    union
+    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
+    from public.orders o where o.ordered_at >= lo - span and o.ordered_at < hi - span
+    union
+    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
+    from public.orders o where o.ordered_at >= lo - 2 * span and o.ordered_at < hi - 2 * span
+    union
+    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
+    from public.orders o where o.completed_at >= lo and o.completed_at < hi
+    union
+    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
+    from public.orders o where o.promised_at >= lo and o.promised_at < hi
+    union
+    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
+    from public.orders o where o.cancelled_at >= lo and o.cancelled_at < hi
+  ),
+  -- Their figures as of `as_of` (+1) and as of the boundary (−1).
+  stepped as (
+    select x.sign, o.ordered_at >= x.t - span and o.ordered_at < x.t as in_window,
+           o.ordered_at >= x.t - 2 * span and o.ordered_at < x.t - span as in_previous,
+           coalesce(o.cancelled_at < x.t, false) as is_cancelled, o.completed_at < x.t as is_completed,
+           o.promised_at < x.t as is_promised, o.delivered_at <= o.promised_at as delivered_on_time,
+           o.status, o.total_amount
+    from stepping o
+    cross join (values (as_of, 1), (boundary, -1)) x(t, sign)
+  ),
+  change as (
+    select coalesce(sum(s.sign) filter (where s.in_window), 0) as orders,
+           coalesce(sum(s.sign) filter (where s.in_window and s.is_completed), 0) as completed,
+           coalesce(sum(s.sign) filter (where s.in_window and s.is_cancelled), 0) as cancelled,
+           coalesce(sum(s.sign) filter (where s.in_window and s.is_promised and not s.is_cancelled), 0) as due,
+           coalesce(sum(s.sign) filter (where s.in_window and s.is_promised and not s.is_cancelled and s.delivered_on_time), 0)
+             as on_time,
+           coalesce(sum(s.sign * s.total_amount)
+                      filter (where s.in_window and s.status <> 'refunded' and not s.is_cancelled), 0) as revenue,
+           coalesce(sum(s.sign * s.total_amount)
+                      filter (where s.in_previous and s.status <> 'refunded' and not s.is_cancelled), 0) as previous_revenue,
+           coalesce(sum(s.sign) filter (where s.in_window and s.status <> 'refunded' and not s.is_cancelled), 0)
+             as revenue_orders,
+           coalesce(sum(s.sign) filter (where s.in_previous and s.status <> 'refunded' and not s.is_cancelled), 0)
+             as previous_revenue_orders
+    from stepped s
+  )
+  -- Revenue is the sum of the counted orders' amounts, and 0 when there is none (as sum's coalesce gives).
+  select f.orders + c.orders, f.completed + c.completed, f.cancelled + c.cancelled, f.due + c.due,
+         f.on_time + c.on_time,
+         case when f.revenue_orders + c.revenue_orders = 0 then 0 else f.revenue + c.revenue end,
+         case when f.previous_revenue_orders + c.previous_revenue_orders = 0 then 0
+              else f.previous_revenue + c.previous_revenue end
+  from private.health_figures_before(days, boundary) f, change c;
+end
+$$;
+
+create or replace function private.health_window_customer_figures(as_of timestamptz, days integer)
+returns table (customers bigint, average_rfm numeric, repeat_customers bigint)
+language plpgsql
+stable
+set search_path = ''
+set plan_cache_mode = 'force_custom_plan'
+as $$
+declare
+  boundary timestamptz := private.health_boundary(as_of);
+  lo timestamptz := least(boundary, as_of);
+  hi timestamptz := greatest(boundary, as_of);
+begin
+  return query
+  with
+  -- Every customer whose state may change between the boundary and `as_of`, [lo, hi): an order placed then, or 3, 7, 14, 30, 90
+  -- or 365 days before, or cancelled then.
+  stepping as (
+      select o.customer_id from public.orders o
+      where o.ordered_at >= lo and o.ordered_at < hi
+      union
+      select o.customer_id from public.orders o
+      where o.ordered_at >= lo - interval '72 hours' and o.ordered_at < hi - interval '72 hours'
+      union
+      select o.customer_id from public.orders o
+      where o.ordered_at >= lo - interval '168 hours' and o.ordered_at < hi - interval '168 hours'
+      union
+      select o.customer_id from public.orders o
+      where o.ordered_at >= lo - interval '336 hours' and o.ordered_at < hi - interval '336 hours'
+      union
+      select o.customer_id from public.orders o
+      where o.ordered_at >= lo - interval '720 hours' and o.ordered_at < hi - interval '720 hours'
+      union
+      select o.customer_id from public.orders o
+      where o.ordered_at >= lo - interval '2160 hours' and o.ordered_at < hi - interval '2160 hours'
+      union
+      select o.customer_id from public.orders o
+      where o.ordered_at >= lo - interval '8760 hours' and o.ordered_at < hi - interval '8760 hours'
+      union
+      select o.customer_id from public.orders o where o.cancelled_at >= lo and o.cancelled_at < hi
+  ),
+  -- Their states (private.health_rfm_state_figures) as of `as_of` (+1) and as of the boundary (−1), from the
+  -- kept states: the state of the last change before each moment.
+  states as (
+    select x.sign, coalesce(c.states[case when cardinality(c.changed_at) = 0 then 0
+                                          else width_bucket(x.t - interval '1 microsecond', c.changed_at) end], 0) as state
+    from stepping s
+    join private.customer_scores c on c.customer_id = s.customer_id
+    cross join (values (as_of, 1), (boundary, -1)) x(t, sign)
+  ),
+  change as (
+    select coalesce(sum(s.sign * x.customers), 0) as customers,
+           coalesce(sum(s.sign * x.score_sum), 0) as score_sum,
+           coalesce(sum(s.sign * x.scores_1_mod_3), 0) as scores_1_mod_3,
+           coalesce(sum(s.sign * x.scores_2_mod_3), 0) as scores_2_mod_3,
+           coalesce(sum(s.sign * x.scores_of_3), 0) as scores_of_3,
+           coalesce(sum(s.sign * x.repeat_customers), 0) as repeat_customers
+    from states s
+    join private.health_rfm_state_figures() x on x.state = s.state and x.days = health_window_customer_figures.days
+  ),
+  totals as (
+    select f.customers + c.customers as customers,
+           f.score_sum + c.score_sum as score_sum,
+           f.scores_1_mod_3 + c.scores_1_mod_3 as scores_1_mod_3,
+           f.scores_2_mod_3 + c.scores_2_mod_3 as scores_2_mod_3,
+           f.scores_of_3 + c.scores_of_3 as scores_of_3,
+           f.repeat_customers + c.repeat_customers as repeat_customers
+    from private.health_figures_before(days, boundary) f, change c
+  )
+  -- avg's own arithmetic: the sum of the customers' scores / 3, each to 16 decimals (3 / 3 to 20), divided
+  -- by their number
+  select t.customers,
+         round(((t.score_sum - t.scores_1_mod_3 - 2 * t.scores_2_mod_3) / 3)::numeric
+               + t.scores_1_mod_3 * 0.3333333333333333 + t.scores_2_mod_3 * 0.6666666666666667,
+               case when t.scores_of_3 > 0 then 20 else 16 end) / nullif(t.customers, 0),
+         t.repeat_customers
+  from totals t;
+end
+$$;
+
+revoke execute on function private.health_boundary(timestamptz) from public, anon, authenticated;
+
+grant execute on function private.health_boundary(timestamptz) to service_role;
