@@ -75,6 +75,26 @@ describe('compressed answers', () => {
     expect(JSON.parse(text).data.total_active_campaigns).toBe(40);
   });
 
+  it('a compressed answer asked again is the same bytes, and one that changed is never served from the earlier compression', async () => {
+    const gzip = { 'accept-encoding': 'gzip' };
+    const first = await get(path, gzip);
+    const again = await get(path, gzip);
+    expect(again.body.equals(first.body)).toBe(true);
+    const [{ id }] = await sql`
+      select id from public.campaigns where name like 'Compressed%' and status = 'active' order by priority_score limit 1`;
+    await sql`update public.campaigns set status = 'paused' where id = ${id}`;
+    try {
+      const changed = await get(path, gzip);
+      const answer = JSON.parse(gunzipSync(changed.body).toString('utf8'));
+      expect(answer.data.total_active_campaigns).toBe(39);
+      expect(answer.data.attributions.map((a: { campaign_id: string }) => a.campaign_id)).not.toContain(id);
+      const plain = await get(path);
+      expect(gunzipSync(changed.body).toString('utf8')).toBe(plain.body.toString('utf8'));
+    } finally {
+      await sql`update public.campaigns set status = 'active' where id = ${id}`;
+    }
+  });
+
   it('a small answer is sent as it is, whatever the client accepts', async () => {
     const res = await get(`campaigns/attribution?date=${addDays(day, 30)}`, { 'accept-encoding': 'gzip' });
     expect(res.status).toBe(200);
