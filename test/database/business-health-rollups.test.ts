@@ -309,7 +309,7 @@ describe('business health from the kept figure changes', () => {
     await compare(sql, moments);
   });
 
-  it('a report of the current hour counts back from the hour’s end, as exact as from its start, with orders placed up to now and steps scheduled later in the hour', async () => {
+  it('a report of a busy current hour counts back from the hour’s end, as exact as from its start, with orders placed up to now and steps scheduled later in the hour', async () => {
     await sql.begin(async (tx) => {
       const customers = (await tx`select id from public.customers order by id limit 40`).map((r) => r.id as string);
       // 800 orders over the last 100 days, then 400 in this hour up to now; a third of those promised,
