@@ -7,7 +7,7 @@ import type { Database } from '../_shared/db.ts';
 import { healthArea as area } from '../_shared/errors.ts';
 import type { Reply, RequestContext } from '../_shared/http.ts';
 import type { RateLimits } from '../_shared/limits.ts';
-import type { requestBody } from './schemas.ts';
+import type { figuresQuery, requestBody } from './schemas.ts';
 
 interface HealthReport {
   metrics: Record<string, number | null>;
@@ -42,6 +42,16 @@ export function healthHandlers(db: Database) {
           data: { metrics, scoreDetails, trends, insights, timestamp: new Date().toISOString() },
         },
       };
+    },
+
+    /** The figures behind the scores, for administrators (the database refuses anyone else). */
+    async figures(ctx: RequestContext<{ query: typeof figuresQuery }>): Promise<Reply> {
+      const [{ figures }] = await db.asCaller(
+        ctx.caller,
+        area,
+        (tx) => tx<{ figures: unknown }[]>`select health.business_figures(${ctx.input.query.period}) as figures`,
+      );
+      return { body: { success: true, data: figures } };
     },
   };
 }

@@ -1,14 +1,15 @@
 /**
  * business-health-analytics: seed 03 area B under /functions/v1/business-health-analytics. Anonymous
- * callers (the anon key or no header), signed-in users and the service key are all admitted; what they
- * get is scores, never raw figures.
+ * callers (the anon key or no header), signed-in users and the service key are all admitted to the report;
+ * what they get is scores, never raw figures. The figures behind them (GET /figures) are for
+ * administrators only.
  */
 import { dependenciesFromEnv } from '../_shared/deps.ts';
 import { healthArea } from '../_shared/errors.ts';
 import { type Dependencies, route, serveFunction } from '../_shared/http.ts';
 import { FUNCTION_NAME, healthHandlers, RATE_LIMITS, REPORT_SLOTS } from './handlers.ts';
-import { reportResponse } from './responses.ts';
-import { parameterProblem, requestBody } from './schemas.ts';
+import { figuresResponse, reportResponse } from './responses.ts';
+import { figuresQuery, parameterProblem, requestBody } from './schemas.ts';
 
 export function createHandler(deps: Dependencies) {
   const handlers = healthHandlers(deps.db);
@@ -16,7 +17,8 @@ export function createHandler(deps: Dependencies) {
     name: FUNCTION_NAME,
     title: 'Business health',
     description: "The store's health report (seed 03 area B): seven 0-10 dimensions, score details, trend and " +
-      'insights. Scores only, never amounts; open to anonymous callers, rate limited.',
+      'insights. Scores only, never amounts; open to anonymous callers, rate limited. The figures behind the ' +
+      'scores (amounts) are a separate route for administrators.',
     area: healthArea,
     routes: [
       route({
@@ -33,6 +35,18 @@ export function createHandler(deps: Dependencies) {
         errors: [403, 429],
         example: { period: '30d', includeTrends: true, includeInsights: true },
         handle: handlers.report,
+      }),
+      route({
+        method: 'GET',
+        path: '/figures',
+        access: 'user',
+        query: figuresQuery,
+        concurrency: REPORT_SLOTS,
+        summary: 'The figures behind the scores (administrators): revenue, orders, customers and tickets of the ' +
+          'period and the one before it, each as it stood at its end',
+        response: figuresResponse,
+        errors: [403],
+        handle: handlers.figures,
       }),
     ],
   }, deps);

@@ -1,6 +1,7 @@
 /** What the health report answers (seed 03 area B), for the OpenAPI document. */
 import { z } from 'zod';
 import { success, timestamp } from '../_shared/responses.ts';
+import { PERIODS } from './schemas.ts';
 
 const score = z.number().min(0).max(10);
 
@@ -38,4 +39,29 @@ export const reportResponse = success(z.object({
     actions: z.array(z.string()),
   })).optional(),
   timestamp,
+}));
+
+const count = z.number().int();
+
+/** One window's figures, as it stood at its end (`before`). */
+const periodFigures = z.object({
+  from: timestamp,
+  before: timestamp,
+  revenue: z.number(),
+  counted_orders: count,
+  orders: count,
+  completed: count,
+  cancelled: count,
+  average_order_value: z.number().nullable(),
+  active_customers: count,
+  new_customers: count,
+  tickets_opened: count,
+  tickets_resolved: count,
+});
+
+export const figuresResponse = success(z.object({
+  period: z.enum(PERIODS),
+  as_of: timestamp,
+  current: periodFigures,
+  previous: periodFigures,
 }));

@@ -22,6 +22,11 @@ export const requestBody = z
 
 export type HealthRequest = z.infer<typeof requestBody>;
 
+/** The figures behind the scores: the period only. */
+export const figuresQuery = z.strictObject({
+  period: z.enum(PERIODS, `must be one of ${PERIODS.join(', ')}`).default('30d'),
+});
+
 export function invalidParameter(parameter: string, provided: unknown, expected: unknown[]): ApiError {
   return new ApiError(400, 'INVALID_PARAMETER', `Invalid parameter: ${parameter}`, {
     parameter,

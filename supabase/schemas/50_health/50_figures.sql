@@ -115,10 +115,12 @@ $$;
 
 -- Orders in the window [as_of − days, as_of) and in the equal window before it, as of `as_of`: orders,
 -- completed before `as_of`, cancelled before it, due (promised before it, not cancelled) and on time
--- among those, and the counted revenue (not refunded, not cancelled before `as_of`) of both windows.
+-- among those, the counted revenue (not refunded, not cancelled before `as_of`) of both windows, and the
+-- counted orders behind the window's.
 create or replace function private.health_window_order_figures(as_of timestamptz, days integer)
 returns table (
-  orders bigint, completed bigint, cancelled bigint, due bigint, on_time bigint, revenue numeric, previous_revenue numeric
+  orders bigint, completed bigint, cancelled bigint, due bigint, on_time bigint, revenue numeric, previous_revenue numeric,
+  revenue_orders bigint
 )
 language plpgsql
 stable
@@ -186,7 +188,8 @@ begin
          f.on_time + c.on_time,
          case when f.revenue_orders + c.revenue_orders = 0 then 0 else f.revenue + c.revenue end,
          case when f.previous_revenue_orders + c.previous_revenue_orders = 0 then 0
-              else f.previous_revenue + c.previous_revenue end
+              else f.previous_revenue + c.previous_revenue end,
+         f.revenue_orders + c.revenue_orders
   from private.health_figures_before(days, boundary) f, change c;
 end
 $$;
@@ -307,6 +310,37 @@ as $$
   left join lateral (select * from private.health_window_customer_figures(as_of, 7) where days > 7) w on true
 $$;
 
+-- The figures behind a report's scores, for the staff (the report itself carries scores only, CONTRACT
+-- §3B): for the window of `days` days ending at `as_of` (`current`) and the one before it (`previous`),
+-- each as it stood at its end, so each equals the orders list's summary of its window at that moment:
+-- counted revenue and orders (not refunded, not cancelled by then), orders placed, completed and
+-- cancelled by then, average order value, active customers (a counted order in the window: the RFM
+-- population), new customers (created in the window), tickets opened in it and resolved by then.
+create or replace function private.health_period_figures(as_of timestamptz, days integer)
+returns jsonb
+language plpgsql
+stable
+set search_path = ''
+as $$
+begin
+  return (
+    select jsonb_object_agg(p.name, jsonb_build_object(
+             'from', private.api_timestamp(p.at - make_interval(hours => 24 * days)), 'before', private.api_timestamp(p.at),
+             'revenue', o.revenue, 'counted_orders', o.revenue_orders, 'orders', o.orders,
+             'completed', o.completed, 'cancelled', o.cancelled,
+             'average_order_value', round(o.revenue / nullif(o.revenue_orders, 0), 2),
+             'active_customers', c.customers,
+             'new_customers', (select count(*) from public.customers u
+                               where u.created_at >= p.at - make_interval(hours => 24 * days) and u.created_at < p.at),
+             'tickets_opened', t.tickets, 'tickets_resolved', t.resolved))
+    from (values ('current', as_of), ('previous', as_of - make_interval(hours => 24 * days))) p(name, at)
+    cross join lateral private.health_window_order_figures(p.at, days) o
+    cross join lateral private.health_window_customer_figures(p.at, days) c
+    cross join lateral private.health_ticket_figures(p.at, days) t
+  );
+end
+$$;
+
 -- Tickets opened in the window. Resolved means resolved before `as_of`; an unanswered ticket's response
 -- time is the time it has waited so far.
 create or replace function private.health_ticket_figures(as_of timestamptz, days integer)
@@ -363,7 +397,8 @@ revoke execute on function
   private.health_window_order_figures(timestamptz, integer),
   private.health_window_customer_figures(timestamptz, integer),
   private.health_order_figures(timestamptz, integer), private.health_customer_figures(timestamptz, integer),
-  private.health_ticket_figures(timestamptz, integer), private.health_system_figures(timestamptz)
+  private.health_period_figures(timestamptz, integer), private.health_ticket_figures(timestamptz, integer),
+  private.health_system_figures(timestamptz)
 from public, anon, authenticated;
 
 grant execute on function
@@ -371,7 +406,8 @@ grant execute on function
   private.health_window_order_figures(timestamptz, integer),
   private.health_window_customer_figures(timestamptz, integer),
   private.health_order_figures(timestamptz, integer), private.health_customer_figures(timestamptz, integer),
-  private.health_ticket_figures(timestamptz, integer), private.health_system_figures(timestamptz)
+  private.health_period_figures(timestamptz, integer), private.health_ticket_figures(timestamptz, integer),
+  private.health_system_figures(timestamptz)
 to service_role;
 
 -- The products dimension's figures: active products (active, not deleted, created before `as_of`), the

@@ -292,3 +292,30 @@ $$;
 revoke execute on function health.business_health(text, boolean, boolean, boolean) from public;
 
 grant execute on function health.business_health(text, boolean, boolean, boolean) to anon, authenticated, service_role;
+
+-- The figures behind the scores (private.health_period_figures), for administrators and the service key
+-- only: they are amounts, which the report, open to anyone, never carries.
+create or replace function health.business_figures(period text)
+returns jsonb
+language plpgsql
+stable
+security definer
+set search_path = ''
+as $$
+declare
+  days integer := case period when '7d' then 7 when '30d' then 30 when '90d' then 90 end;
+begin
+  if not private.is_admin() then
+    perform private.raise_api_error(403, 'INSUFFICIENT_PERMISSION', 'Administrator permission is required to see the figures');
+  end if;
+  if days is null then
+    perform private.raise_api_error(400, 'INVALID_PARAMETER', 'Invalid period', jsonb_build_object(
+      'parameter', 'period', 'provided', period, 'expected', jsonb_build_array('7d', '30d', '90d')));
+  end if;
+  return jsonb_build_object('period', period, 'as_of', private.api_timestamp(now())) || private.health_period_figures(now(), days);
+end
+$$;
+
+revoke execute on function health.business_figures(text) from public, anon;
+
+grant execute on function health.business_figures(text) to authenticated, service_role;

@@ -1,0 +1,105 @@
+// The figures behind business health's scores (GET /business-health-analytics/figures), on a store of its
+// own so that no other file's orders move them between two calls: administrators only (they are amounts,
+// which the open report never carries), and each period's figures are the orders list's summary of its
+// window at its end, with customers and tickets as counted from their tables.
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, prepareDatabase, startFunctions } from '../../scripts/lib/stack.mjs';
+import { seedDemo } from '../../scripts/seed-demo.mjs';
+import { createUser, scratchDatabase, tokens } from '../support/client.ts';
+import { contractViolation } from '../support/openapi.ts';
+
+const scratch = scratchDatabase('health_figures');
+let functions: Awaited<ReturnType<typeof startFunctions>>;
+let sql: postgres.Sql;
+
+async function get(path: string, token: string | null = tokens.admin) {
+  const url = new URL(`${functions.url}/functions/v1/${path}`);
+  const res = await fetch(url, { headers: token === null ? {} : { authorization: `Bearer ${token}` } });
+  const body = await res.json();
+  const violation = await contractViolation(functions.url, 'GET', url, res.status, body);
+  if (violation) throw new Error(`The answer breaks the function's OpenAPI document: ${violation}`);
+  return { status: res.status, body };
+}
+
+beforeAll(async () => {
+  await scratch.create();
+  await prepareDatabase(scratch.url);
+  await seedDemo(scratch.url, { orders: 1500, seed: 11, customers: 150, tickets: 120, products: 10, asOf: new Date().toISOString().slice(0, 10) }, { quiet: true });
+  // Orders cancelled, refunded and completed inside the current window, and one placed an hour ago.
+  sql = postgres(scratch.url, { max: 2, onnotice: () => {}, types: { numeric: { to: 1700, from: [1700], serialize: String, parse: Number } } as never });
+  await sql`
+    update public.orders set status = 'cancelled', cancelled_at = ordered_at + interval '2 hours'
+    where id in (select id from public.orders where ordered_at > now() - interval '20 days' order by id limit 15)`;
+  await sql`
+    update public.orders set status = 'refunded'
+    where id in (select id from public.orders where ordered_at > now() - interval '50 days' and status <> 'cancelled' order by id desc limit 10)`;
+  await sql`
+    insert into public.orders (customer_id, status, total_amount, ordered_at)
+    select id, 'paid', 1234.55, now() - interval '1 hour' from public.customers order by id limit 3`;
+  functions = await startFunctions({ dbUrl: scratch.url, port: await freePort(), env: { DB_POOL_SIZE: '3' } });
+}, 120_000);
+
+afterAll(async () => {
+  await functions?.stop();
+  await sql?.end();
+});
+
+describe('GET /business-health-analytics/figures', () => {
+  it('a customer, an anonymous caller and a caller with no key cannot see the figures behind the scores', async () => {
+    expect((await get('business-health-analytics/figures', tokens.customer)).body.code).toBe('INSUFFICIENT_PERMISSION');
+    expect((await get('business-health-analytics/figures', tokens.customer)).status).toBe(403);
+    expect((await get('business-health-analytics/figures', tokens.anon)).status).toBe(401);
+    expect((await get('business-health-analytics/figures', null)).status).toBe(401);
+    const user = await createUser(sql as never);
+    expect((await get('business-health-analytics/figures', user.token)).status).toBe(403);
+    expect((await get('business-health-analytics/figures', tokens.service)).status).toBe(200);
+  });
+
+  it('a period outside 7d, 30d and 90d, or a parameter it does not take, is a 400 naming it', async () => {
+    const bad = await get('business-health-analytics/figures?period=1y');
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('period');
+    expect((await get('business-health-analytics/figures?as_of=2026-01-01')).status).toBe(400);
+  });
+
+  it.each(['7d', '30d', '90d'])('each window of %s is the orders list’s summary of it at its end, with its customers and tickets', async (period) => {
+    const { status, body } = await get(`business-health-analytics/figures?period=${period}`);
+    expect(status).toBe(200);
+    const { data } = body;
+    expect(data.period).toBe(period);
+    const days = Number(period.slice(0, -1));
+    expect(Date.parse(data.current.before) - Date.parse(data.current.from)).toBe(days * 86_400_000);
+    expect(data.previous.before).toBe(data.current.from);
+    expect(data.current.before).toBe(data.as_of);
+    for (const window of [data.current, data.previous]) {
+      const list = await get(`orders?${new URLSearchParams({ ordered_from: window.from, ordered_before: window.before, as_of: window.before, per_page: '1' })}`);
+      expect(list.status).toBe(200);
+      const { summary } = list.body;
+      expect(summary.orders, `${period} from ${window.from}`).toBeGreaterThan(0);
+      expect({
+        orders: window.orders, counted_orders: window.counted_orders, revenue: window.revenue, completed: window.completed,
+        cancelled: window.cancelled, average_order_value: window.average_order_value,
+      }).toEqual({
+        orders: summary.orders, counted_orders: summary.counted_orders, revenue: summary.revenue, completed: summary.completed,
+        cancelled: summary.cancelled, average_order_value: summary.average_order_value,
+      });
+      const [counted] = await sql`
+        select (select count(distinct o.customer_id) from public.orders o
+                where o.ordered_at >= ${window.from}::timestamptz and o.ordered_at < ${window.before}::timestamptz
+                  and o.status <> 'refunded' and (o.cancelled_at is null or o.cancelled_at >= ${window.before}::timestamptz))::int as active_customers,
+               (select count(*) from public.customers c
+                where c.created_at >= ${window.from}::timestamptz and c.created_at < ${window.before}::timestamptz)::int as new_customers,
+               (select count(*) from public.support_tickets t
+                where t.opened_at >= ${window.from}::timestamptz and t.opened_at < ${window.before}::timestamptz)::int as tickets_opened,
+               (select count(*) from public.support_tickets t
+                where t.opened_at >= ${window.from}::timestamptz and t.opened_at < ${window.before}::timestamptz
+                  and t.resolved_at < ${window.before}::timestamptz)::int as tickets_resolved`;
+      expect({
+        active_customers: window.active_customers, new_customers: window.new_customers,
+        tickets_opened: window.tickets_opened, tickets_resolved: window.tickets_resolved,
+      }).toEqual(counted);
+    }
+    expect(data.current.cancelled + data.current.counted_orders).toBeLessThanOrEqual(data.current.orders);
+  });
+});
