@@ -128,6 +128,7 @@ describe.skipIf(!hasChromium)(
 
     const campaignName = `Browser test launch ${Date.now()}`;
     const start = plusDays(45);
+    let campaignUrl = '';
     it('campaigns: the API refuses an end before the start on the end date field; the fixed campaign is created', async () => {
       step = 'campaign-validation';
       await page.goto(`${base}#/campaigns`);
@@ -150,6 +151,7 @@ describe.skipIf(!hasChromium)(
       await page.getByRole('button', { name: 'Create campaign' }).click();
       await page.waitForURL(/[?&]id=[0-9a-f-]{36}/);
       await page.getByRole('heading', { name: campaignName }).waitFor();
+      campaignUrl = page.url();
       await page.getByRole('button', { name: 'Activate' }).click();
       await page.locator('#campaign-title .badge-active').waitFor();
       await waitForScreen(page, 'campaigns');
@@ -165,6 +167,42 @@ describe.skipIf(!hasChromium)(
       const perDay = await chartRows(page, 'calendar-chart');
       expect(perDay.find((r) => r[0] === start)?.[2]).toContain(campaignName);
       await shot(page, '2-campaigns-calendar');
+    });
+
+    it('campaigns: a stray click on Cancel cancels nothing until confirmed; a pause says so, takes focus and can be undone', async () => {
+      step = 'campaign-status-moves';
+      await page.goto(campaignUrl);
+      await page.locator('#campaign-title .badge-active').waitFor();
+      const actions = page.getByRole('group', { name: 'Campaign actions' });
+      await actions.getByRole('button', { name: 'Cancel campaign' }).click();
+      const question = actions.locator('.confirm');
+      expect(await question.textContent()).toContain(`Cancel campaign “${campaignName}”? It counts for attribution up to today`);
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Yes, cancel campaign');
+      await shot(page, '2-campaigns-confirm-cancel');
+      await question.getByRole('button', { name: 'No' }).click();
+      await page.keyboard.press('Escape');
+      await actions.getByRole('button', { name: 'Cancel campaign' }).click();
+      await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Yes, cancel campaign');
+      await page.keyboard.press('Escape');
+      expect(await question.count()).toBe(0);
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel campaign');
+      await page.reload();
+      await page.locator('#campaign-title .badge-active').waitFor();
+
+      await actions.getByRole('button', { name: 'Pause' }).click();
+      await page.locator('#campaign-title .badge-paused').waitFor();
+      const said = actions.getByRole('status');
+      expect(await said.textContent()).toContain(`“${campaignName}” is now paused.`);
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('status');
+      await said.getByRole('button', { name: 'Undo (activate)' }).click();
+      await page.locator('#campaign-title .badge-active').waitFor();
+      expect(await actions.getByRole('status').textContent()).toContain(`“${campaignName}” is now active.`);
+
+      await actions.getByRole('button', { name: 'Cancel campaign' }).click();
+      await actions.getByRole('button', { name: 'Yes, cancel campaign' }).click();
+      await page.locator('#campaign-title .badge-cancelled').waitFor();
+      expect(await actions.getByRole('status').textContent()).toContain(`“${campaignName}” is now cancelled.`);
+      expect(await actions.getByRole('button', { name: /Undo/ }).count()).toBe(0);
     });
 
     it('attribution: the split by campaign and layer read from the chart adds up to the whole amount', async () => {

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, type Ok } from '../api/client.ts';
 import type { paths } from '../api/openapi.gen.ts';
+import { ConfirmButton } from '../components/confirm.tsx';
 import { Field, FormError, SelectField, useForm } from '../components/form.tsx';
 import { Empty, ErrorBox, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader } from '../components/screen.tsx';
@@ -143,26 +144,13 @@ function Catalogue({ types, groups, isAdmin, onChanged, params }: {
 }
 
 function Deactivate({ code, onDone }: { code: string; onDone: (message: string) => void }) {
-  const [asking, setAsking] = useState(false);
-  const [error, setError] = useState('');
-  const [pending, setPending] = useState(false);
-  if (!asking) return <button type="button" class="link danger" onClick={() => setAsking(true)} aria-label={`Deactivate ${code}`}>Deactivate</button>;
   return (
-    <span class="confirm" role="group" aria-label={`Deactivate ${code}?`}>
-      Deactivate?{' '}
-      <button type="button" class="danger" disabled={pending} autoFocus onClick={async () => {
-        setPending(true);
-        try {
-          const r = await api('delete', '/campaign-types/{type_code}', { path: { type_code: code } });
-          onDone(r.message);
-        } catch (e) {
-          setError((e as Error).message);
-          setPending(false);
-        }
-      }}>Yes</button>{' '}
-      <button type="button" onClick={() => setAsking(false)}>No</button>
-      {error && <span class="field-error" role="alert">{error}</span>}
-    </span>
+    <ConfirmButton label="Deactivate" ariaLabel={`Deactivate ${code}`} buttonClass="link danger" yes="Yes, deactivate"
+      question={`Deactivate ${code}? New campaigns can no longer use it; campaigns that have it keep it.`}
+      onConfirm={async () => {
+        const r = await api('delete', '/campaign-types/{type_code}', { path: { type_code: code } });
+        onDone(r.message);
+      }} />
   );
 }
 

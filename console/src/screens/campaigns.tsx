@@ -1,7 +1,8 @@
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, type Ok } from '../api/client.ts';
 import type { paths } from '../api/openapi.gen.ts';
 import { Chart } from '../components/chart.tsx';
+import { ConfirmButton } from '../components/confirm.tsx';
 import { Field, FormError, Pager, SelectField, useForm } from '../components/form.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader, Tabs } from '../components/screen.tsx';
@@ -160,29 +161,65 @@ function CampaignDetail({ id, isAdmin, editing, onEdit, onChanged, onClose }: {
   );
 }
 
+/** What a final move does, said before it is made (docs/campaigns.md: completed and cancelled campaigns are history). */
+const FINAL_MOVE_CONSEQUENCES: Partial<Record<CampaignStatus, string>> = {
+  completed: 'It counts for attribution up to today and on no later day, its settings are fixed, and it cannot be made active again.',
+  cancelled: 'It counts for attribution up to today and on no later day, its settings are fixed, and it cannot be made active again.',
+};
+
+/**
+ * The status moves the campaign allows. A final one (complete, cancel) asks first, naming what it does;
+ * the others act at once. Each move says what it did, where focus goes, with an undo when the move can
+ * be taken back (pause and activate).
+ */
 function StatusActions({ campaign, onEdit, onChanged }: { campaign: Campaign; onEdit: () => void; onChanged: () => void }) {
   const [pending, setPending] = useState('');
   const [error, setError] = useState('');
-  const move = async (status: CampaignStatus) => {
-    setPending(status);
+  const [done, setDone] = useState<{ from: CampaignStatus; to: CampaignStatus; at: number } | null>(null);
+  const said = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (done) said.current?.focus();
+  }, [done]);
+  const move = async (to: CampaignStatus, from: CampaignStatus = campaign.status) => {
+    await api('put', '/campaigns/{id}', { path: { id: campaign.id }, body: { status: to } });
+    setDone({ from, to, at: Date.now() });
+    onChanged();
+  };
+  const moveNow = async (to: CampaignStatus, from?: CampaignStatus) => {
+    setPending(to);
     setError('');
     try {
-      await api('put', '/campaigns/{id}', { path: { id: campaign.id }, body: { status } });
-      onChanged();
+      await move(to, from);
     } catch (e) {
       setError((e as Error).message);
     } finally {
       setPending('');
     }
   };
+  const undoable = done && campaign.status === done.to && NEXT_STATUSES[done.to].includes(done.from);
   return (
     <div class="actions" role="group" aria-label="Campaign actions">
       <button type="button" onClick={onEdit}>Edit</button>
-      {NEXT_STATUSES[campaign.status].map((s) => (
-        <button key={s} type="button" class={s === 'cancelled' ? 'danger' : s === 'active' ? 'primary' : ''} disabled={!!pending} onClick={() => move(s)}>
-          {pending === s ? 'Saving…' : STATUS_VERBS[s]}
-        </button>
-      ))}
+      {NEXT_STATUSES[campaign.status].map((s) =>
+        FINAL_MOVE_CONSEQUENCES[s] ? (
+          <ConfirmButton key={s} label={STATUS_VERBS[s]} disabled={!!pending} yes={`Yes, ${STATUS_VERBS[s].toLowerCase()}`}
+            question={`${STATUS_VERBS[s]} “${campaign.name}”? ${FINAL_MOVE_CONSEQUENCES[s]}`} onConfirm={() => move(s)} />
+        ) : (
+          <button key={s} type="button" class={s === 'active' ? 'primary' : ''} disabled={!!pending} onClick={() => moveNow(s)}>
+            {pending === s ? 'Saving…' : STATUS_VERBS[s]}
+          </button>
+        )
+      )}
+      {done && (
+        <p key={done.at} class="state success" role="status" tabIndex={-1} ref={said}>
+          “{campaign.name}” is now {done.to}.{' '}
+          {undoable && (
+            <button type="button" class="link" disabled={!!pending} onClick={() => moveNow(done.from, done.to)}>
+              Undo ({STATUS_VERBS[done.from].toLowerCase()})
+            </button>
+          )}
+        </p>
+      )}
       {error && <p class="state error" role="alert">{error}</p>}
     </div>
   );

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, type Ok } from '../api/client.ts';
 import type { paths } from '../api/openapi.gen.ts';
+import { ConfirmButton } from '../components/confirm.tsx';
 import { Field, FormError, Pager, SelectField, useForm } from '../components/form.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader, Tabs } from '../components/screen.tsx';
@@ -267,22 +268,11 @@ function ProductForm({ product, onSaved, onCancel }: { product?: Product; onSave
 }
 
 function DeleteProduct({ product, onDone }: { product: Product; onDone: () => void }) {
-  const [asking, setAsking] = useState(false);
-  const [error, setError] = useState('');
-  if (!asking) return <button type="button" class="danger" onClick={() => setAsking(true)}>Delete product</button>;
   return (
-    <span class="confirm" role="group" aria-label={`Delete ${product.sku}?`}>
-      Delete {product.sku}? It stays in the ledger.{' '}
-      <button type="button" class="danger" autoFocus onClick={async () => {
-        try {
-          await api('delete', '/products/{id}', { path: { id: product.id } });
-          onDone();
-        } catch (e) {
-          setError((e as Error).message);
-        }
-      }}>Yes, delete</button>{' '}
-      <button type="button" onClick={() => setAsking(false)}>No</button>
-      {error && <span class="field-error" role="alert">{error}</span>}
-    </span>
+    <ConfirmButton label="Delete product" question={`Delete ${product.sku}? It leaves the catalogue; its stock history stays in the ledger.`}
+      yes="Yes, delete" onConfirm={async () => {
+        await api('delete', '/products/{id}', { path: { id: product.id } });
+        onDone();
+      }} />
   );
 }
