@@ -62,6 +62,11 @@ export const databaseWork: Record<string, Work> = {
     run: (tx, _, { today }) =>
       tx`select private.campaign_attributions_json(${today}::date, ${'1000'}::numeric)::text as result`,
   },
+  'attribution (1,000 active campaigns, gzip)': {
+    caller: ADMIN,
+    run: (tx, _, { today }) =>
+      tx`select private.campaign_attributions_json(${today}::date, ${'1000'}::numeric)::text as result`,
+  },
   'campaign metrics': {
     caller: ADMIN,
     run: (tx, n, { campaignIds }) => campaignMetrics(tx, campaignIds[n % campaignIds.length]),

@@ -1,4 +1,4 @@
-// npm run bench [-- --smoke] [--duration S] [--connections N] [--scale]
+// npm run bench [-- --smoke] [--duration S] [--connections N] [--scale] [--only PATTERN]
 //
 // Starts the stack on a generated data set (generated once into .data/bench and reused), then for each
 // scenario measures the endpoint over HTTP with autocannon beside its ceilings measured in the same
@@ -28,6 +28,9 @@ const { values } = parseArgs({
     duration: { type: 'string' },
     connections: { type: 'string' },
     scale: { type: 'boolean', default: false },
+    // Only the scenarios whose name matches this regular expression (case-insensitive), to compare two
+    // states of one scenario without the whole run; the results files are then not written.
+    only: { type: 'string' },
   },
 });
 const smoke = values.smoke;
@@ -219,12 +222,12 @@ function requestsOf(stack, scenario) {
   const token = stack.tokens[scenario.caller];
   return [{
     setupRequest: (request) => {
-      const { method, path: requestPath, body } = scenario.request(n++, stack.context);
+      const { method, path: requestPath, body, headers } = scenario.request(n++, stack.context);
       return {
         ...request,
         method,
         path: requestPath,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers },
         ...(body ? { body: JSON.stringify(body) } : {}),
       };
     },
@@ -240,7 +243,7 @@ async function benchmark() {
     log(`HTTP ceiling behind the TCP front (c=${connections}, ${duration} s)…`);
     const httpBehindFront = await httpCeiling({ behindFront: true });
     const results = [];
-    for (const scenario of scenarios) {
+    for (const scenario of scenarios.filter((s) => !values.only || new RegExp(values.only, 'i').test(s.name))) {
       const requests = requestsOf(stack, scenario);
       const databaseCeiling = (concurrency) =>
         runDeno('bench/db-ceiling.ts', {
@@ -287,7 +290,8 @@ async function benchmark() {
       results,
       stock_invariants: invariants,
     };
-    await writeReport(smoke ? 'smoke' : 'latest', report, markdown(report));
+    if (values.only) console.log(markdown(report));
+    else await writeReport(smoke ? 'smoke' : 'latest', report, markdown(report));
   } finally {
     await stack.stop();
   }
