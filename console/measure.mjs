@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const SCREENS = ['health', 'campaigns', 'attribution', 'inventory', 'campaign-types'];
+export const SCREENS = ['health', 'orders', 'campaigns', 'attribution', 'inventory', 'campaign-types'];
 
 /** Chromium as the closed network here wants it: headless, no sandbox as root, nothing phoning home. */
 export async function launchChromium() {

@@ -6,6 +6,7 @@ import { CampaignTypesScreen } from './screens/campaign-types.tsx';
 import { CampaignsScreen } from './screens/campaigns.tsx';
 import { HealthScreen } from './screens/health.tsx';
 import { InventoryScreen } from './screens/inventory.tsx';
+import { OrdersScreen } from './screens/orders.tsx';
 import { SignIn } from './screens/sign-in.tsx';
 
 function useSession() {
@@ -54,7 +55,8 @@ export function App() {
         </div>
       </header>
       <main id="main" ref={main} tabIndex={-1} data-screen={route.screen}>
-        {route.screen === 'health' && <HealthScreen route={route} />}
+        {route.screen === 'health' && <HealthScreen route={route} isAdmin={isAdmin} />}
+        {route.screen === 'orders' && <OrdersScreen route={route} />}
         {route.screen === 'campaigns' && <CampaignsScreen route={route} isAdmin={isAdmin} />}
         {route.screen === 'attribution' && <AttributionScreen route={route} />}
         {route.screen === 'inventory' && <InventoryScreen route={route} isAdmin={isAdmin} />}

@@ -4,9 +4,10 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 
-export type Screen = 'health' | 'campaigns' | 'attribution' | 'inventory' | 'campaign-types';
+export type Screen = 'health' | 'orders' | 'campaigns' | 'attribution' | 'inventory' | 'campaign-types';
 export const SCREENS: { id: Screen; label: string }[] = [
   { id: 'health', label: 'Health' },
+  { id: 'orders', label: 'Orders' },
   { id: 'campaigns', label: 'Campaigns' },
   { id: 'attribution', label: 'Attribution' },
   { id: 'inventory', label: 'Inventory' },

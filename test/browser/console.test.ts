@@ -101,7 +101,7 @@ describe.skipIf(!hasChromium)(
 
     it('health: the seven dimensions on the chart are the figures the API sent; the period is in the URL', async () => {
       step = 'health';
-      const answer = page.waitForResponse((r) => r.url().includes('/functions/v1/business-health-analytics'));
+      const answer = page.waitForResponse((r) => r.url().endsWith('/functions/v1/business-health-analytics') && r.request().method() === 'POST');
       await page.getByLabel('7 days').check();
       const report = (await (await answer).json()).data;
       await page.waitForURL(/#\/health\?period=7d$/);
@@ -113,6 +113,31 @@ describe.skipIf(!hasChromium)(
       expect(await page.getByTestId('overall-score').textContent()).toBe(report.scoreDetails.overallScore.toFixed(2));
       expect(await page.locator('.insight').count()).toBe(report.insights.length);
       await shot(page, '1-health');
+    });
+
+    it('health: the figures behind the scores are the orders list’s totals for the same period, each window a link to its orders', async () => {
+      step = 'health-figures';
+      await page.goto(`${base}#/health?period=30d`);
+      await waitForScreen(page, 'health');
+      expect(await page.locator('#dimensions-chart').locator('xpath=..').textContent()).toContain('Marketing reads 0 in this version');
+      const figures = page.getByTestId('health-figures');
+      const FIGURES = ['revenue', 'counted_orders', 'average_order_value', 'orders', 'completed', 'cancelled'];
+      for (const window of ['current', 'previous']) {
+        const shown = Object.fromEntries(await Promise.all(FIGURES.map(async (key) =>
+          [key, await figures.locator(`td[data-window="${window}"] [data-figure="${key}"]`).textContent()])));
+        expect(Number(shown.orders.replaceAll(',', '')), `${window} orders`).toBeGreaterThan(0);
+        await figures.locator(`td[data-window="${window}"] [data-figure="revenue"]`).click();
+        await page.waitForURL(/#\/orders\?ordered_from=/);
+        await waitForScreen(page, 'orders');
+        const summary = page.getByTestId('orders-summary');
+        for (const key of ['revenue', 'average_order_value', 'orders', 'completed', 'cancelled']) {
+          expect(await summary.locator(`[data-figure="${key}"]`).textContent(), `${window} ${key}`).toBe(shown[key]);
+        }
+        expect(await summary.textContent()).toContain(`from ${shown.counted_orders} counted`);
+        if (window === 'current') await shot(page, '1-orders-behind-health');
+        await page.goBack();
+        await waitForScreen(page, 'health');
+      }
     });
 
     it('campaign types: the catalogue by layer, its health, and checking a code', async () => {

@@ -5,9 +5,11 @@ import { Chart } from '../components/chart.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader } from '../components/screen.tsx';
 import { Badge, fmt } from '../format.tsx';
-import { navigate, type Route } from '../router.ts';
+import { href, navigate, type Route } from '../router.ts';
 
 type Report = Ok<paths['/business-health-analytics']['post']>['data'];
+type Figures = Ok<paths['/business-health-analytics/figures']['get']>['data'];
+type Window = Figures['current'];
 const PERIODS = [
   { id: '7d', label: '7 days' },
   { id: '30d', label: '30 days' },
@@ -26,7 +28,7 @@ const DIMENSIONS: { key: keyof Report['metrics']; label: string }[] = [
 ];
 const DIRECTION_WORDS: Record<string, string> = { 上升: 'Rising', 下降: 'Falling', 持平: 'Flat' };
 
-export function HealthScreen({ route }: { route: Route }) {
+export function HealthScreen({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
   const requested = route.params.get('period');
   const period: Period = PERIODS.some((p) => p.id === requested) ? (requested as Period) : '30d';
   const load = useLoad(
@@ -50,6 +52,7 @@ export function HealthScreen({ route }: { route: Route }) {
       <Loaded load={load} label="Computing the health report…">
         {(report) => <HealthReport report={report} period={period} />}
       </Loaded>
+      {isAdmin && <HealthFigures period={period} />}
     </section>
   );
 }
@@ -110,6 +113,7 @@ function HealthReport({ report, period }: { report: Report; period: Period }) {
             label={`Bar chart of the seven dimensions: ${dimensions.map((d) => `${d.label} ${d.value === null ? 'not measured' : d.value.toFixed(2)}`).join(', ')}`}
             table={{ caption: 'Dimensions', columns: ['Dimension', 'Score (0–10)'], rows: dimensions.map((d) => [d.label, d.value === null ? 'not measured' : d.value.toFixed(2)]) }}
           />
+          <p class="muted">Marketing reads 0 in this version: seed 03 reserves it for version 2.0 and gives it no data.</p>
         </section>
         <section class="card" aria-labelledby="trend-title">
           <h2 id="trend-title">Trend <span class="muted">(this week against the week before)</span></h2>
@@ -157,5 +161,74 @@ function HealthReport({ report, period }: { report: Report; period: Period }) {
       </section>
       <p class="muted">As of {fmt.dateTime(report.timestamp)}.</p>
     </div>
+  );
+}
+
+/** The figures of one window, in the order the staff read them; `orders` marks those the orders list sums. */
+const FIGURE_ROWS: { key: keyof Window; label: string; money?: boolean; orders?: boolean }[] = [
+  { key: 'revenue', label: 'Revenue', money: true, orders: true },
+  { key: 'counted_orders', label: 'Counted orders', orders: true },
+  { key: 'average_order_value', label: 'Average order value', money: true, orders: true },
+  { key: 'orders', label: 'Orders placed', orders: true },
+  { key: 'completed', label: 'Completed', orders: true },
+  { key: 'cancelled', label: 'Cancelled', orders: true },
+  { key: 'active_customers', label: 'Active customers' },
+  { key: 'new_customers', label: 'New customers' },
+  { key: 'tickets_opened', label: 'Tickets opened' },
+  { key: 'tickets_resolved', label: 'Tickets resolved' },
+];
+
+/** The link to the orders a window's figures count: its window, counted as of its end. */
+const ordersOf = (w: Window) => href('orders', { ordered_from: w.from, ordered_before: w.before, as_of: w.before });
+
+function change(current: number | null, previous: number | null) {
+  if (current === null || previous === null || previous === 0) return '—';
+  const pct = ((current - previous) / Math.abs(previous)) * 100;
+  return `${pct > 0 ? '+' : ''}${fmt.num(Math.round(pct * 10) / 10)}%`;
+}
+
+/** The figures behind the scores (administrators only): this period, the one before, the change. */
+function HealthFigures({ period }: { period: Period }) {
+  const load = useLoad(
+    (signal) => api('get', '/business-health-analytics/figures', { query: { period }, signal }).then((r) => r.data),
+    [period],
+  );
+  return (
+    <section class="card" aria-labelledby="figures-title">
+      <h2 id="figures-title">Figures behind the scores</h2>
+      <Loaded load={load} label="Loading the figures…">
+        {(f) => (
+          <div class="table-wrap" tabIndex={0} role="region" aria-labelledby="figures-title">
+            <table data-testid="health-figures">
+              <thead>
+                <tr>
+                  <th scope="col">Figure</th>
+                  <th scope="col" class="num">Last {period} <a href={ordersOf(f.current)}>orders</a></th>
+                  <th scope="col" class="num">The {period} before <a href={ordersOf(f.previous)}>orders</a></th>
+                  <th scope="col" class="num">Change</th>
+                </tr>
+              </thead>
+              <tbody>
+                {FIGURE_ROWS.map((row) => {
+                  const show = (w: Window) => {
+                    const value = w[row.key] as number | null;
+                    const text = row.money ? fmt.money(value) : fmt.int(value);
+                    return row.orders ? <a href={ordersOf(w)} data-figure={row.key}>{text}</a> : <span data-figure={row.key}>{text}</span>;
+                  };
+                  return (
+                    <tr key={row.key}>
+                      <th scope="row">{row.label}</th>
+                      <td class="num" data-window="current">{show(f.current)}</td>
+                      <td class="num" data-window="previous">{show(f.previous)}</td>
+                      <td class="num">{change(f.current[row.key] as number | null, f.previous[row.key] as number | null)}</td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Loaded>
+    </section>
   );
 }
