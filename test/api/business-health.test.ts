@@ -29,6 +29,28 @@ function expectScores(data: any) {
   expect(['優秀', '良好', '普通', '需改善', '待加強']).toContain(data.scoreDetails.rating);
 }
 
+describe('the words’ language (Accept-Language)', () => {
+  it('is the seeds’ Traditional Chinese by default and English when asked, saying which and varying by it', async () => {
+    const cjk = /[\u3000-\u9fff\uff00-\uffef]/;
+    const zh = await health({ includeSystemHealth: false });
+    expect(zh.status).toBe(200);
+    expect(zh.headers.get('content-language')).toBe('zh-TW');
+    expect(zh.headers.get('vary')).toMatch(/Accept-Language/);
+    expect(zh.body.data.scoreDetails.rating).toMatch(cjk);
+    const en = await health({ includeSystemHealth: false }, tokens.service, { 'accept-language': 'en-GB,en;q=0.9,zh-TW;q=0.5' });
+    expect(en.status).toBe(200);
+    expect(en.headers.get('content-language')).toBe('en');
+    expect(['Excellent', 'Good', 'Fair', 'Needs improvement', 'Poor']).toContain(en.body.data.scoreDetails.rating);
+    expect(en.body.data.trends.description).not.toMatch(cjk);
+    expect(['上升', '下降', '持平']).toContain(en.body.data.trends.direction);
+    for (const insight of en.body.data.insights) {
+      for (const word of [insight.title, insight.description, ...insight.actions]) expect(word).not.toMatch(cjk);
+    }
+    const browser = await health({ includeSystemHealth: false }, tokens.service, { 'accept-language': 'zh-TW,zh;q=0.9,en;q=0.8' });
+    expect(browser.headers.get('content-language')).toBe('zh-TW');
+  });
+});
+
 describe('callers (seed 03: anonymous with the public key or no header, users, the service key)', () => {
   it.each([
     ['no Authorization header', null],

@@ -281,6 +281,37 @@ describe('business health from the kept figure changes', () => {
     expect(rows.filter((r) => JSON.parse(r.new_customers).customers > 20).length).toBeGreaterThan(10);
   });
 
+  it('a report asked in English has the same numbers and codes as the default, and its words are English', async () => {
+    const rows = await sql`
+      select m.as_of::text as as_of, p.period,
+             private.health_report(p.period, false, true, true, m.as_of) as zh,
+             private.health_report(p.period, false, true, true, m.as_of, 'en') as en
+      from unnest(${MOMENTS}::text[]::timestamptz[]) m(as_of)
+      cross join (values ('7d'), ('30d'), ('90d')) p(period)`;
+    const cjk = /[\u3000-\u9fff\uff00-\uffef]/;
+    const words = (report: any) => [report.scoreDetails.rating, report.trends.description,
+      ...report.insights.flatMap((i: any) => [i.title, i.description, ...i.actions])];
+    const codes = (report: any) => ({ ...report, scoreDetails: { ...report.scoreDetails, rating: undefined },
+      trends: { ...report.trends, description: undefined },
+      insights: report.insights.map((i: any) => ({ ...i, title: undefined, description: undefined, actions: i.actions.length })) });
+    expect(rows.filter((r) => r.zh.insights.length > 0).length).toBeGreaterThan(10);
+    const seen = new Set<string>();
+    for (const row of rows) {
+      const at = `${row.period} as of ${row.as_of}`;
+      expect(codes(row.en), at).toEqual(codes(row.zh));
+      for (const word of words(row.en)) expect(word, at).not.toMatch(cjk);
+      for (const word of words(row.zh)) expect(word, at).toMatch(cjk);
+      row.en.insights.forEach((i: any) => seen.add(i.title));
+    }
+    expect(seen.size).toBeGreaterThan(3);
+    // Every rating band and trend description has its English word.
+    const [{ untranslated }] = await sql`
+      select array_agg(w) filter (where private.health_word(w, 'en') = w or private.health_word(w, 'zh-TW') <> w) as untranslated
+      from (select private.health_rating(s) as w from unnest(array[0, 40, 60, 75, 90]::numeric[]) s
+            union all select private.health_trend(c, c) ->> 'description' from unnest(array[-10, 0, 10]::numeric[]) c) x`;
+    expect(untranslated).toBeNull();
+  });
+
   it('scores the RFM band edges, the year’s first moment, late and instant cancellations and refunds as the old computation does', async () => {
     // Four customers in 2010, far from the store: each edge moves one score by a third among a few customers.
     const x = '2010-06-01 10:20:30.5Z';

@@ -78,7 +78,7 @@ const EXPECTED_COLUMNS: Record<string, string> = {
 };
 
 /** The functions `anon` can call: EXECUTE on the function and USAGE on its schema. */
-const ANON_CALLABLE = ['health.business_health(text,boolean,boolean,boolean)'];
+const ANON_CALLABLE = ['health.business_health(text,boolean,boolean,boolean,text)'];
 
 describe('privileges of the API roles', () => {
   it('every relation × role × privilege in public, private and health is exactly the expected table: no unexpected grant', async () => {

@@ -189,6 +189,7 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
           'api-version': API_VERSION,
           ...cors,
           ...reply.headers,
+          ...(cors.vary && reply.headers?.vary ? { vary: `${cors.vary}, ${reply.headers.vary}` } : {}),
         },
       });
 

@@ -5,6 +5,7 @@
  */
 import type { Database } from '../_shared/db.ts';
 import { healthArea as area } from '../_shared/errors.ts';
+import { preferredLanguage } from '../_shared/language.ts';
 import type { Reply, RequestContext } from '../_shared/http.ts';
 import type { RateLimits } from '../_shared/limits.ts';
 import type { figuresQuery, requestBody } from './schemas.ts';
@@ -30,10 +31,11 @@ export function healthHandlers(db: Database) {
   return {
     async report(ctx: RequestContext<{ body: typeof requestBody }>): Promise<Reply> {
       const params = ctx.input.body;
+      const language = preferredLanguage(ctx.req.headers.get('accept-language'));
       const [{ report }] = await db.asCaller(ctx.caller, area, (tx) =>
         tx<{ report: HealthReport }[]>`
           select health.business_health(${params.period}, ${params.includeSystemHealth},
-                                        ${params.includeTrends}, ${params.includeInsights}) as report`);
+                                        ${params.includeTrends}, ${params.includeInsights}, ${language}) as report`);
       // jsonb sorts keys; the seed's order reads better.
       const { metrics, scoreDetails, trends, insights } = report;
       return {
@@ -41,6 +43,7 @@ export function healthHandlers(db: Database) {
           success: true,
           data: { metrics, scoreDetails, trends, insights, timestamp: new Date().toISOString() },
         },
+        headers: { 'content-language': language, vary: 'Accept-Language' },
       };
     },
 

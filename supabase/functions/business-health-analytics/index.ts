@@ -30,7 +30,7 @@ export function createHandler(deps: Dependencies) {
         rateLimit: RATE_LIMITS,
         concurrency: REPORT_SLOTS,
         log: true,
-        summary: 'Compute the health report for a period',
+        summary: 'Compute the health report for a period (its words in English with Accept-Language: en)',
         response: reportResponse,
         errors: [403, 429],
         example: { period: '30d', includeTrends: true, includeInsights: true },

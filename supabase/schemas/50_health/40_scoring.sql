@@ -31,6 +31,30 @@ as $$
   end
 $$;
 
+-- The report's fixed words (the ratings above, the trend's descriptions below) in the language asked for:
+-- the seeds' Traditional Chinese, which is also the key, or English (`en`).
+create or replace function private.health_word(word text, language text)
+returns text
+language sql
+immutable
+parallel safe
+set search_path = ''
+as $$
+  select case when language = 'en' then
+    case word
+      when '優秀' then 'Excellent'
+      when '良好' then 'Good'
+      when '普通' then 'Fair'
+      when '需改善' then 'Needs improvement'
+      when '待加強' then 'Poor'
+      when '業務表現持續改善' then 'The business keeps improving'
+      when '需要關注業務指標下滑' then 'The business figures are falling: look into them'
+      when '業務表現穩定' then 'The business is steady'
+      else word
+    end
+  else word end
+$$;
+
 -- Percent change from `previous` to `current`; from 0 to a positive value is 100, from 0 to 0 is 0.
 create or replace function private.health_percent_change(current_value numeric, previous_value numeric)
 returns numeric
@@ -204,7 +228,7 @@ as $$
 $$;
 
 revoke execute on function
-  private.health_scale(numeric, numeric, numeric), private.health_rating(numeric),
+  private.health_scale(numeric, numeric, numeric), private.health_rating(numeric), private.health_word(text, text),
   private.health_percent_change(numeric, numeric), private.health_trend(numeric, numeric),
   private.health_average_rfm_score(numeric[], bigint[], numeric[]), private.health_rfm_score(numeric, bigint, numeric),
   private.health_average_response_score(numeric[]), private.health_response_score(numeric),
@@ -214,7 +238,7 @@ revoke execute on function
 from public, anon, authenticated;
 
 grant execute on function
-  private.health_scale(numeric, numeric, numeric), private.health_rating(numeric),
+  private.health_scale(numeric, numeric, numeric), private.health_rating(numeric), private.health_word(text, text),
   private.health_percent_change(numeric, numeric), private.health_trend(numeric, numeric),
   private.health_average_rfm_score(numeric[], bigint[], numeric[]), private.health_rfm_score(numeric, bigint, numeric),
   private.health_average_response_score(numeric[]), private.health_response_score(numeric),
