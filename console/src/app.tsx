@@ -1,5 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { session, signOut, type Session } from './api/session.ts';
+import { common } from './i18n/common.ts';
+import { LOCALE_NAMES, LOCALES, setLocale, text, useLocale, type Locale } from './i18n/index.ts';
 import { href, SCREENS, useRoute } from './router.ts';
 import { AttributionScreen } from './screens/attribution.tsx';
 import { CampaignTypesScreen } from './screens/campaign-types.tsx';
@@ -15,14 +17,34 @@ function useSession() {
   return current;
 }
 
+/** The console, rendered anew in the chosen language whenever it changes. */
 export function App() {
+  const current = useLocale();
+  return <Console key={current} />;
+}
+
+function LanguageSwitch() {
+  const t = text(common);
+  const current = useLocale();
+  return (
+    <label class="language">
+      <span class="sr-only">{t.language}</span>
+      <select value={current} onChange={(e) => setLocale(e.currentTarget.value as Locale)}>
+        {LOCALES.map((l) => <option key={l} value={l} lang={l}>{LOCALE_NAMES[l]}</option>)}
+      </select>
+    </label>
+  );
+}
+
+function Console() {
+  const t = text(common);
   const user = useSession();
   const route = useRoute();
   const main = useRef<HTMLElement>(null);
-  const label = SCREENS.find((s) => s.id === route.screen)!.label;
+  const label = t[`screen.${route.screen}`];
 
   useEffect(() => {
-    document.title = user ? `${label} · Store console` : 'Sign in · Store console';
+    document.title = `${user ? label : t.signIn} · ${t.brand}`;
   }, [label, user]);
   // Moving to another screen moves focus to its heading, as a page load would.
   const previous = useRef(route.screen);
@@ -31,27 +53,28 @@ export function App() {
     previous.current = route.screen;
   }, [route.screen]);
 
-  if (!user) return <SignIn notice={session.notice} />;
+  if (!user) return <><div class="sign-in-language"><LanguageSwitch /></div><SignIn notice={session.notice} /></>;
   const isAdmin = user.role === 'admin';
   return (
     <>
-      <a class="skip" href="#main" onClick={(e) => { e.preventDefault(); main.current?.focus(); }}>Skip to content</a>
+      <a class="skip" href="#main" onClick={(e) => { e.preventDefault(); main.current?.focus(); }}>{t.skipToContent}</a>
       <header class="top">
-        <span class="brand">Store console</span>
-        <nav aria-label="Screens">
+        <span class="brand">{t.brand}</span>
+        <nav aria-label={t.screens}>
           <ul>
             {SCREENS.map((s) => (
-              <li key={s.id}>
-                <a href={href(s.id)} aria-current={s.id === route.screen ? 'page' : undefined}>{s.label}</a>
+              <li key={s}>
+                <a href={href(s)} aria-current={s === route.screen ? 'page' : undefined}>{t[`screen.${s}`]}</a>
               </li>
             ))}
           </ul>
         </nav>
         <div class="who">
-          <span title={user.email}>
-            {user.email} <span class={`badge badge-${user.role}`}>{isAdmin ? 'Admin' : 'Customer (read-only)'}</span>
+          <span title={isAdmin ? user.email : `${user.email}: ${t.roleCustomerHint}`}>
+            {user.email} <span class={`badge badge-${user.role}`}>{isAdmin ? t.roleAdmin : t.roleCustomer}</span>
           </span>
-          <button type="button" class="link" onClick={() => signOut()}>Sign out</button>
+          <LanguageSwitch />
+          <button type="button" class="link" onClick={() => signOut()}>{t.signOut}</button>
         </div>
       </header>
       <main id="main" ref={main} tabIndex={-1} data-screen={route.screen}>

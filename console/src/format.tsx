@@ -1,15 +1,47 @@
-const integer = new Intl.NumberFormat('en-US');
-const money = new Intl.NumberFormat('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-const decimal = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+import { common } from './i18n/common.ts';
+import { locale, text } from './i18n/index.ts';
 
+/** The store's currency (ISO 4217), from config.json: every amount is shown in it. */
+let currency = 'TWD';
+export function setCurrency(code: string) {
+  currency = code;
+  formatters.clear();
+}
+
+/** Intl formatters by locale and kind, made once each. */
+const formatters = new Map<string, Intl.NumberFormat>();
+function number(kind: 'int' | 'money' | 'num' | 'pct', digits = 1) {
+  const key = `${locale()}:${kind}:${digits}`;
+  let f = formatters.get(key);
+  if (!f) {
+    f = new Intl.NumberFormat(locale(), kind === 'money'
+      ? { style: 'currency', currency, minimumFractionDigits: 2, maximumFractionDigits: 2 }
+      : kind === 'pct'
+      ? { style: 'percent', minimumFractionDigits: digits, maximumFractionDigits: digits }
+      : kind === 'num'
+      ? { maximumFractionDigits: 2 }
+      : {});
+    formatters.set(key, f);
+  }
+  return f;
+}
+
+const missing = (n: number | null | undefined): n is null | undefined => n === null || n === undefined;
+
+/** Numbers, amounts, shares and dates in the chosen locale (`Intl`), amounts in the store's currency. */
 export const fmt = {
-  int: (n: number | null | undefined) => (n === null || n === undefined ? '—' : integer.format(n)),
-  money: (n: number | null | undefined) => (n === null || n === undefined ? '—' : money.format(n)),
-  num: (n: number | null | undefined) => (n === null || n === undefined ? '—' : decimal.format(n)),
-  pct: (n: number, digits = 1) => `${(n * 100).toFixed(digits)}%`,
+  int: (n: number | null | undefined) => (missing(n) ? '—' : number('int').format(n)),
+  money: (n: number | null | undefined) => (missing(n) ? '—' : number('money').format(n)),
+  num: (n: number | null | undefined) => (missing(n) ? '—' : number('num').format(n)),
+  pct: (n: number, digits = 1) => number('pct', digits).format(n),
   dateTime: (iso: string) => {
     const d = new Date(iso);
-    return Number.isNaN(d.getTime()) ? iso : d.toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short' });
+    return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(locale(), { dateStyle: 'medium', timeStyle: 'short' });
+  },
+  /** A `YYYY-MM-DD` day as the locale writes it (the day itself, whatever the time zone). */
+  day: (date: string) => {
+    const d = new Date(`${date}T00:00:00Z`);
+    return Number.isNaN(d.getTime()) ? date : d.toLocaleDateString(locale(), { dateStyle: 'medium', timeZone: 'UTC' });
   },
 };
 
@@ -28,12 +60,7 @@ export function addDays(date: string, days: number) {
 
 export const LAYERS = ['site-wide', 'target-oriented', 'category-specific', 'general'] as const;
 export type Layer = (typeof LAYERS)[number];
-export const LAYER_LABELS: Record<Layer, string> = {
-  'site-wide': 'Site-wide',
-  'target-oriented': 'Target-oriented',
-  'category-specific': 'Category-specific',
-  general: 'General',
-};
+export const layerLabel = (layer: Layer) => text(common)[`layer.${layer}`];
 
 export const STATUSES = ['draft', 'active', 'paused', 'completed', 'cancelled'] as const;
 export type CampaignStatus = (typeof STATUSES)[number];
@@ -45,13 +72,13 @@ export const NEXT_STATUSES: Record<CampaignStatus, CampaignStatus[]> = {
   completed: [],
   cancelled: [],
 };
-export const STATUS_VERBS: Record<CampaignStatus, string> = {
-  draft: 'Back to draft',
-  active: 'Activate',
-  paused: 'Pause',
-  completed: 'Complete',
-  cancelled: 'Cancel campaign',
-};
+export const statusLabel = (status: CampaignStatus) => text(common)[`campaign.${status}`];
+/** The button that moves a campaign to `status`. */
+export const statusVerb = (status: CampaignStatus) => text(common)[`verb.${status}`];
+
+export const ORDER_STATUSES = ['pending', 'paid', 'shipped', 'delivered', 'completed', 'cancelled', 'refunded'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+export const orderStatusLabel = (status: OrderStatus) => text(common)[`order.${status}`];
 
 export function Badge({ kind, children }: { kind: string; children: string }) {
   return <span class={`badge badge-${kind}`}>{children}</span>;

@@ -4,15 +4,9 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 
-export type Screen = 'health' | 'orders' | 'campaigns' | 'attribution' | 'inventory' | 'campaign-types';
-export const SCREENS: { id: Screen; label: string }[] = [
-  { id: 'health', label: 'Health' },
-  { id: 'orders', label: 'Orders' },
-  { id: 'campaigns', label: 'Campaigns' },
-  { id: 'attribution', label: 'Attribution' },
-  { id: 'inventory', label: 'Inventory' },
-  { id: 'campaign-types', label: 'Campaign types' },
-];
+/** The screens, in the navigation's order (their names are in i18n/common.ts). */
+export const SCREENS = ['health', 'orders', 'campaigns', 'attribution', 'inventory', 'campaign-types'] as const;
+export type Screen = (typeof SCREENS)[number];
 
 export interface Route {
   screen: Screen;
@@ -21,7 +15,7 @@ export interface Route {
 
 export function parseHash(hash = location.hash): Route {
   const [path, query = ''] = hash.replace(/^#\/?/, '').split('?');
-  const screen = SCREENS.find((s) => s.id === path)?.id ?? 'health';
+  const screen = SCREENS.find((s) => s === path) ?? 'health';
   return { screen, params: new URLSearchParams(query) };
 }
 

@@ -5,6 +5,8 @@
  */
 import { createClient, FunctionsFetchError, FunctionsHttpError, type SupabaseClient } from '@supabase/supabase-js';
 import type { paths } from './openapi.gen.ts';
+import { common } from '../i18n/common.ts';
+import { locale, text } from '../i18n/index.ts';
 
 type Method = 'get' | 'post' | 'put' | 'delete';
 type Operation = { responses: unknown; parameters: unknown };
@@ -83,20 +85,23 @@ export function errorFromBody(status: number, body: unknown): ApiError {
   return new ApiError(message, status, code, details);
 }
 
+/** A refusal the user can act on, in the console's language: the API's own words for a 4xx naming what to fix. */
 function inWords(error: ApiError): ApiError {
+  const t = text(common);
+  const said = (message: string) => new ApiError(message, error.status, error.code, error.details);
   switch (true) {
     case error.status === 401:
-      return new ApiError('Your session has ended or is not valid: please sign in again.', 401, error.code, error.details);
+      return said(t.sessionEnded);
     case error.status === 403:
-      return new ApiError(`Not allowed for your account: ${error.message}`, 403, error.code, error.details);
+      return said(t.notAllowed(error.message));
     case error.status === 429: {
-      const wait = error.details?.retry_after;
-      return new ApiError(`Too many requests: try again${wait ? ` in ${wait} s` : ' in a minute'}.`, 429, error.code, error.details);
+      const wait = Number(error.details?.retry_after);
+      return said(t.tooMany(Number.isFinite(wait) && wait > 0 ? wait : undefined));
     }
     case error.status === 503:
-      return new ApiError('The service is briefly unavailable (the database is not answering). Try again in a moment.', 503, error.code, error.details);
+      return said(t.unavailable);
     case error.status >= 500:
-      return new ApiError(`The server failed to answer (${error.code}). Try again; if it persists, check the server log.`, error.status, error.code, error.details);
+      return said(t.serverFailed);
     default:
       return error;
   }
@@ -107,7 +112,7 @@ export async function api<M extends Method, P extends PathsWith<M>>(
   path: P,
   options: CallOptions<Op<P, M>> = {},
 ): Promise<Ok<Op<P, M>>> {
-  if (!client) throw new Error('The API client is not configured.');
+  if (!client) throw new Error(text(common).notConfigured);
   const name = invocationName(
     path,
     options.path as Record<string, unknown> | undefined,
@@ -116,7 +121,8 @@ export async function api<M extends Method, P extends PathsWith<M>>(
   const { data, error } = await client.functions.invoke(name, {
     method: method.toUpperCase() as 'GET' | 'POST' | 'PUT' | 'DELETE',
     body: options.body as Record<string, unknown> | undefined,
-    headers: options.headers,
+    // The health report's words come in the console's language.
+    headers: { 'accept-language': locale(), ...options.headers },
     signal: options.signal,
   });
   if (!error) return data as Ok<Op<P, M>>;
@@ -129,7 +135,7 @@ export async function api<M extends Method, P extends PathsWith<M>>(
   }
   if (options.signal?.aborted) throw new DOMException('aborted', 'AbortError');
   if (error instanceof FunctionsFetchError) {
-    throw new ApiError('The server could not be reached. Check your connection (locally: is `npm start` running?).', 0, 'NETWORK');
+    throw new ApiError(text(common).unreachable, 0, 'NETWORK');
   }
-  throw new ApiError(error.message || 'The request failed.', 0, 'UNKNOWN');
+  throw new ApiError(error.message || text(common).requestFailed, 0, 'UNKNOWN');
 }

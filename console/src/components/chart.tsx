@@ -1,5 +1,7 @@
 import type { ChartConfiguration } from 'chart.js';
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { common } from '../i18n/common.ts';
+import { text } from '../i18n/index.ts';
 
 export interface ChartTable {
   caption: string;
@@ -37,7 +39,7 @@ export function Chart({ config, label, table, height = 280, id }: { config: AnyC
         instance.current = new ChartJs(canvas.current, { ...config, options } as AnyConfig) as unknown as Instance;
         setReady(true);
       },
-      () => setFailed('The chart could not be loaded; its figures are in the table below.'),
+      () => setFailed(text(common).chartFailed),
     );
     return () => {
       disposed = true;

@@ -1,4 +1,6 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { common } from '../i18n/common.ts';
+import { text } from '../i18n/index.ts';
 
 /**
  * A button for a move that cannot be taken back: the first click asks, naming what will happen; only
@@ -52,8 +54,8 @@ export function ConfirmButton({ label, ariaLabel, question, yes, buttonClass = '
         } finally {
           setPending(false);
         }
-      }}>{pending ? 'Saving…' : yes}</button>{' '}
-      <button type="button" onClick={keep}>No</button>
+      }}>{pending ? text(common).saving : yes}</button>{' '}
+      <button type="button" onClick={keep}>{text(common).no}</button>
       {error && <span class="field-error" role="alert">{error}</span>}
     </span>
   );

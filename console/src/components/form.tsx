@@ -1,6 +1,8 @@
 import type { ComponentChildren, PartialInputHTMLAttributes } from 'preact';
 import { useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api/client.ts';
+import { common } from '../i18n/common.ts';
+import { text } from '../i18n/index.ts';
 
 /**
  * A form's values, the API's errors on its fields and its pending state. `submit(run)` calls the API;
@@ -106,17 +108,19 @@ export function FormError({ message }: { message: string }) {
   return message ? <div class="state error" role="alert">{message}</div> : null;
 }
 
-export function Pager({ page, totalPages, total, onPage, noun }: { page: number; totalPages: number; total: number; onPage: (page: number) => void; noun: string }) {
+/** Previous and next page of a list; `count` says how many items the list has (its words, its plural). */
+export function Pager({ page, totalPages, count, onPage, label }: { page: number; totalPages: number; count: string; onPage: (page: number) => void; label: string }) {
+  const t = text(common);
   return (
-    <nav class="pager" aria-label={`${noun} pages`}>
+    <nav class="pager" aria-label={label}>
       <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>
-        ← Previous
+        {t.previousPage}
       </button>
       <span>
-        Page {Math.min(page, Math.max(totalPages, 1))} of {Math.max(totalPages, 1)} · {total} {total === 1 ? noun.replace(/s$/, '') : noun}
+        {t.pageOf(Math.min(page, Math.max(totalPages, 1)), Math.max(totalPages, 1))} · {count}
       </span>
       <button type="button" disabled={page >= totalPages} onClick={() => onPage(page + 1)}>
-        Next →
+        {t.nextPage}
       </button>
     </nav>
   );

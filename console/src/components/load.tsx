@@ -1,6 +1,8 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api/client.ts';
+import { common } from '../i18n/common.ts';
+import { text } from '../i18n/index.ts';
 
 export type Load<T> =
   | { status: 'loading'; data?: T; error?: undefined; reload: () => void }
@@ -32,7 +34,7 @@ export function useLoad<T>(fetcher: (signal: AbortSignal) => Promise<T>, deps: u
   return { ...state, reload } as Load<T>;
 }
 
-export function Loading({ label = 'Loading…' }: { label?: string }) {
+export function Loading({ label = text(common).loading }: { label?: string }) {
   return (
     <p class="state loading" role="status" aria-live="polite">
       <span class="spinner" aria-hidden="true" />
@@ -41,15 +43,14 @@ export function Loading({ label = 'Loading…' }: { label?: string }) {
   );
 }
 
-export function ErrorBox({ error, onRetry, title = 'This could not be loaded.' }: { error: Error; onRetry?: () => void; title?: string }) {
-  const code = error instanceof ApiError && error.status > 0 ? ` (${error.code})` : '';
+/** A failure in words; the API's code stays out of the text (on `data-code`, for whoever debugs). */
+export function ErrorBox({ error, onRetry, title = text(common).couldNotLoad }: { error: Error; onRetry?: () => void; title?: string }) {
   return (
-    <div class="state error" role="alert">
+    <div class="state error" role="alert" data-code={error instanceof ApiError ? error.code : undefined}>
       <strong>{title}</strong> {error.message}
-      {code && <span class="muted">{code}</span>}
       {onRetry && (
         <button type="button" class="link" onClick={onRetry}>
-          Try again
+          {text(common).tryAgain}
         </button>
       )}
     </div>

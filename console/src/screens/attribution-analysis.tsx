@@ -3,7 +3,7 @@ import { useMemo } from 'preact/hooks';
 import { api } from '../api/client.ts';
 import { Chart, LAYER_COLORS } from '../components/chart.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
-import { addDays, fmt, LAYER_LABELS, todayUtc } from '../format.tsx';
+import { addDays, fmt, layerLabel, todayUtc, type Layer } from '../format.tsx';
 import { href, useParams, type Route } from '../router.ts';
 import { RangeForm } from './campaign-analysis.tsx';
 
@@ -25,7 +25,7 @@ export function RevenueAttribution({ route }: { route: Route }) {
   );
 }
 
-type Row = { campaign_id: string; campaign_name: string; attribution_layer: keyof typeof LAYER_LABELS; active_days: number; first_active_date: string; last_active_date: string; total_attributed_revenue: number; avg_attribution_weight: number };
+type Row = { campaign_id: string; campaign_name: string; attribution_layer: Layer; active_days: number; first_active_date: string; last_active_date: string; total_attributed_revenue: number; avg_attribution_weight: number };
 
 function RevenueTable({ campaigns, from, to }: { campaigns: Row[]; from: string; to: string }) {
   const sorted = [...campaigns].sort((a, b) => b.total_attributed_revenue - a.total_attributed_revenue);
@@ -41,7 +41,7 @@ function RevenueTable({ campaigns, from, to }: { campaigns: Row[]; from: string;
   return (
     <>
       <Chart id="revenue-chart" config={config} height={Math.max(160, top.length * 28)} label={`Horizontal bars: attributed revenue of the top ${top.length} campaigns, ${from} to ${to}`}
-        table={{ caption: 'Attributed revenue by campaign', columns: ['Campaign', 'Layer', 'Revenue', 'Days'], rows: sorted.map((c) => [c.campaign_name, LAYER_LABELS[c.attribution_layer], fmt.money(c.total_attributed_revenue), c.active_days]) }} />
+        table={{ caption: 'Attributed revenue by campaign', columns: ['Campaign', 'Layer', 'Revenue', 'Days'], rows: sorted.map((c) => [c.campaign_name, layerLabel(c.attribution_layer), fmt.money(c.total_attributed_revenue), c.active_days]) }} />
       <div class="table-wrap">
         <table>
           <thead><tr><th scope="col">Campaign</th><th scope="col">Layer</th><th scope="col" class="num">Revenue</th><th scope="col" class="num">Days</th><th scope="col" class="num">Avg weight</th><th scope="col">Counted</th></tr></thead>
@@ -49,7 +49,7 @@ function RevenueTable({ campaigns, from, to }: { campaigns: Row[]; from: string;
             {sorted.map((c) => (
               <tr key={c.campaign_id}>
                 <td><a href={href('campaigns', { tab: 'list', id: c.campaign_id })}>{c.campaign_name}</a></td>
-                <td><span class={`swatch layer-${c.attribution_layer}`} aria-hidden="true" /> {LAYER_LABELS[c.attribution_layer]}</td>
+                <td><span class={`swatch layer-${c.attribution_layer}`} aria-hidden="true" /> {layerLabel(c.attribution_layer)}</td>
                 <td class="num">{fmt.money(c.total_attributed_revenue)}</td>
                 <td class="num">{c.active_days}</td>
                 <td class="num">{fmt.pct(c.avg_attribution_weight, 2)}</td>

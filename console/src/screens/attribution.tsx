@@ -5,7 +5,7 @@ import { Chart, LAYER_COLORS } from '../components/chart.tsx';
 import { Field, FormError, useForm } from '../components/form.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader } from '../components/screen.tsx';
-import { Badge, fmt, LAYER_LABELS, LAYERS, todayUtc } from '../format.tsx';
+import { Badge, fmt, layerLabel, LAYERS, todayUtc } from '../format.tsx';
 import { href, useParams, type Route } from '../router.ts';
 import { RevenueAttribution } from './attribution-analysis.tsx';
 
@@ -94,7 +94,7 @@ function Split({ a }: { a: Attribution }) {
           tooltip: {
             callbacks: {
               label: (item: { datasetIndex: number; dataIndex: number; parsed: number }) =>
-                item.datasetIndex === 1 ? `${LAYER_LABELS[LAYERS[item.dataIndex]]}: ${item.parsed.toFixed(2)}%` : `${campaigns[item.dataIndex].campaign_name}: ${item.parsed.toFixed(2)}%`,
+                item.datasetIndex === 1 ? `${layerLabel(LAYERS[item.dataIndex])}: ${item.parsed.toFixed(2)}%` : `${campaigns[item.dataIndex].campaign_name}: ${item.parsed.toFixed(2)}%`,
             },
           },
         },
@@ -110,15 +110,15 @@ function Split({ a }: { a: Attribution }) {
       <section class="card" aria-labelledby="split-title">
         <h2 id="split-title">Split on {a.attribution_date}{hasAmount && <> of {fmt.money(a.order_amount)}</>}</h2>
         <Chart id="attribution-chart" config={config} height={300}
-          label={`Doughnut chart: inner ring by layer (${byLayer.map((l) => `${LAYER_LABELS[l.layer]} ${fmt.pct(l.weight)}`).join(', ')}), outer ring by campaign`}
+          label={`Doughnut chart: inner ring by layer (${byLayer.map((l) => `${layerLabel(l.layer)} ${fmt.pct(l.weight)}`).join(', ')}), outer ring by campaign`}
           table={{
             caption: 'Split by campaign',
             columns: ['Campaign', 'Layer', 'Share', ...(hasAmount ? ['Amount'] : [])],
-            rows: a.attributions.map((x) => [x.campaign_name, LAYER_LABELS[x.attribution_layer], fmt.pct(x.normalized_weight, 2), ...(hasAmount ? [fmt.money(x.attributed_amount)] : [])]),
+            rows: a.attributions.map((x) => [x.campaign_name, layerLabel(x.attribution_layer), fmt.pct(x.normalized_weight, 2), ...(hasAmount ? [fmt.money(x.attributed_amount)] : [])]),
           }} />
         <ul class="legend" aria-label="Layers">
           {byLayer.map((l) => (
-            <li key={l.layer}><span class={`swatch layer-${l.layer}`} aria-hidden="true" /> {LAYER_LABELS[l.layer]}: {fmt.pct(l.weight, 2)}{hasAmount && ` · ${fmt.money(l.amount)}`}</li>
+            <li key={l.layer}><span class={`swatch layer-${l.layer}`} aria-hidden="true" /> {layerLabel(l.layer)}: {fmt.pct(l.weight, 2)}{hasAmount && ` · ${fmt.money(l.amount)}`}</li>
           ))}
         </ul>
       </section>
@@ -133,7 +133,7 @@ function Split({ a }: { a: Attribution }) {
               {a.attributions.map((x) => (
                 <tr key={x.campaign_id}>
                   <td><a href={href('campaigns', { tab: 'list', id: x.campaign_id })}>{x.campaign_name}</a><br /><small class="muted">{x.period_start} → {x.period_end}</small></td>
-                  <td><span class={`swatch layer-${x.attribution_layer}`} aria-hidden="true" /> {LAYER_LABELS[x.attribution_layer]}</td>
+                  <td><span class={`swatch layer-${x.attribution_layer}`} aria-hidden="true" /> {layerLabel(x.attribution_layer)}</td>
                   <td class="num">{fmt.pct(x.normalized_weight, 2)}<br /><small class="muted">raw {x.raw_weight}</small></td>
                   <td><Badge kind={`strength-${x.attribution_strength}`}>{x.attribution_strength}</Badge></td>
                   {hasAmount && <td class="num">{fmt.money(x.attributed_amount)}</td>}

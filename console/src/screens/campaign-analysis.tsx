@@ -6,7 +6,7 @@ import type { paths } from '../api/openapi.gen.ts';
 import { Chart, LAYER_COLORS } from '../components/chart.tsx';
 import { Field } from '../components/form.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
-import { addDays, Badge, fmt, LAYER_LABELS, LAYERS, todayUtc, type Layer } from '../format.tsx';
+import { addDays, Badge, fmt, layerLabel, LAYERS, todayUtc, type Layer } from '../format.tsx';
 import { href, useParams, type Route } from '../router.ts';
 
 type CalendarDay = Ok<paths['/campaigns/calendar']['get']>['data']['days'][number];
@@ -117,7 +117,7 @@ function DayDetail({ day, date }: { day?: CalendarDay; date: string }) {
                 {day.active_campaigns.map((c) => (
                   <tr key={c.campaign_id}>
                     <td><a href={href('campaigns', { tab: 'list', id: c.campaign_id })}>{c.campaign_name}</a></td>
-                    <td><span class={`swatch layer-${c.attribution_layer}`} aria-hidden="true" /> {LAYER_LABELS[c.attribution_layer]}</td>
+                    <td><span class={`swatch layer-${c.attribution_layer}`} aria-hidden="true" /> {layerLabel(c.attribution_layer)}</td>
                     <td class="num">{fmt.pct(c.normalized_weight, 2)}</td>
                     <td><Badge kind={`strength-${c.attribution_strength}`}>{c.attribution_strength}</Badge></td>
                     <td class="num">{fmt.money(c.attributed_amount)}</td>
@@ -141,7 +141,7 @@ function OverlapChart({ days, first, last }: { days: CalendarDay[]; first: strin
     type: 'bar' as const,
     data: {
       labels: dates.map((d) => d.slice(5)),
-      datasets: LAYERS.filter((l) => l !== 'general').map((l) => ({ label: LAYER_LABELS[l], data: counts(l), backgroundColor: LAYER_COLORS[l] })),
+      datasets: LAYERS.filter((l) => l !== 'general').map((l) => ({ label: layerLabel(l), data: counts(l), backgroundColor: LAYER_COLORS[l] })),
     },
     options: {
       scales: { x: { stacked: true, ticks: { maxTicksLimit: 16 } }, y: { stacked: true, ticks: { precision: 0 }, title: { display: true, text: 'Active campaigns' } } },

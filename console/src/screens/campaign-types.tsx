@@ -5,7 +5,7 @@ import { ConfirmButton } from '../components/confirm.tsx';
 import { Field, FormError, SelectField, useForm } from '../components/form.tsx';
 import { Empty, ErrorBox, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader } from '../components/screen.tsx';
-import { Badge, fmt, LAYER_LABELS, LAYERS, type Layer } from '../format.tsx';
+import { Badge, fmt, layerLabel, LAYERS, type Layer } from '../format.tsx';
 import { href, useParams, type Route } from '../router.ts';
 
 type CampaignType = Ok<paths['/campaign-types']['get']>['data'][number];
@@ -66,7 +66,7 @@ export function CampaignTypesScreen({ route, isAdmin }: { route: Route; isAdmin:
                     <caption>Active types per layer</caption>
                     <tbody>
                       {LAYERS.map((l) => (
-                        <tr key={l}><th scope="row">{LAYER_LABELS[l]}</th><td>{h.layers_coverage[l]}</td></tr>
+                        <tr key={l}><th scope="row">{layerLabel(l)}</th><td>{h.layers_coverage[l]}</td></tr>
                       ))}
                     </tbody>
                   </table>
@@ -103,7 +103,7 @@ function Catalogue({ types, groups, isAdmin, onChanged, params }: {
         return (
           <section key={layer} class="card layer" aria-labelledby={`layer-${layer}`}>
             <h2 id={`layer-${layer}`}>
-              <span class={`swatch layer-${layer}`} aria-hidden="true" /> {LAYER_LABELS[layer]}{' '}
+              <span class={`swatch layer-${layer}`} aria-hidden="true" /> {layerLabel(layer)}{' '}
               {group && <span class="muted">{group.display_name}</span>}
             </h2>
             {group?.description && <p class="muted">{group.description}</p>}
@@ -198,7 +198,7 @@ function TypeForm({ type, onDone, onCancel }: { type?: CampaignType; onDone: (me
         <Field label="Name (English)" name="display_name_en" value={v.display_name_en} error={form.errors.display_name_en}
           onInput={(e) => form.set('display_name_en', e.currentTarget.value)} />
         <SelectField label="Attribution layer" name="attribution_layer" value={v.attribution_layer} error={form.errors.attribution_layer}
-          onChange={(x) => form.set('attribution_layer', x)} options={LAYERS.map((l: Layer) => ({ value: l, label: LAYER_LABELS[l] }))} />
+          onChange={(x) => form.set('attribution_layer', x)} options={LAYERS.map((l: Layer) => ({ value: l, label: layerLabel(l) }))} />
         <Field label="Default weight" name="default_weight" inputMode="decimal" value={v.default_weight} error={form.errors.default_weight}
           hint="0.00 to 9.99" onInput={(e) => form.set('default_weight', e.currentTarget.value)} />
         <Field label="Default priority" name="default_priority" inputMode="numeric" value={v.default_priority} error={form.errors.default_priority}

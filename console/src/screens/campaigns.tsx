@@ -6,7 +6,7 @@ import { ConfirmButton } from '../components/confirm.tsx';
 import { Field, FormError, Pager, SelectField, useForm } from '../components/form.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader, Tabs } from '../components/screen.tsx';
-import { Badge, fmt, LAYER_LABELS, NEXT_STATUSES, STATUS_VERBS, STATUSES, todayUtc, addDays, type CampaignStatus } from '../format.tsx';
+import { Badge, fmt, layerLabel, NEXT_STATUSES, statusVerb, STATUSES, todayUtc, addDays, type CampaignStatus } from '../format.tsx';
 import { href, useParams, type Route } from '../router.ts';
 import { CampaignCalendar, Collaboration, StatusHistory } from './campaign-analysis.tsx';
 
@@ -111,8 +111,8 @@ function CampaignList({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
                 </tbody>
               </table>
             </div>
-            <Pager page={data.pagination.current_page} totalPages={data.pagination.total_pages} total={data.pagination.total_count}
-              noun="campaigns" onPage={(p) => setParams({ page: p })} />
+            <Pager page={data.pagination.current_page} totalPages={data.pagination.total_pages}
+              count={`${fmt.int(data.pagination.total_count)} campaigns`} label="campaigns pages" onPage={(p) => setParams({ page: p })} />
           </>
         )}
       </Loaded>
@@ -141,7 +141,7 @@ function CampaignDetail({ id, isAdmin, editing, onEdit, onChanged, onClose }: {
               <>
                 <dl class="facts">
                   <div><dt>Dates</dt><dd>{c.start_date} → {c.end_date}</dd></div>
-                  <div><dt>Type</dt><dd><code>{c.campaign_type}</code> · {LAYER_LABELS[c.attribution_layer]}</dd></div>
+                  <div><dt>Type</dt><dd><code>{c.campaign_type}</code> · {layerLabel(c.attribution_layer)}</dd></div>
                   <div><dt>Weight · priority</dt><dd>{c.attribution_weight.toFixed(2)} · {c.priority_score}</dd></div>
                   <div><dt>Budget</dt><dd>{fmt.money(c.budget)}</dd></div>
                   {c.target_audience && <div><dt>Audience</dt><dd>{c.target_audience}</dd></div>}
@@ -202,11 +202,11 @@ function StatusActions({ campaign, onEdit, onChanged }: { campaign: Campaign; on
       <button type="button" onClick={onEdit}>Edit</button>
       {NEXT_STATUSES[campaign.status].map((s) =>
         FINAL_MOVE_CONSEQUENCES[s] ? (
-          <ConfirmButton key={s} label={STATUS_VERBS[s]} disabled={!!pending} yes={`Yes, ${STATUS_VERBS[s].toLowerCase()}`}
-            question={`${STATUS_VERBS[s]} “${campaign.name}”? ${FINAL_MOVE_CONSEQUENCES[s]}`} onConfirm={() => move(s)} />
+          <ConfirmButton key={s} label={statusVerb(s)} disabled={!!pending} yes={`Yes, ${statusVerb(s).toLowerCase()}`}
+            question={`${statusVerb(s)} “${campaign.name}”? ${FINAL_MOVE_CONSEQUENCES[s]}`} onConfirm={() => move(s)} />
         ) : (
           <button key={s} type="button" class={s === 'active' ? 'primary' : ''} disabled={!!pending} onClick={() => moveNow(s)}>
-            {pending === s ? 'Saving…' : STATUS_VERBS[s]}
+            {pending === s ? 'Saving…' : statusVerb(s)}
           </button>
         )
       )}
@@ -215,7 +215,7 @@ function StatusActions({ campaign, onEdit, onChanged }: { campaign: Campaign; on
           “{campaign.name}” is now {done.to}.{' '}
           {undoable && (
             <button type="button" class="link" disabled={!!pending} onClick={() => moveNow(done.from, done.to)}>
-              Undo ({STATUS_VERBS[done.from].toLowerCase()})
+              Undo ({statusVerb(done.from).toLowerCase()})
             </button>
           )}
         </p>
@@ -285,7 +285,7 @@ function CampaignForm({ campaign, onSaved, onCancel }: { campaign?: Campaign; on
     const groups = (await api('get', '/campaign-types/groups', { signal })).data;
     // A campaign takes an active type of any layer but general (the catalogue's catch-all).
     return (['site-wide', 'target-oriented', 'category-specific'] as const).flatMap((layer) =>
-      groups[layer].types.map((t): CampaignTypeOption => ({ value: t.type_code, label: `${t.display_name_zh} (${t.type_code}, ${LAYER_LABELS[layer]})` })));
+      groups[layer].types.map((t): CampaignTypeOption => ({ value: t.type_code, label: `${t.display_name_zh} (${t.type_code}, ${layerLabel(layer)})` })));
   }, []);
   const v = form.values;
   const num = (s: string) => (s.trim() === '' ? undefined : Number(s));

@@ -83,7 +83,7 @@ function ProductList({ route, version }: { route: Route; version: number }) {
                 </tbody>
               </table>
             </div>
-            <Pager page={r.pagination.page} totalPages={r.pagination.total_pages} total={r.pagination.total_count} noun="products" onPage={(p) => setParams({ page: p })} />
+            <Pager page={r.pagination.page} totalPages={r.pagination.total_pages} count={`${fmt.int(r.pagination.total_count)} products`} label="products pages" onPage={(p) => setParams({ page: p })} />
           </>
         )}
       </Loaded>
@@ -195,7 +195,7 @@ function Ledger({ route, id, version }: { route: Route; id: string; version: num
                 </tbody>
               </table>
             </div>
-            <Pager page={r.pagination.page} totalPages={r.pagination.total_pages} total={r.pagination.total_count} noun="movements" onPage={(p) => setParams({ lpage: p })} />
+            <Pager page={r.pagination.page} totalPages={r.pagination.total_pages} count={`${fmt.int(r.pagination.total_count)} movements`} label="movements pages" onPage={(p) => setParams({ lpage: p })} />
           </>
         )}
       </Loaded>
@@ -228,7 +228,7 @@ function StockIns({ route, id, version }: { route: Route; id: string; version: n
               </tbody>
             </table>
           </div>
-          <Pager page={r.pagination.page} totalPages={r.pagination.total_pages} total={r.pagination.total_count} noun="stock-ins" onPage={(p) => setParams({ lpage: p })} />
+          <Pager page={r.pagination.page} totalPages={r.pagination.total_pages} count={`${fmt.int(r.pagination.total_count)} stock-ins`} label="stock-ins pages" onPage={(p) => setParams({ lpage: p })} />
         </>
       )}
     </Loaded>

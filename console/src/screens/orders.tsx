@@ -78,8 +78,8 @@ function OrdersView({ answer, onPage }: { answer: Ok<paths['/orders']['get']>; o
               </tbody>
             </table>
           </div>
-          <Pager page={answer.pagination.page} totalPages={answer.pagination.total_pages} total={answer.pagination.total_count}
-            noun="orders" onPage={onPage} />
+          <Pager page={answer.pagination.page} totalPages={answer.pagination.total_pages}
+            count={`${fmt.int(answer.pagination.total_count)} orders`} label="orders pages" onPage={onPage} />
         </>
       )}
       <p class="muted">Revenue counts orders not refunded and not cancelled by then, as business health counts them.</p>
