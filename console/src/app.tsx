@@ -28,7 +28,7 @@ function LanguageSwitch() {
   const current = useLocale();
   return (
     <label class="language">
-      <span class="sr-only">{t.language}</span>
+      <span class="visually-hidden">{t.language}</span>
       <select value={current} onChange={(e) => setLocale(e.currentTarget.value as Locale)}>
         {LOCALES.map((l) => <option key={l} value={l} lang={l}>{LOCALE_NAMES[l]}</option>)}
       </select>

@@ -2,12 +2,14 @@ import { render } from 'preact';
 import { loadConfig } from './api/config.ts';
 import { initSession } from './api/session.ts';
 import { App } from './app.tsx';
+import { setCurrency } from './format.tsx';
 import './styles.css';
 
 const root = document.getElementById('app')!;
 
 loadConfig()
   .then(async (config) => {
+    setCurrency(config.currency);
     await initSession(config);
     root.textContent = '';
     render(<App />, root);

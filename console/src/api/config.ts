@@ -10,6 +10,8 @@ export interface ConsoleConfig {
   anonKey: string;
   /** The local server offers `POST /local/sign-in` (demo admin or customer, no password). */
   localSignIn: boolean;
+  /** The store's currency, ISO 4217 (`TWD` when not set): every amount is shown in it. */
+  currency: string;
 }
 
 export async function loadConfig(): Promise<ConsoleConfig> {
@@ -27,5 +29,6 @@ export async function loadConfig(): Promise<ConsoleConfig> {
   if (!raw.anonKey) {
     throw new Error('config.json has no anonKey: set the project\'s anon key there (see docs/console.md).');
   }
-  return { supabaseUrl, anonKey: raw.anonKey, localSignIn: raw.localSignIn === true };
+  const currency = typeof raw.currency === 'string' && /^[A-Z]{3}$/.test(raw.currency) ? raw.currency : 'TWD';
+  return { supabaseUrl, anonKey: raw.anonKey, localSignIn: raw.localSignIn === true, currency };
 }

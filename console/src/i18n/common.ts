@@ -55,6 +55,9 @@ export const common = defineMessages({
   unreachable: 'The server could not be reached. Check your connection (locally: is `npm start` running?).',
   requestFailed: 'The request failed.',
   notConfigured: 'The API client is not configured.',
+  downloadCsv: 'Download CSV',
+  preparingCsv: 'Preparing the CSV…',
+  sortBy: (column: string) => `Sort by ${column}`,
 }, {
   brand: '商店後台',
   skipToContent: '跳到主要內容',
@@ -109,4 +112,7 @@ export const common = defineMessages({
   unreachable: '無法連線到伺服器。請檢查網路連線（本機：`npm start` 是否在執行？）。',
   requestFailed: '請求失敗。',
   notConfigured: 'API 用戶端尚未設定。',
+  downloadCsv: '下載 CSV',
+  preparingCsv: '正在準備 CSV…',
+  sortBy: (column: string) => `依${column}排序`,
 });
