@@ -12,6 +12,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, launchChromium, measureFirstLoad, measureScreens, SCREENS, signIn, waitForScreen } from '../../console/measure.mjs';
 import { freePort, prepareDatabase, ROOT, startFunctions } from '../../scripts/lib/stack.mjs';
@@ -134,7 +135,26 @@ describe.skipIf(!hasChromium)(
           expect(await summary.locator(`[data-figure="${key}"]`).textContent(), `${window} ${key}`).toBe(shown[key]);
         }
         expect(await summary.textContent()).toContain(`from ${shown.counted_orders} counted`);
-        if (window === 'current') await shot(page, '1-orders-behind-health');
+        if (window === 'current') {
+          await shot(page, '1-orders-behind-health');
+          // The CSV holds every order of the window (all pages), as the database has them.
+          const download = page.waitForEvent('download');
+          await page.getByRole('button', { name: 'Download CSV' }).click();
+          const file = await (await download).path();
+          const lines = (await readFile(file!, 'utf8')).replace(/^\ufeff/, '').trim().split('\r\n');
+          expect(lines[0]).toBe('id,ordered_at,customer_id,customer_name,customer_email,status,total_amount,completed_at,cancelled_at');
+          const params = new URL(page.url().replace('#/orders?', '?')).searchParams;
+          const sql = postgres(scratch.url, { max: 1, onnotice: () => {} });
+          const expected = await sql`
+            select id::text, total_amount::text from public.orders
+            where ordered_at >= ${params.get('ordered_from')!}::timestamptz and ordered_at < ${params.get('ordered_before')!}::timestamptz
+            order by ordered_at desc, id desc`;
+          await sql.end();
+          const rows = lines.slice(1).map((line) => line.split(','));
+          expect(rows.map((r) => r[0])).toEqual(expected.map((r) => r.id));
+          expect(rows.map((r) => Number(r[6]))).toEqual(expected.map((r) => Number(r.total_amount)));
+          expect(rows.length).toBe(Number(shown.orders.replace(/[^0-9]/g, '')));
+        }
         await page.goBack();
         await waitForScreen(page, 'health');
       }
@@ -241,7 +261,7 @@ describe.skipIf(!hasChromium)(
       expect(rows.length).toBeGreaterThan(0);
       expect(rows.map((r) => r[0])).toEqual(data.attributions.map((a: { campaign_name: string }) => a.campaign_name));
       const shares = rows.reduce((sum, r) => sum + Number(r[2].replace('%', '')), 0);
-      const amounts = rows.reduce((sum, r) => sum + Number(r[3].replace(/,/g, '')), 0);
+      const amounts = rows.reduce((sum, r) => sum + Number(r[3].replace(/[^0-9.-]/g, '')), 0);
       expect(shares).toBeCloseTo(100, 1);
       expect(amounts).toBeCloseTo(250, 2);
       await shot(page, '3-attribution');
@@ -301,7 +321,10 @@ describe.skipIf(!hasChromium)(
       const p = await customer.newPage();
       watch(p);
       await signIn(p, base, 'customer');
-      expect(await p.locator('.who').textContent()).toContain('read-only');
+      // Said as it is: a customer, who may book stock, not "read-only".
+      expect(await p.locator('.who .badge').textContent()).toBe('Customer');
+      expect(await p.locator('.who').textContent()).not.toContain('read-only');
+      expect(await p.locator('.who span[title]').getAttribute('title')).toContain('may book stock');
       await p.goto(`${base}#/campaigns`);
       await waitForScreen(p, 'campaigns');
       expect(await p.getByRole('link', { name: 'New campaign' }).count()).toBe(0);
@@ -321,6 +344,49 @@ describe.skipIf(!hasChromium)(
       expect(await p.getByRole('link', { name: 'Edit product' }).count()).toBe(0);
       expect(await p.getByRole('button', { name: 'Delete product' }).count()).toBe(0);
       await customer.close();
+    });
+
+    it('speaks Traditional Chinese to a browser that prefers it, on every screen, and remembers a switch to English', async () => {
+      step = 'zh-TW';
+      const zh = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'zh-TW' });
+      const p = await zh.newPage();
+      watch(p);
+      await signIn(p, base, 'admin');
+      expect(await p.evaluate(() => document.documentElement.lang)).toBe('zh-TW');
+      expect(await p.locator('header nav').textContent()).toBe('營運健康訂單行銷活動營收歸因庫存活動類型');
+      const latin = /[A-Za-z]{3,}/;
+      const untranslated: Record<string, string[]> = {};
+      for (const screen of SCREENS) {
+        await p.goto(`${base}#/${screen}`);
+        await waitForScreen(p, screen);
+        // The console's own words: headings, labels, column heads, buttons, legends, empty states.
+        const words = await p.locator('main').evaluate((main) =>
+          Array.from(main.querySelectorAll('h1, h2, h4, legend, label, th[scope="col"], button, .state, .lead, caption, .muted'))
+            .filter((el) => !el.closest('[data-user-text]'))
+            .map((el) => (el.textContent ?? '').trim())
+            .filter(Boolean)
+        );
+        const english = words.filter((w) => latin.test(w.replace(/SKU|ID|CSV|p95|RFM|UTC|AOV/g, '')));
+        if (english.length) untranslated[screen] = english;
+        await p.screenshot({ path: path.join(SHOTS, `zh-${screen}.png`), fullPage: true });
+        const violations = await axeViolations(p);
+        if (violations.length) untranslated[`${screen} (axe)`] = violations;
+      }
+      expect(untranslated).toEqual({});
+
+      await p.goto(`${base}#/health?period=30d`);
+      await waitForScreen(p, 'health');
+      const rating = await p.locator('.card.score .rating').textContent();
+      expect(['優秀', '良好', '普通', '需改善', '待加強']).toContain(rating);
+      await p.locator('.who select').selectOption('en');
+      await p.locator('main h1', { hasText: 'Business health' }).waitFor();
+      await waitForScreen(p, 'health');
+      expect(['Excellent', 'Good', 'Fair', 'Needs improvement', 'Poor']).toContain(await p.locator('.card.score .rating').textContent());
+      await p.reload();
+      await waitForScreen(p, 'health');
+      expect(await p.evaluate(() => document.documentElement.lang)).toBe('en');
+      expect(await p.locator('main h1').textContent()).toBe('Business health');
+      await zh.close();
     });
 
     it('fits a phone-width screen: no screen scrolls sideways', async () => {

@@ -102,7 +102,7 @@ export const healthText = defineMessages({
   dimensionsChart: (list: string) => `七個面向的長條圖：${list}`,
   dimensionsTable: '各面向',
   dimension: '面向',
-  marketingNote: '此版本的行銷分數固定為 0：規格（seed 03）保留給 2.0 版，目前沒有資料來源。',
+  marketingNote: '此版本的行銷分數固定為 0：規格將它保留給 2.0 版，目前沒有資料來源。',
   trendTitle: '趨勢',
   trendScope: '（本週與上週相比）',
   'direction.上升': '上升',

@@ -6,12 +6,15 @@ import { Field, FormError, useForm } from '../components/form.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader } from '../components/screen.tsx';
 import { Badge, fmt, layerLabel, LAYERS, todayUtc } from '../format.tsx';
+import { attributionText } from '../i18n/attribution.ts';
+import { text } from '../i18n/index.ts';
 import { href, useParams, type Route } from '../router.ts';
 import { RevenueAttribution } from './attribution-analysis.tsx';
 
 type Attribution = Ok<paths['/campaigns/attribution']['get']>['data'];
 
 export function AttributionScreen({ route }: { route: Route }) {
+  const t = text(attributionText);
   const [params, setParams] = useParams(route);
   const date = /^\d{4}-\d{2}-\d{2}$/.test(params.date ?? '') ? params.date : todayUtc();
   const amount = params.amount ?? '100';
@@ -27,32 +30,32 @@ export function AttributionScreen({ route }: { route: Route }) {
 
   return (
     <section class="stack">
-      <ScreenHeader title="Attribution" lead="How a day's order revenue splits across the campaigns active that day, by campaign and by layer." />
-      <form class="card filters" ref={form.formRef} noValidate aria-label="Date and amount" onSubmit={(e) => {
+      <ScreenHeader title={t.title} lead={t.lead} />
+      <form class="card filters" ref={form.formRef} noValidate aria-label={t.dateAndAmount} onSubmit={(e) => {
         e.preventDefault();
         setParams({ date: form.values.date, amount: form.values.amount.trim() });
       }}>
-        <Field label="Date (UTC)" name="date" type="date" value={form.values.date} required
+        <Field label={t.date} name="date" type="date" value={form.values.date} required
           error={urlError === 'date' ? load.error?.message : undefined} onInput={(e) => form.set('date', e.currentTarget.value)} />
-        <Field label="Order amount" name="order_amount" inputMode="decimal" value={form.values.amount}
-          error={urlError === 'order_amount' ? load.error?.message : undefined} hint="At least 0, at most 2 decimals"
+        <Field label={t.orderAmount} name="order_amount" inputMode="decimal" value={form.values.amount}
+          error={urlError === 'order_amount' ? load.error?.message : undefined} hint={t.amountHint}
           onInput={(e) => form.set('amount', e.currentTarget.value)} />
-        <div class="actions"><button type="submit" class="primary">Show the split</button></div>
+        <div class="actions"><button type="submit" class="primary">{t.showSplit}</button></div>
         <FormError message={form.formError} />
       </form>
-      <Loaded load={load} label="Computing the attribution…">
+      <Loaded load={load} label={t.computing}>
         {(a) => <Split a={a} />}
       </Loaded>
       <RevenueAttribution route={route} />
       <p class="muted">
-        The rules: <a href={href('campaign-types')}>campaign types</a> set each campaign's default weight and priority; site-wide counts 1.5×,
-        target-oriented 1.25×, category-specific 1×.
+        {t.rulesBefore}<a href={href('campaign-types')}>{t.campaignTypes}</a>{t.rulesAfter}
       </p>
     </section>
   );
 }
 
 function Split({ a }: { a: Attribution }) {
+  const t = text(attributionText);
   const byLayer = LAYERS.map((layer) => {
     const rows = a.attributions.filter((x) => x.attribution_layer === layer);
     return {
@@ -72,14 +75,14 @@ function Split({ a }: { a: Attribution }) {
         labels: campaigns.map((x) => x.campaign_name),
         datasets: [
           {
-            label: 'By campaign',
+            label: t.byCampaign,
             data: campaigns.map((x) => x.normalized_weight * 100),
             backgroundColor: campaigns.map((x, i) => shade(LAYER_COLORS[x.attribution_layer], i)),
             borderColor: '#fff',
             borderWidth: 2,
           },
           {
-            label: 'By layer',
+            label: t.byLayer,
             data: LAYERS.map((l) => (byLayer.find((x) => x.layer === l)?.weight ?? 0) * 100),
             backgroundColor: LAYERS.map((l) => LAYER_COLORS[l]),
             borderColor: '#fff',
@@ -94,7 +97,7 @@ function Split({ a }: { a: Attribution }) {
           tooltip: {
             callbacks: {
               label: (item: { datasetIndex: number; dataIndex: number; parsed: number }) =>
-                item.datasetIndex === 1 ? `${layerLabel(LAYERS[item.dataIndex])}: ${item.parsed.toFixed(2)}%` : `${campaigns[item.dataIndex].campaign_name}: ${item.parsed.toFixed(2)}%`,
+                `${item.datasetIndex === 1 ? layerLabel(LAYERS[item.dataIndex]) : campaigns[item.dataIndex].campaign_name}: ${fmt.pct(item.parsed / 100, 2)}`,
             },
           },
         },
@@ -103,39 +106,39 @@ function Split({ a }: { a: Attribution }) {
   }, [a]);
 
   if (a.total_active_campaigns === 0) {
-    return <Empty>No campaign was active on {a.attribution_date}: the whole amount stays unattributed.</Empty>;
+    return <Empty>{t.noneActive(fmt.day(a.attribution_date))}</Empty>;
   }
   return (
     <div class="two-columns">
       <section class="card" aria-labelledby="split-title">
-        <h2 id="split-title">Split on {a.attribution_date}{hasAmount && <> of {fmt.money(a.order_amount)}</>}</h2>
+        <h2 id="split-title">{t.splitOn(fmt.day(a.attribution_date), hasAmount ? fmt.money(a.order_amount) : undefined)}</h2>
         <Chart id="attribution-chart" config={config} height={300}
-          label={`Doughnut chart: inner ring by layer (${byLayer.map((l) => `${layerLabel(l.layer)} ${fmt.pct(l.weight)}`).join(', ')}), outer ring by campaign`}
+          label={t.doughnut(byLayer.map((l) => `${layerLabel(l.layer)} ${fmt.pct(l.weight)}`).join(', '))}
           table={{
-            caption: 'Split by campaign',
-            columns: ['Campaign', 'Layer', 'Share', ...(hasAmount ? ['Amount'] : [])],
+            caption: t.splitTable,
+            columns: [t.campaign, t.layer, t.share, ...(hasAmount ? [t.amount] : [])],
             rows: a.attributions.map((x) => [x.campaign_name, layerLabel(x.attribution_layer), fmt.pct(x.normalized_weight, 2), ...(hasAmount ? [fmt.money(x.attributed_amount)] : [])]),
           }} />
-        <ul class="legend" aria-label="Layers">
+        <ul class="legend" aria-label={t.layers}>
           {byLayer.map((l) => (
             <li key={l.layer}><span class={`swatch layer-${l.layer}`} aria-hidden="true" /> {layerLabel(l.layer)}: {fmt.pct(l.weight, 2)}{hasAmount && ` · ${fmt.money(l.amount)}`}</li>
           ))}
         </ul>
       </section>
       <section class="card" aria-labelledby="split-table-title">
-        <h2 id="split-table-title">{a.total_active_campaigns} active campaign{a.total_active_campaigns === 1 ? '' : 's'}</h2>
+        <h2 id="split-table-title">{t.activeCampaigns(a.total_active_campaigns)}</h2>
         <div class="table-wrap">
           <table>
             <thead>
-              <tr><th scope="col">Campaign</th><th scope="col">Layer</th><th scope="col" class="num">Weight</th><th scope="col">Strength</th>{hasAmount && <th scope="col" class="num">Amount</th>}</tr>
+              <tr><th scope="col">{t.campaign}</th><th scope="col">{t.layer}</th><th scope="col" class="num">{t.weight}</th><th scope="col">{t.strength}</th>{hasAmount && <th scope="col" class="num">{t.amount}</th>}</tr>
             </thead>
             <tbody>
               {a.attributions.map((x) => (
                 <tr key={x.campaign_id}>
-                  <td><a href={href('campaigns', { tab: 'list', id: x.campaign_id })}>{x.campaign_name}</a><br /><small class="muted">{x.period_start} → {x.period_end}</small></td>
+                  <td><a href={href('campaigns', { tab: 'list', id: x.campaign_id })}>{x.campaign_name}</a><br /><small class="muted">{fmt.day(x.period_start)} → {fmt.day(x.period_end)}</small></td>
                   <td><span class={`swatch layer-${x.attribution_layer}`} aria-hidden="true" /> {layerLabel(x.attribution_layer)}</td>
-                  <td class="num">{fmt.pct(x.normalized_weight, 2)}<br /><small class="muted">raw {x.raw_weight}</small></td>
-                  <td><Badge kind={`strength-${x.attribution_strength}`}>{x.attribution_strength}</Badge></td>
+                  <td class="num">{fmt.pct(x.normalized_weight, 2)}<br /><small class="muted">{t.raw(x.raw_weight)}</small></td>
+                  <td><Badge kind={`strength-${x.attribution_strength}`}>{t[`strength.${x.attribution_strength}`]}</Badge></td>
                   {hasAmount && <td class="num">{fmt.money(x.attributed_amount)}</td>}
                 </tr>
               ))}

@@ -6,11 +6,12 @@ import type { paths } from '../api/openapi.gen.ts';
 import { Chart, LAYER_COLORS } from '../components/chart.tsx';
 import { Field } from '../components/form.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
-import { addDays, Badge, fmt, layerLabel, LAYERS, todayUtc, type Layer } from '../format.tsx';
+import { addDays, Badge, fmt, layerLabel, LAYERS, statusLabel, todayUtc, type Layer } from '../format.tsx';
+import { analysisText } from '../i18n/campaign-analysis.ts';
+import { locale, text } from '../i18n/index.ts';
 import { href, useParams, type Route } from '../router.ts';
 
 type CalendarDay = Ok<paths['/campaigns/calendar']['get']>['data']['days'][number];
-const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
 const isDate = (s?: string) => !!s && /^\d{4}-\d{2}-\d{2}$/.test(s);
 
 function monthBounds(month: string) {
@@ -24,9 +25,12 @@ function shiftMonth(month: string, by: number) {
   d.setUTCMonth(d.getUTCMonth() + by);
   return d.toISOString().slice(0, 7);
 }
-const monthName = (month: string) => new Date(`${month}-01T00:00:00Z`).toLocaleDateString('en-GB', { month: 'long', year: 'numeric', timeZone: 'UTC' });
+const monthName = (month: string) => new Date(`${month}-01T00:00:00Z`).toLocaleDateString(locale(), { month: 'long', year: 'numeric', timeZone: 'UTC' });
+/** Days between two `YYYY-MM-DD` days, both counted. */
+const daysIn = (from: string, to: string) => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000) + 1;
 
 export function CampaignCalendar({ route }: { route: Route }) {
+  const t = text(analysisText);
   const [params, setParams] = useParams(route);
   const month = /^\d{4}-\d{2}$/.test(params.month ?? '') ? params.month : todayUtc().slice(0, 7);
   const { first, last } = monthBounds(month);
@@ -36,13 +40,19 @@ export function CampaignCalendar({ route }: { route: Route }) {
   return (
     <div class="stack">
       <div class="month-nav">
-        <a class="button" href={href('campaigns', { ...params, month: shiftMonth(month, -1), day: undefined })} aria-label="Previous month">←</a>
+        <a class="button" href={href('campaigns', { ...params, month: shiftMonth(month, -1), day: undefined })} aria-label={t.previousMonth}>←</a>
         <h2 class="month-title" aria-live="polite">{monthName(month)}</h2>
-        <a class="button" href={href('campaigns', { ...params, month: shiftMonth(month, 1), day: undefined })} aria-label="Next month">→</a>
-        <a class="button" href={href('campaigns', { ...params, month: undefined, day: undefined })}>This month</a>
+        <a class="button" href={href('campaigns', { ...params, month: shiftMonth(month, 1), day: undefined })} aria-label={t.nextMonth}>→</a>
+        <a class="button" href={href('campaigns', { ...params, month: undefined, day: undefined })}>{t.thisMonth}</a>
       </div>
-      <p class="muted">Campaigns counted in attribution on each day (active campaigns, future days included). Pick a day for its split.</p>
-      <Loaded load={load} label="Loading the calendar…">
+      <p class="muted">{t.calendarLead}</p>
+      <ul class="legend intensity-legend" aria-label={t.legend}>
+        {(['none', 'low', 'medium', 'high'] as const).map((level) => (
+          <li key={level}><span class={`intensity-swatch intensity-${level}`} aria-hidden="true" /> {t[`intensity.${level}`]}</li>
+        ))}
+        {LAYERS.map((l) => <li key={l}><span class={`swatch layer-${l}`} aria-hidden="true" /> {layerLabel(l)}</li>)}
+      </ul>
+      <Loaded load={load} label={t.loadingCalendar}>
         {(data) => (
           <>
             <MonthGrid month={month} days={data.days} selected={selected} onPick={(day) => setParams({ day: day === selected ? undefined : day }, true)} />
@@ -56,6 +66,7 @@ export function CampaignCalendar({ route }: { route: Route }) {
 }
 
 function MonthGrid({ month, days, selected, onPick }: { month: string; days: CalendarDay[]; selected?: string; onPick: (day: string) => void }) {
+  const t = text(analysisText);
   const { first, last } = monthBounds(month);
   const byDate = new Map(days.map((d) => [d.date, d]));
   const offset = (new Date(`${first}T00:00:00Z`).getUTCDay() + 6) % 7; // Monday first
@@ -67,8 +78,8 @@ function MonthGrid({ month, days, selected, onPick }: { month: string; days: Cal
   return (
     <div class="table-wrap">
       <table class="calendar" data-month={month}>
-        <caption class="visually-hidden">Active campaigns per day, {monthName(month)}</caption>
-        <thead><tr>{WEEKDAYS.map((w) => <th scope="col" key={w}>{w}</th>)}</tr></thead>
+        <caption class="visually-hidden">{t.calendarCaption(monthName(month))}</caption>
+        <thead><tr>{t.weekdays.split(' ').map((w) => <th scope="col" key={w}>{w}</th>)}</tr></thead>
         <tbody>
           {weeks.map((week, i) => (
             <tr key={i}>
@@ -79,14 +90,15 @@ function MonthGrid({ month, days, selected, onPick }: { month: string; days: Cal
                 return (
                   <td key={j} data-date={date} class={`day intensity-${count === 0 ? 'none' : day!.competition_intensity}${date === today ? ' today' : ''}`}>
                     <button type="button" aria-pressed={date === selected} onClick={() => onPick(date)}
-                      aria-label={`${date}: ${count} active campaign${count === 1 ? '' : 's'}${day ? ` (${day.active_campaigns.map((c) => c.campaign_name).join(', ')})` : ''}`}>
+                      title={day?.active_campaigns.map((c) => c.campaign_name).join('\n')}
+                      aria-label={t.dayLabel(fmt.day(date), count, day ? day.active_campaigns.slice(0, 3).map((c) => c.campaign_name).join(', ') : '', Math.max(0, count - 3))}>
                       <span class="day-number">{Number(date.slice(8))}</span>
                       {count > 0 && <span class="day-count">{count}</span>}
                       <span class="day-names" aria-hidden="true">
                         {day?.active_campaigns.slice(0, 3).map((c) => (
                           <span key={c.campaign_id} class="day-name"><span class={`swatch layer-${c.attribution_layer}`} /> {c.campaign_name}</span>
                         ))}
-                        {count > 3 && <span class="muted">+{count - 3} more</span>}
+                        {count > 3 && <span class="muted">{t.more(count - 3)}</span>}
                       </span>
                     </button>
                   </td>
@@ -101,25 +113,26 @@ function MonthGrid({ month, days, selected, onPick }: { month: string; days: Cal
 }
 
 function DayDetail({ day, date }: { day?: CalendarDay; date: string }) {
+  const t = text(analysisText);
   return (
     <section class="card" aria-labelledby="day-title">
-      <h3 id="day-title">{date}</h3>
-      {!day || day.active_campaign_count === 0 ? <Empty>No campaign counts on this day.</Empty> : (
+      <h3 id="day-title">{fmt.day(date)}</h3>
+      {!day || day.active_campaign_count === 0 ? <Empty>{t.noCampaignOnDay}</Empty> : (
         <>
           <p>
-            {day.active_campaign_count} campaigns · competition <Badge kind={`impact-${day.competition_intensity}`}>{day.competition_intensity}</Badge>
-            {' '}· revenue {fmt.money(day.total_revenue)} · <a href={href('attribution', { date })}>split an amount on this day</a>
+            {t.dayLine(day.active_campaign_count)} <Badge kind={`impact-${day.competition_intensity}`}>{t[`intensity.${day.competition_intensity}`]}</Badge>
+            {' '}{t.revenue(fmt.money(day.total_revenue))} <a href={href('attribution', { date })}>{t.splitOnDay}</a>
           </p>
           <div class="table-wrap">
             <table>
-              <thead><tr><th scope="col">Campaign</th><th scope="col">Layer</th><th scope="col" class="num">Weight</th><th scope="col">Strength</th><th scope="col" class="num">Attributed</th></tr></thead>
+              <thead><tr><th scope="col">{t.campaign}</th><th scope="col">{t.layer}</th><th scope="col" class="num">{t.weight}</th><th scope="col">{t.strength}</th><th scope="col" class="num">{t.attributed}</th></tr></thead>
               <tbody>
                 {day.active_campaigns.map((c) => (
                   <tr key={c.campaign_id}>
                     <td><a href={href('campaigns', { tab: 'list', id: c.campaign_id })}>{c.campaign_name}</a></td>
                     <td><span class={`swatch layer-${c.attribution_layer}`} aria-hidden="true" /> {layerLabel(c.attribution_layer)}</td>
                     <td class="num">{fmt.pct(c.normalized_weight, 2)}</td>
-                    <td><Badge kind={`strength-${c.attribution_strength}`}>{c.attribution_strength}</Badge></td>
+                    <td><Badge kind={`strength-${c.attribution_strength}`}>{t[`strength.${c.attribution_strength}`]}</Badge></td>
                     <td class="num">{fmt.money(c.attributed_amount)}</td>
                   </tr>
                 ))}
@@ -133,6 +146,7 @@ function DayDetail({ day, date }: { day?: CalendarDay; date: string }) {
 }
 
 function OverlapChart({ days, first, last }: { days: CalendarDay[]; first: string; last: string }) {
+  const t = text(analysisText);
   const dates: string[] = [];
   for (let d = first; d <= last; d = addDays(d, 1)) dates.push(d);
   const byDate = new Map(days.map((d) => [d.date, d]));
@@ -144,33 +158,47 @@ function OverlapChart({ days, first, last }: { days: CalendarDay[]; first: strin
       datasets: LAYERS.filter((l) => l !== 'general').map((l) => ({ label: layerLabel(l), data: counts(l), backgroundColor: LAYER_COLORS[l] })),
     },
     options: {
-      scales: { x: { stacked: true, ticks: { maxTicksLimit: 16 } }, y: { stacked: true, ticks: { precision: 0 }, title: { display: true, text: 'Active campaigns' } } },
+      scales: { x: { stacked: true, ticks: { maxTicksLimit: 16 } }, y: { stacked: true, ticks: { precision: 0 }, title: { display: true, text: t.activeCampaigns } } },
       plugins: { legend: { position: 'bottom' as const } },
     },
   }), [days]);
   return (
     <section class="card" aria-labelledby="overlap-title">
-      <h3 id="overlap-title">Overlaps by layer</h3>
-      <Chart id="calendar-chart" config={config} height={220} label={`Stacked bars: active campaigns per day by layer, ${first} to ${last}`}
-        table={{ caption: 'Active campaigns per day', columns: ['Date', 'Count', 'Campaigns'], rows: dates.map((d) => [d, byDate.get(d)?.active_campaign_count ?? 0, byDate.get(d)?.active_campaigns.map((c) => c.campaign_name).join(', ') ?? '']) }} />
+      <h3 id="overlap-title">{t.overlaps}</h3>
+      <Chart id="calendar-chart" config={config} height={220} label={t.overlapChart(fmt.day(first), fmt.day(last))}
+        table={{ caption: t.perDay, columns: [t.date, t.count, t.campaigns], rows: dates.map((d) => [d, byDate.get(d)?.active_campaign_count ?? 0, byDate.get(d)?.active_campaigns.map((c) => c.campaign_name).join(', ') ?? '']) }} />
     </section>
   );
 }
 
-/** A from/to pair kept in the URL; the API accepts at most 366 days. */
+/**
+ * A from/to pair kept in the URL. What the API would refuse (an end before the start, more than 366 days)
+ * is said on the field before anything is sent, so no bad range reaches the URL to be retried.
+ */
 function RangeForm({ from, to, onChange, label }: { from: string; to: string; onChange: (from: string, to: string) => void; label: string }) {
+  const t = text(analysisText);
   const [f, setF] = useState(from);
-  const [t, setT] = useState(to);
+  const [until, setUntil] = useState(to);
+  const [error, setError] = useState('');
   return (
-    <form class="filters" aria-label={label} onSubmit={(e) => { e.preventDefault(); onChange(f, t); }}>
-      <Field label="From" name="from" type="date" value={f} onInput={(e) => setF(e.currentTarget.value)} />
-      <Field label="To" name="to" type="date" value={t} hint="At most 366 days" onInput={(e) => setT(e.currentTarget.value)} />
-      <div class="actions"><button type="submit">Show</button></div>
+    <form class="filters" aria-label={label} noValidate onSubmit={(e) => {
+      e.preventDefault();
+      const days = isDate(f) && isDate(until) ? daysIn(f, until) : 0;
+      const problem = days < 1 ? t.toBeforeFrom : days > 366 ? t.tooLong(days) : '';
+      setError(problem);
+      if (problem) e.currentTarget.querySelector<HTMLElement>('[name="to"]')?.focus();
+      else onChange(f, until);
+    }}>
+      <Field label={t.from} name="from" type="date" value={f} onInput={(e) => setF(e.currentTarget.value)} />
+      <Field label={t.to} name="to" type="date" value={until} hint={t.rangeHint} error={error}
+        onInput={(e) => { setUntil(e.currentTarget.value); setError(''); }} />
+      <div class="actions"><button type="submit">{t.show}</button></div>
     </form>
   );
 }
 
 export function Collaboration({ route }: { route: Route }) {
+  const t = text(analysisText);
   const [params, setParams] = useParams(route);
   const from = isDate(params.from) ? params.from : addDays(todayUtc(), -90);
   const to = isDate(params.to) ? params.to : addDays(todayUtc(), 30);
@@ -179,37 +207,37 @@ export function Collaboration({ route }: { route: Route }) {
   const load = useLoad((signal) => api('get', '/campaigns/collaboration', { query: { from, to }, signal }).then((r) => r.data), [from, to]);
   return (
     <div class="stack">
-      <p class="muted">Pairs of campaigns that counted on the same days: who shares revenue with whom.</p>
-      <RangeForm key={`${from}:${to}`} from={from} to={to} label="Collaboration range" onChange={(f, t) => setParams({ from: f, to: t })} />
+      <p class="muted">{t.collaborationLead}</p>
+      <RangeForm key={`${from}:${to}`} from={from} to={to} label={t.collaborationRange} onChange={(f, until) => setParams({ from: f, to: until })} />
       <label class="checkbox">
-        <input type="checkbox" checked={sameLayer} onChange={(e) => setParams({ same: e.currentTarget.checked ? '1' : undefined }, true)} /> Same layer only (they compete directly)
+        <input type="checkbox" checked={sameLayer} onChange={(e) => setParams({ same: e.currentTarget.checked ? '1' : undefined }, true)} /> {t.sameLayerOnly}
       </label>
-      <Loaded load={load} label="Loading the collaboration analysis…">
+      <Loaded load={load} label={t.loadingCollaboration}>
         {(data) => {
           const pairs = [...data.pairs].filter((p) => !sameLayer || p.same_layer).sort((a, b) => b.overlap_days - a.overlap_days);
-          if (!pairs.length) return <Empty>No two campaigns counted on the same day between {from} and {to}.</Empty>;
+          if (!pairs.length) return <Empty>{t.noPairs(fmt.day(from), fmt.day(to))}</Empty>;
           return (
             <>
               <div class="table-wrap">
                 <table>
-                  <caption class="visually-hidden">Campaign pairs by days together</caption>
-                  <thead><tr><th scope="col">Campaign</th><th scope="col">With</th><th scope="col" class="num">Days together</th><th scope="col">From</th><th scope="col">To</th></tr></thead>
+                  <caption class="visually-hidden">{t.pairsCaption}</caption>
+                  <thead><tr><th scope="col">{t.campaign}</th><th scope="col">{t.with}</th><th scope="col" class="num">{t.daysTogether}</th><th scope="col">{t.from}</th><th scope="col">{t.to}</th></tr></thead>
                   <tbody>
                     {pairs.slice(0, shown).map((p) => (
                       <tr key={`${p.campaign_1_id}:${p.campaign_2_id}`}>
                         <td><span class={`swatch layer-${p.campaign_1_layer}`} aria-hidden="true" /> <a href={href('campaigns', { tab: 'list', id: p.campaign_1_id })}>{p.campaign_1_name}</a></td>
-                        <td><span class={`swatch layer-${p.campaign_2_layer}`} aria-hidden="true" /> <a href={href('campaigns', { tab: 'list', id: p.campaign_2_id })}>{p.campaign_2_name}</a>{p.same_layer && <> <Badge kind="warning">same layer</Badge></>}</td>
-                        <td class="num">{p.overlap_days}</td>
-                        <td>{p.first_overlap_date}</td>
-                        <td>{p.last_overlap_date}</td>
+                        <td><span class={`swatch layer-${p.campaign_2_layer}`} aria-hidden="true" /> <a href={href('campaigns', { tab: 'list', id: p.campaign_2_id })}>{p.campaign_2_name}</a>{p.same_layer && <> <Badge kind="warning">{t.sameLayer}</Badge></>}</td>
+                        <td class="num">{fmt.int(p.overlap_days)}</td>
+                        <td>{fmt.day(p.first_overlap_date)}</td>
+                        <td>{fmt.day(p.last_overlap_date)}</td>
                       </tr>
                     ))}
                   </tbody>
                 </table>
               </div>
               <p class="muted">
-                {Math.min(shown, pairs.length)} of {pairs.length} pairs.{' '}
-                {shown < pairs.length && <button type="button" class="link" onClick={() => setShown((n) => n + 50)}>Show more</button>}
+                {t.shownOf(Math.min(shown, pairs.length), pairs.length)}{' '}
+                {shown < pairs.length && <button type="button" class="link" onClick={() => setShown((n) => n + 50)}>{t.showMore}</button>}
               </p>
             </>
           );
@@ -220,18 +248,19 @@ export function Collaboration({ route }: { route: Route }) {
 }
 
 export function StatusHistory({ id, version }: { id: string; version: number }) {
+  const t = text(analysisText);
   const load = useLoad((signal) => api('get', '/campaigns/{id}/history', { path: { id }, signal }).then((r) => r.data.history), [id, version]);
   return (
     <section aria-labelledby="history-title">
-      <h3 id="history-title">Status history</h3>
+      <h3 id="history-title">{t.history}</h3>
       <Loaded load={load}>
-        {(history) => history.length === 0 ? <Empty>No status change recorded.</Empty> : (
+        {(history) => history.length === 0 ? <Empty>{t.noHistory}</Empty> : (
           <ol class="history">
             {history.map((h, i) => (
               <li key={i}>
-                {h.from_status ? <><Badge kind={h.from_status}>{h.from_status}</Badge> → </> : 'created as '}
-                <Badge kind={h.to_status}>{h.to_status}</Badge>{' '}
-                <span class="muted">{fmt.dateTime(h.changed_at)} · {h.changed_by_role === 'service_role' ? 'service key' : h.changed_by ? `user ${h.changed_by.slice(0, 8)}…` : h.changed_by_role}</span>
+                {h.from_status ? <><Badge kind={h.from_status}>{statusLabel(h.from_status)}</Badge> → </> : t.createdAs}
+                <Badge kind={h.to_status}>{statusLabel(h.to_status)}</Badge>{' '}
+                <span class="muted">{fmt.dateTime(h.changed_at)} · {h.changed_by_role === 'service_role' ? t.serviceKey : h.changed_by ? t.user(h.changed_by.slice(0, 8)) : h.changed_by_role}</span>
               </li>
             ))}
           </ol>

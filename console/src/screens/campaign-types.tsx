@@ -6,12 +6,19 @@ import { Field, FormError, SelectField, useForm } from '../components/form.tsx';
 import { Empty, ErrorBox, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader } from '../components/screen.tsx';
 import { Badge, fmt, layerLabel, LAYERS, type Layer } from '../format.tsx';
+import { campaignTypesText } from '../i18n/campaign-types.ts';
+import { common } from '../i18n/common.ts';
+import { locale, text } from '../i18n/index.ts';
 import { href, useParams, type Route } from '../router.ts';
 
 type CampaignType = Ok<paths['/campaign-types']['get']>['data'][number];
 type Groups = Ok<paths['/campaign-types/groups']['get']>['data'];
 
+/** A type's name in the console's language: its Chinese name, or its English one (the Chinese when it has none). */
+const typeName = (x: CampaignType) => (locale() === 'zh-TW' ? x.display_name_zh : x.display_name_en ?? x.display_name_zh);
+
 export function CampaignTypesScreen({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
+  const t = text(campaignTypesText);
   const [params, setParams] = useParams(route);
   const showInactive = params.inactive === '1';
   const editing = params.edit; // a type code, or "new"
@@ -25,8 +32,8 @@ export function CampaignTypesScreen({ route, isAdmin }: { route: Route; isAdmin:
   );
   const health = useLoad((signal) => api('get', '/campaign-types/health', { signal }).then((r) => r.data), [message]);
 
-  const done = (text: string) => {
-    setMessage(text);
+  const done = (said: string) => {
+    setMessage(said);
     setParams({ edit: undefined });
     groups.reload();
   };
@@ -34,36 +41,36 @@ export function CampaignTypesScreen({ route, isAdmin }: { route: Route; isAdmin:
 
   return (
     <section>
-      <ScreenHeader title="Campaign types" lead="The catalogue campaigns are created from, grouped by attribution layer.">
-        {isAdmin && <a class="button primary" href={href('campaign-types', { ...params, edit: 'new' })}>New campaign type</a>}
+      <ScreenHeader title={t.title} lead={t.lead}>
+        {isAdmin && <a class="button primary" href={href('campaign-types', { ...params, edit: 'new' })}>{t.newType}</a>}
       </ScreenHeader>
       {message && <p class="state success" role="status">{message}</p>}
       {isAdmin && editing && (editing === 'new' || editedType) && (
         <TypeForm key={editing} type={editedType} onDone={done} onCancel={() => setParams({ edit: undefined })} />
       )}
       {isAdmin && editing && editing !== 'new' && all.status === 'ready' && !editedType && (
-        <ErrorBox title="Cannot edit." error={new Error(`There is no campaign type "${editing}".`)} />
+        <ErrorBox title={t.cannotEdit} error={new Error(t.noSuchType(editing))} />
       )}
       <div class="two-columns wide-left">
         <div>
           <label class="checkbox">
             <input type="checkbox" checked={showInactive} onChange={(e) => setParams({ inactive: e.currentTarget.checked ? '1' : undefined }, true)} />
-            Show deactivated types
+            {t.showDeactivated}
           </label>
-          <Loaded load={all} label="Loading the catalogue…">
+          <Loaded load={all} label={t.loadingCatalogue}>
             {(list) => <Catalogue types={list.data} groups={groups.data} isAdmin={isAdmin} onChanged={done} params={params} />}
           </Loaded>
         </div>
         <aside class="stack">
           <section class="card" aria-labelledby="catalogue-health-title">
-            <h2 id="catalogue-health-title">Catalogue health</h2>
+            <h2 id="catalogue-health-title">{t.catalogueHealth}</h2>
             <Loaded load={health}>
               {(h) => (
                 <>
                   <p class="big-inline"><span class="big">{fmt.num(h.system_health_score)}</span> / 100</p>
-                  <p>{h.active_types} active of {h.total_types} types.</p>
+                  <p>{t.activeOf(h.active_types, h.total_types)}</p>
                   <table class="compact">
-                    <caption>Active types per layer</caption>
+                    <caption>{t.perLayer}</caption>
                     <tbody>
                       {LAYERS.map((l) => (
                         <tr key={l}><th scope="row">{layerLabel(l)}</th><td>{h.layers_coverage[l]}</td></tr>
@@ -72,7 +79,7 @@ export function CampaignTypesScreen({ route, isAdmin }: { route: Route; isAdmin:
                   </table>
                   {h.recommendations.length > 0 && (
                     <>
-                      <h3>Recommendations</h3>
+                      <h3>{t.recommendations}</h3>
                       <ul>{h.recommendations.map((r) => <li key={r}>{r}</li>)}</ul>
                     </>
                   )}
@@ -94,11 +101,12 @@ function Catalogue({ types, groups, isAdmin, onChanged, params }: {
   onChanged: (message: string) => void;
   params: Record<string, string>;
 }) {
-  if (!types.length) return <Empty>The catalogue is empty.{isAdmin ? ' Create the first campaign type.' : ''}</Empty>;
+  const t = text(campaignTypesText);
+  if (!types.length) return <Empty>{t.emptyCatalogue}{isAdmin ? t.createFirst : ''}</Empty>;
   return (
     <div class="stack">
       {LAYERS.map((layer) => {
-        const inLayer = types.filter((t) => t.attribution_layer === layer);
+        const inLayer = types.filter((x) => x.attribution_layer === layer);
         const group = groups?.[layer];
         return (
           <section key={layer} class="card layer" aria-labelledby={`layer-${layer}`}>
@@ -107,27 +115,27 @@ function Catalogue({ types, groups, isAdmin, onChanged, params }: {
               {group && <span class="muted">{group.display_name}</span>}
             </h2>
             {group?.description && <p class="muted">{group.description}</p>}
-            {inLayer.length === 0 ? <Empty>No type in this layer.</Empty> : (
+            {inLayer.length === 0 ? <Empty>{t.noTypeInLayer}</Empty> : (
               <div class="table-wrap">
                 <table>
                   <thead>
                     <tr>
-                      <th scope="col">Code</th><th scope="col">Name</th><th scope="col" class="num">Weight</th><th scope="col" class="num">Priority</th>
-                      <th scope="col">State</th>{isAdmin && <th scope="col"><span class="visually-hidden">Actions</span></th>}
+                      <th scope="col">{t.code}</th><th scope="col">{t.name}</th><th scope="col" class="num">{t.weight}</th><th scope="col" class="num">{t.priority}</th>
+                      <th scope="col">{t.state}</th>{isAdmin && <th scope="col"><span class="visually-hidden">{t.actions}</span></th>}
                     </tr>
                   </thead>
                   <tbody>
-                    {inLayer.map((t) => (
-                      <tr key={t.type_code} data-type-code={t.type_code}>
-                        <td><code>{t.type_code}</code></td>
-                        <td>{t.display_name_zh}{t.display_name_en && <span class="muted"> · {t.display_name_en}</span>}</td>
-                        <td class="num">{t.default_weight.toFixed(2)}</td>
-                        <td class="num">{t.default_priority}</td>
-                        <td>{t.is_active ? <Badge kind="active">active</Badge> : <Badge kind="cancelled">deactivated</Badge>}</td>
+                    {inLayer.map((x) => (
+                      <tr key={x.type_code} data-type-code={x.type_code}>
+                        <td><code>{x.type_code}</code></td>
+                        <td data-user-text>{typeName(x)}</td>
+                        <td class="num">{fmt.num(x.default_weight)}</td>
+                        <td class="num">{fmt.int(x.default_priority)}</td>
+                        <td>{x.is_active ? <Badge kind="active">{t.active}</Badge> : <Badge kind="cancelled">{t.deactivated}</Badge>}</td>
                         {isAdmin && (
                           <td class="row-actions">
-                            <a href={href('campaign-types', { ...params, edit: t.type_code })} aria-label={`Edit ${t.type_code}`}>Edit</a>
-                            {t.is_active && <Deactivate code={t.type_code} onDone={onChanged} />}
+                            <a href={href('campaign-types', { ...params, edit: x.type_code })} aria-label={t.editCode(x.type_code)}>{t.edit}</a>
+                            {x.is_active && <Deactivate code={x.type_code} onDone={onChanged} />}
                           </td>
                         )}
                       </tr>
@@ -144,9 +152,10 @@ function Catalogue({ types, groups, isAdmin, onChanged, params }: {
 }
 
 function Deactivate({ code, onDone }: { code: string; onDone: (message: string) => void }) {
+  const t = text(campaignTypesText);
   return (
-    <ConfirmButton label="Deactivate" ariaLabel={`Deactivate ${code}`} buttonClass="link danger" yes="Yes, deactivate"
-      question={`Deactivate ${code}? New campaigns can no longer use it; campaigns that have it keep it.`}
+    <ConfirmButton label={t.deactivate} ariaLabel={t.deactivateCode(code)} buttonClass="link danger" yes={t.yesDeactivate}
+      question={t.deactivateQuestion(code)}
       onConfirm={async () => {
         const r = await api('delete', '/campaign-types/{type_code}', { path: { type_code: code } });
         onDone(r.message);
@@ -155,6 +164,7 @@ function Deactivate({ code, onDone }: { code: string; onDone: (message: string) 
 }
 
 function TypeForm({ type, onDone, onCancel }: { type?: CampaignType; onDone: (message: string) => void; onCancel: () => void }) {
+  const t = text(campaignTypesText);
   const form = useForm({
     type_code: type?.type_code ?? '',
     display_name_zh: type?.display_name_zh ?? '',
@@ -167,7 +177,7 @@ function TypeForm({ type, onDone, onCancel }: { type?: CampaignType; onDone: (me
   });
   const v = form.values;
   const number = (s: string) => (s.trim() === '' ? undefined : Number(s));
-  const text = (s: string) => (s.trim() === '' ? null : s);
+  const orNull = (s: string) => (s.trim() === '' ? null : s);
 
   return (
     <form class="card form" ref={form.formRef} noValidate aria-labelledby="type-form-title" onSubmit={(e) => {
@@ -175,11 +185,11 @@ function TypeForm({ type, onDone, onCancel }: { type?: CampaignType; onDone: (me
       form.submit(async () => {
         const fields = {
           display_name_zh: v.display_name_zh,
-          display_name_en: text(v.display_name_en),
+          display_name_en: orNull(v.display_name_en),
           attribution_layer: v.attribution_layer,
           default_weight: number(v.default_weight),
           default_priority: number(v.default_priority),
-          description: text(v.description),
+          description: orNull(v.description),
           is_active: v.is_active,
         };
         const r = type
@@ -188,37 +198,38 @@ function TypeForm({ type, onDone, onCancel }: { type?: CampaignType; onDone: (me
         onDone(r.message);
       });
     }}>
-      <h2 id="type-form-title">{type ? `Edit ${type.type_code}` : 'New campaign type'}</h2>
+      <h2 id="type-form-title">{type ? t.editCode(type.type_code) : t.newType}</h2>
       <FormError message={form.formError} />
       <div class="grid">
-        <Field label="Code" name="type_code" value={v.type_code} disabled={!!type} error={form.errors.type_code}
-          hint="Lower-case letters, digits and _; cannot change later." onInput={(e) => form.set('type_code', e.currentTarget.value)} />
-        <Field label="Name (Chinese)" name="display_name_zh" value={v.display_name_zh} error={form.errors.display_name_zh}
+        <Field label={t.code} name="type_code" value={v.type_code} disabled={!!type} error={form.errors.type_code}
+          hint={t.codeHint} onInput={(e) => form.set('type_code', e.currentTarget.value)} />
+        <Field label={t.nameZh} name="display_name_zh" value={v.display_name_zh} error={form.errors.display_name_zh}
           onInput={(e) => form.set('display_name_zh', e.currentTarget.value)} />
-        <Field label="Name (English)" name="display_name_en" value={v.display_name_en} error={form.errors.display_name_en}
+        <Field label={t.nameEn} name="display_name_en" value={v.display_name_en} error={form.errors.display_name_en}
           onInput={(e) => form.set('display_name_en', e.currentTarget.value)} />
-        <SelectField label="Attribution layer" name="attribution_layer" value={v.attribution_layer} error={form.errors.attribution_layer}
+        <SelectField label={t.layer} name="attribution_layer" value={v.attribution_layer} error={form.errors.attribution_layer}
           onChange={(x) => form.set('attribution_layer', x)} options={LAYERS.map((l: Layer) => ({ value: l, label: layerLabel(l) }))} />
-        <Field label="Default weight" name="default_weight" inputMode="decimal" value={v.default_weight} error={form.errors.default_weight}
-          hint="0.00 to 9.99" onInput={(e) => form.set('default_weight', e.currentTarget.value)} />
-        <Field label="Default priority" name="default_priority" inputMode="numeric" value={v.default_priority} error={form.errors.default_priority}
-          hint="0 to 100" onInput={(e) => form.set('default_priority', e.currentTarget.value)} />
+        <Field label={t.defaultWeight} name="default_weight" inputMode="decimal" value={v.default_weight} error={form.errors.default_weight}
+          hint={t.weightHint} onInput={(e) => form.set('default_weight', e.currentTarget.value)} />
+        <Field label={t.defaultPriority} name="default_priority" inputMode="numeric" value={v.default_priority} error={form.errors.default_priority}
+          hint={t.priorityHint} onInput={(e) => form.set('default_priority', e.currentTarget.value)} />
       </div>
-      <Field label="Description" name="description" error={form.errors.description}>
+      <Field label={t.description} name="description" error={form.errors.description}>
         <textarea id="f-description" name="description" rows={2} value={v.description} onInput={(e) => form.set('description', e.currentTarget.value)} />
       </Field>
       <label class="checkbox">
-        <input type="checkbox" name="is_active" checked={v.is_active} onChange={(e) => form.set('is_active', e.currentTarget.checked)} /> Active
+        <input type="checkbox" name="is_active" checked={v.is_active} onChange={(e) => form.set('is_active', e.currentTarget.checked)} /> {t.activeCheckbox}
       </label>
       <div class="actions">
-        <button type="submit" class="primary" disabled={form.pending}>{form.pending ? 'Saving…' : type ? 'Save changes' : 'Create type'}</button>
-        <button type="button" onClick={onCancel}>Cancel</button>
+        <button type="submit" class="primary" disabled={form.pending}>{form.pending ? text(common).saving : type ? t.saveChanges : t.createType}</button>
+        <button type="button" onClick={onCancel}>{t.cancel}</button>
       </div>
     </form>
   );
 }
 
 function ValidateCode() {
+  const t = text(campaignTypesText);
   const [code, setCode] = useState('');
   const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
   const [error, setError] = useState('');
@@ -227,7 +238,7 @@ function ValidateCode() {
       e.preventDefault();
       setError('');
       setResult(null);
-      if (!code.trim()) return setError('Type a code to check.');
+      if (!code.trim()) return setError(t.typeACode);
       try {
         const r = await api('post', '/campaign-types/{type_code}/validate', { path: { type_code: code.trim() } });
         setResult({ ok: r.data.is_valid, text: r.data.validation_message });
@@ -235,10 +246,10 @@ function ValidateCode() {
         setError((e as Error).message);
       }
     }}>
-      <h2 id="validate-title">Check a code</h2>
-      <Field label="Type code" name="validate_code" value={code} error={error} onInput={(e) => setCode(e.currentTarget.value)} />
-      <button type="submit">Check</button>
-      {result && <p class="state" role="status"><Badge kind={result.ok ? 'good' : 'bad'}>{result.ok ? 'valid' : 'not valid'}</Badge> {result.text}</p>}
+      <h2 id="validate-title">{t.checkCode}</h2>
+      <Field label={t.typeCode} name="validate_code" value={code} error={error} onInput={(e) => setCode(e.currentTarget.value)} />
+      <button type="submit">{t.check}</button>
+      {result && <p class="state" role="status"><Badge kind={result.ok ? 'good' : 'bad'}>{result.ok ? t.valid : t.notValid}</Badge> {result.text}</p>}
     </form>
   );
 }

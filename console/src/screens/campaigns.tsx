@@ -6,7 +6,10 @@ import { ConfirmButton } from '../components/confirm.tsx';
 import { Field, FormError, Pager, SelectField, useForm } from '../components/form.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader, Tabs } from '../components/screen.tsx';
-import { Badge, fmt, layerLabel, NEXT_STATUSES, statusVerb, STATUSES, todayUtc, addDays, type CampaignStatus } from '../format.tsx';
+import { Badge, fmt, layerLabel, NEXT_STATUSES, statusLabel, statusVerb, STATUSES, todayUtc, addDays, type CampaignStatus } from '../format.tsx';
+import { campaignsText } from '../i18n/campaigns.ts';
+import { common } from '../i18n/common.ts';
+import { locale, text } from '../i18n/index.ts';
 import { href, useParams, type Route } from '../router.ts';
 import { CampaignCalendar, Collaboration, StatusHistory } from './campaign-analysis.tsx';
 
@@ -14,17 +17,18 @@ type Campaign = Ok<paths['/campaigns/{id}']['get']>['data'];
 const PAGE_SIZE = 20;
 
 export function CampaignsScreen({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
+  const t = text(campaignsText);
   const [params] = useParams(route);
   const tab = params.tab === 'calendar' || params.tab === 'collaboration' ? params.tab : 'list';
   return (
     <section>
-      <ScreenHeader title="Campaigns" lead="Plan, edit and run campaigns; see where they overlap.">
-        {isAdmin && <a class="button primary" href={href('campaigns', { tab: 'list', edit: 'new' })}>New campaign</a>}
+      <ScreenHeader title={t.title} lead={t.lead}>
+        {isAdmin && <a class="button primary" href={href('campaigns', { tab: 'list', edit: 'new' })}>{t.newCampaign}</a>}
       </ScreenHeader>
-      <Tabs label="Campaign views" current={tab} tabs={[
-        { id: 'list', label: 'List', href: href('campaigns', { tab: 'list' }) },
-        { id: 'calendar', label: 'Calendar', href: href('campaigns', { tab: 'calendar' }) },
-        { id: 'collaboration', label: 'Collaboration', href: href('campaigns', { tab: 'collaboration' }) },
+      <Tabs label={t.views} current={tab} tabs={[
+        { id: 'list', label: t.list, href: href('campaigns', { tab: 'list' }) },
+        { id: 'calendar', label: t.calendar, href: href('campaigns', { tab: 'calendar' }) },
+        { id: 'collaboration', label: t.collaboration, href: href('campaigns', { tab: 'collaboration' }) },
       ]} />
       {tab === 'list' && <CampaignList route={route} isAdmin={isAdmin} />}
       {tab === 'calendar' && <CampaignCalendar route={route} />}
@@ -34,6 +38,7 @@ export function CampaignsScreen({ route, isAdmin }: { route: Route; isAdmin: boo
 }
 
 function CampaignList({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
+  const t = text(campaignsText);
   const [params, setParams] = useParams(route);
   const page = Math.max(1, Number(params.page) || 1);
   const status = STATUSES.includes(params.status as CampaignStatus) ? (params.status as CampaignStatus) : undefined;
@@ -62,13 +67,13 @@ function CampaignList({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
     <div class="stack">
       <Loaded load={stats}>
         {(s) => (
-          <ul class="stat-strip" aria-label="Campaign counts">
-            <li><span class="label">All</span> {fmt.int(s.total_campaigns)}</li>
-            <li><span class="label">Active</span> {fmt.int(s.active_campaigns)}</li>
-            <li><span class="label">Draft</span> {fmt.int(s.draft_campaigns)}</li>
-            <li><span class="label">Paused</span> {fmt.int(s.paused_campaigns)}</li>
-            <li><span class="label">Completed</span> {fmt.int(s.completed_campaigns)}</li>
-            <li><span class="label">Budget (active)</span> {fmt.money(s.active_budget)}</li>
+          <ul class="stat-strip" aria-label={t.counts}>
+            <li><span class="label">{t.all}</span> {fmt.int(s.total_campaigns)}</li>
+            <li><span class="label">{t.active}</span> {fmt.int(s.active_campaigns)}</li>
+            <li><span class="label">{t.draft}</span> {fmt.int(s.draft_campaigns)}</li>
+            <li><span class="label">{t.paused}</span> {fmt.int(s.paused_campaigns)}</li>
+            <li><span class="label">{t.completed}</span> {fmt.int(s.completed_campaigns)}</li>
+            <li><span class="label">{t.activeBudget}</span> {fmt.money(s.active_budget)}</li>
           </ul>
         )}
       </Loaded>
@@ -80,31 +85,31 @@ function CampaignList({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
           onEdit={(on) => setParams({ edit: on ? params.id : undefined })}
           onChanged={changed} onClose={() => setParams({ id: undefined, edit: undefined })} />
       )}
-      <form class="filters" role="search" aria-label="Filter campaigns" onSubmit={(e) => { e.preventDefault(); setParams({ search: search || undefined, page: undefined }); }}>
-        <Field label="Search" name="search" type="search" value={search} placeholder="Name or description" onInput={(e) => setSearch(e.currentTarget.value)} />
-        <SelectField label="Status" name="status" value={status ?? ''} onChange={(x) => setParams({ status: x || undefined, page: undefined })}
-          options={[{ value: '', label: 'Any status' }, ...STATUSES.map((s) => ({ value: s, label: s }))]} />
-        <Field label="Running from" name="from" type="date" value={params.from ?? ''} onChange={(e) => setParams({ from: e.currentTarget.value || undefined, page: undefined })} />
-        <Field label="Running to" name="to" type="date" value={params.to ?? ''} onChange={(e) => setParams({ to: e.currentTarget.value || undefined, page: undefined })} />
+      <form class="filters" role="search" aria-label={t.filter} onSubmit={(e) => { e.preventDefault(); setParams({ search: search || undefined, page: undefined }); }}>
+        <Field label={t.search} name="search" type="search" value={search} placeholder={t.searchPlaceholder} onInput={(e) => setSearch(e.currentTarget.value)} />
+        <SelectField label={t.status} name="status" value={status ?? ''} onChange={(x) => setParams({ status: x || undefined, page: undefined })}
+          options={[{ value: '', label: t.anyStatus }, ...STATUSES.map((s) => ({ value: s, label: statusLabel(s) }))]} />
+        <Field label={t.runningFrom} name="from" type="date" value={params.from ?? ''} onChange={(e) => setParams({ from: e.currentTarget.value || undefined, page: undefined })} />
+        <Field label={t.runningTo} name="to" type="date" value={params.to ?? ''} onChange={(e) => setParams({ to: e.currentTarget.value || undefined, page: undefined })} />
       </form>
-      <Loaded load={list} label="Loading campaigns…">
+      <Loaded load={list} label={t.loading}>
         {(data) => data.campaigns.length === 0 ? (
-          <Empty>{params.search || status || params.from || params.to ? 'No campaign matches these filters.' : 'There are no campaigns yet.'}</Empty>
+          <Empty>{params.search || status || params.from || params.to ? t.noMatch : t.none}</Empty>
         ) : (
           <>
             <div class="table-wrap">
               <table class="campaigns">
-                <caption class="visually-hidden">Campaigns, newest first</caption>
+                <caption class="visually-hidden">{t.caption}</caption>
                 <thead>
-                  <tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Starts</th><th scope="col">Ends</th><th scope="col" class="num">Budget</th></tr>
+                  <tr><th scope="col">{t.name}</th><th scope="col">{t.status}</th><th scope="col">{t.starts}</th><th scope="col">{t.ends}</th><th scope="col" class="num">{t.budget}</th></tr>
                 </thead>
                 <tbody>
                   {data.campaigns.map((c) => (
                     <tr key={c.id} aria-current={c.id === params.id ? 'true' : undefined}>
                       <td><a href={href('campaigns', { ...params, id: c.id, edit: undefined })}>{c.name}</a></td>
-                      <td><Badge kind={c.status}>{c.status}</Badge></td>
-                      <td>{c.start_date}</td>
-                      <td>{c.end_date}</td>
+                      <td><Badge kind={c.status}>{statusLabel(c.status)}</Badge></td>
+                      <td>{fmt.day(c.start_date)}</td>
+                      <td>{fmt.day(c.end_date)}</td>
                       <td class="num">{fmt.money(c.budget)}</td>
                     </tr>
                   ))}
@@ -112,7 +117,7 @@ function CampaignList({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
               </table>
             </div>
             <Pager page={data.pagination.current_page} totalPages={data.pagination.total_pages}
-              count={`${fmt.int(data.pagination.total_count)} campaigns`} label="campaigns pages" onPage={(p) => setParams({ page: p })} />
+              count={t.campaignCount(data.pagination.total_count)} label={t.pages} onPage={(p) => setParams({ page: p })} />
           </>
         )}
       </Loaded>
@@ -123,29 +128,30 @@ function CampaignList({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
 function CampaignDetail({ id, isAdmin, editing, onEdit, onChanged, onClose }: {
   id: string; isAdmin: boolean; editing: boolean; onEdit: (on: boolean) => void; onChanged: () => void; onClose: () => void;
 }) {
+  const t = text(campaignsText);
   const [version, setVersion] = useState(0);
   const campaign = useLoad((signal) => api('get', '/campaigns/{id}', { path: { id }, signal }).then((r) => r.data), [id, version]);
   const refresh = () => { setVersion((v) => v + 1); onChanged(); };
   return (
     <section class="card detail" aria-labelledby="campaign-title">
-      <Loaded load={campaign} label="Loading the campaign…">
+      <Loaded load={campaign} label={t.loadingCampaign}>
         {(c) => (
           <>
             <div class="detail-head">
               <h2 id="campaign-title">{c.name} <Badge kind={c.status}>{c.status}</Badge></h2>
-              <button type="button" class="link" onClick={onClose}>Close</button>
+              <button type="button" class="link" onClick={onClose}>{t.close}</button>
             </div>
             {editing && isAdmin ? (
               <CampaignForm campaign={c} onSaved={() => { onEdit(false); refresh(); }} onCancel={() => onEdit(false)} />
             ) : (
               <>
                 <dl class="facts">
-                  <div><dt>Dates</dt><dd>{c.start_date} → {c.end_date}</dd></div>
-                  <div><dt>Type</dt><dd><code>{c.campaign_type}</code> · {layerLabel(c.attribution_layer)}</dd></div>
-                  <div><dt>Weight · priority</dt><dd>{c.attribution_weight.toFixed(2)} · {c.priority_score}</dd></div>
-                  <div><dt>Budget</dt><dd>{fmt.money(c.budget)}</dd></div>
-                  {c.target_audience && <div><dt>Audience</dt><dd>{c.target_audience}</dd></div>}
-                  {c.description && <div class="wide"><dt>Description</dt><dd>{c.description}</dd></div>}
+                  <div><dt>{t.dates}</dt><dd>{fmt.day(c.start_date)} → {fmt.day(c.end_date)}</dd></div>
+                  <div><dt>{t.type}</dt><dd><code>{c.campaign_type}</code> · {layerLabel(c.attribution_layer)}</dd></div>
+                  <div><dt>{t.weightPriority}</dt><dd>{fmt.num(c.attribution_weight)} · {fmt.int(c.priority_score)}</dd></div>
+                  <div><dt>{t.budget}</dt><dd>{fmt.money(c.budget)}</dd></div>
+                  {c.target_audience && <div><dt>{t.audience}</dt><dd>{c.target_audience}</dd></div>}
+                  {c.description && <div class="wide"><dt>{t.description}</dt><dd>{c.description}</dd></div>}
                 </dl>
                 {isAdmin && <StatusActions campaign={c} onEdit={() => onEdit(true)} onChanged={refresh} />}
               </>
@@ -161,11 +167,8 @@ function CampaignDetail({ id, isAdmin, editing, onEdit, onChanged, onClose }: {
   );
 }
 
-/** What a final move does, said before it is made (docs/campaigns.md: completed and cancelled campaigns are history). */
-const FINAL_MOVE_CONSEQUENCES: Partial<Record<CampaignStatus, string>> = {
-  completed: 'It counts for attribution up to today and on no later day, its settings are fixed, and it cannot be made active again.',
-  cancelled: 'It counts for attribution up to today and on no later day, its settings are fixed, and it cannot be made active again.',
-};
+/** The final moves, which ask first (docs/campaigns.md: completed and cancelled campaigns are history). */
+const FINAL_MOVES: CampaignStatus[] = ['completed', 'cancelled'];
 
 /**
  * The status moves the campaign allows. A final one (complete, cancel) asks first, naming what it does;
@@ -173,6 +176,7 @@ const FINAL_MOVE_CONSEQUENCES: Partial<Record<CampaignStatus, string>> = {
  * be taken back (pause and activate).
  */
 function StatusActions({ campaign, onEdit, onChanged }: { campaign: Campaign; onEdit: () => void; onChanged: () => void }) {
+  const t = text(campaignsText);
   const [pending, setPending] = useState('');
   const [error, setError] = useState('');
   const [done, setDone] = useState<{ from: CampaignStatus; to: CampaignStatus; at: number } | null>(null);
@@ -198,24 +202,24 @@ function StatusActions({ campaign, onEdit, onChanged }: { campaign: Campaign; on
   };
   const undoable = done && campaign.status === done.to && NEXT_STATUSES[done.to].includes(done.from);
   return (
-    <div class="actions" role="group" aria-label="Campaign actions">
-      <button type="button" onClick={onEdit}>Edit</button>
+    <div class="actions" role="group" aria-label={t.actions}>
+      <button type="button" onClick={onEdit}>{t.edit}</button>
       {NEXT_STATUSES[campaign.status].map((s) =>
-        FINAL_MOVE_CONSEQUENCES[s] ? (
-          <ConfirmButton key={s} label={statusVerb(s)} disabled={!!pending} yes={`Yes, ${statusVerb(s).toLowerCase()}`}
-            question={`${statusVerb(s)} “${campaign.name}”? ${FINAL_MOVE_CONSEQUENCES[s]}`} onConfirm={() => move(s)} />
+        FINAL_MOVES.includes(s) ? (
+          <ConfirmButton key={s} label={statusVerb(s)} disabled={!!pending} yes={t.yesVerb(statusVerb(s))}
+            question={t.confirmMove(statusVerb(s), campaign.name, t.finalConsequence)} onConfirm={() => move(s)} />
         ) : (
           <button key={s} type="button" class={s === 'active' ? 'primary' : ''} disabled={!!pending} onClick={() => moveNow(s)}>
-            {pending === s ? 'Saving…' : statusVerb(s)}
+            {pending === s ? text(common).saving : statusVerb(s)}
           </button>
         )
       )}
       {done && (
         <p key={done.at} class="state success" role="status" tabIndex={-1} ref={said}>
-          “{campaign.name}” is now {done.to}.{' '}
+          {t.isNow(campaign.name, statusLabel(done.to))}{' '}
           {undoable && (
             <button type="button" class="link" disabled={!!pending} onClick={() => moveNow(done.from, done.to)}>
-              Undo ({statusVerb(done.from).toLowerCase()})
+              {t.undo(statusVerb(done.from))}
             </button>
           )}
         </p>
@@ -226,10 +230,11 @@ function StatusActions({ campaign, onEdit, onChanged }: { campaign: Campaign; on
 }
 
 function CampaignMetrics({ id, version }: { id: string; version: number }) {
+  const t = text(campaignsText);
   const metrics = useLoad((signal) => api('get', '/campaigns/{id}/metrics', { path: { id }, signal }).then((r) => r.data), [id, version]);
   return (
     <section aria-labelledby="metrics-title">
-      <h3 id="metrics-title">Attributed revenue</h3>
+      <h3 id="metrics-title">{t.attributedRevenue}</h3>
       <Loaded load={metrics}>
         {(m) => <MetricsView m={m} />}
       </Loaded>
@@ -238,12 +243,13 @@ function CampaignMetrics({ id, version }: { id: string; version: number }) {
 }
 
 function MetricsView({ m }: { m: Ok<paths['/campaigns/{id}/metrics']['get']>['data'] }) {
+  const t = text(campaignsText);
   const config = useMemo(() => ({
     type: 'line' as const,
     data: {
       labels: m.daily_attribution.map((d) => d.date),
       datasets: [{
-        label: 'Attributed revenue',
+        label: t.attributedRevenue,
         data: m.daily_attribution.map((d) => d.attributed_amount),
         borderColor: '#1f4f9e',
         backgroundColor: 'rgba(31, 79, 158, 0.15)',
@@ -256,12 +262,12 @@ function MetricsView({ m }: { m: Ok<paths['/campaigns/{id}/metrics']['get']>['da
   return (
     <>
       <p>
-        {fmt.money(m.metrics.attributed_revenue)} over {m.metrics.attribution_days} days (avg {fmt.money(m.metrics.avg_daily_revenue)} a day) ·{' '}
-        {m.metrics.collaboration_campaigns} campaigns alongside · competition <Badge kind={`impact-${m.metrics.competition_intensity}`}>{m.metrics.competition_intensity}</Badge>
+        {t.metricsLine(fmt.money(m.metrics.attributed_revenue), m.metrics.attribution_days, fmt.money(m.metrics.avg_daily_revenue), m.metrics.collaboration_campaigns)}{' '}
+        <Badge kind={`impact-${m.metrics.competition_intensity}`}>{t[`competition.${m.metrics.competition_intensity}`]}</Badge>
       </p>
-      {m.daily_attribution.length === 0 ? <Empty>It has not counted on any day yet (it was never active, or starts later).</Empty> : (
-        <Chart config={config} height={200} label={`Daily attributed revenue over ${m.daily_attribution.length} days`}
-          table={{ caption: 'Daily attribution', columns: ['Date', 'Amount', 'Share (%)'], rows: m.daily_attribution.map((d) => [d.date, fmt.money(d.attributed_amount), d.attribution_percentage]) }} />
+      {m.daily_attribution.length === 0 ? <Empty>{t.neverCounted}</Empty> : (
+        <Chart config={config} height={200} label={t.dailyChart(m.daily_attribution.length)}
+          table={{ caption: t.dailyTable, columns: [t.date, t.amount, t.sharePct], rows: m.daily_attribution.map((d) => [fmt.day(d.date), fmt.money(d.attributed_amount), d.attribution_percentage]) }} />
       )}
     </>
   );
@@ -270,6 +276,7 @@ function MetricsView({ m }: { m: Ok<paths['/campaigns/{id}/metrics']['get']>['da
 type CampaignTypeOption = { value: string; label: string };
 
 function CampaignForm({ campaign, onSaved, onCancel }: { campaign?: Campaign; onSaved: (c: Campaign) => void; onCancel: () => void }) {
+  const t = text(campaignsText);
   const form = useForm({
     name: campaign?.name ?? '',
     campaign_type: campaign?.campaign_type ?? '',
@@ -285,11 +292,14 @@ function CampaignForm({ campaign, onSaved, onCancel }: { campaign?: Campaign; on
     const groups = (await api('get', '/campaign-types/groups', { signal })).data;
     // A campaign takes an active type of any layer but general (the catalogue's catch-all).
     return (['site-wide', 'target-oriented', 'category-specific'] as const).flatMap((layer) =>
-      groups[layer].types.map((t): CampaignTypeOption => ({ value: t.type_code, label: `${t.display_name_zh} (${t.type_code}, ${layerLabel(layer)})` })));
+      groups[layer].types.map((x): CampaignTypeOption => ({
+        value: x.type_code,
+        label: `${locale() === 'zh-TW' ? x.display_name_zh : x.display_name_en ?? x.display_name_zh} (${x.type_code}, ${layerLabel(layer)})`,
+      })));
   }, []);
   const v = form.values;
   const num = (s: string) => (s.trim() === '' ? undefined : Number(s));
-  const text = (s: string) => (s.trim() === '' ? null : s);
+  const orNull = (s: string) => (s.trim() === '' ? null : s);
 
   return (
     <form class="card form" ref={form.formRef} noValidate aria-labelledby="campaign-form-title" onSubmit={(e) => {
@@ -302,8 +312,8 @@ function CampaignForm({ campaign, onSaved, onCancel }: { campaign?: Campaign; on
           budget: num(v.budget),
           attribution_weight: num(v.attribution_weight),
           priority_score: num(v.priority_score),
-          target_audience: text(v.target_audience),
-          description: text(v.description),
+          target_audience: orNull(v.target_audience),
+          description: orNull(v.description),
         };
         const saved = campaign
           ? (await api('put', '/campaigns/{id}', { path: { id: campaign.id }, body: common })).data
@@ -311,33 +321,33 @@ function CampaignForm({ campaign, onSaved, onCancel }: { campaign?: Campaign; on
         onSaved(saved);
       });
     }}>
-      <h2 id="campaign-form-title">{campaign ? `Edit “${campaign.name}”` : 'New campaign'}</h2>
+      <h2 id="campaign-form-title">{campaign ? t.editName(campaign.name) : t.newCampaign}</h2>
       {!campaign && <p class="muted">A new campaign starts as a draft; activate it to make it count in attribution.</p>}
       <FormError message={form.formError} />
       <div class="grid">
-        <Field label="Name" name="name" value={v.name} error={form.errors.name} onInput={(e) => form.set('name', e.currentTarget.value)} />
+        <Field label={t.name} name="name" value={v.name} error={form.errors.name} onInput={(e) => form.set('name', e.currentTarget.value)} />
         {campaign ? (
-          <Field label="Campaign type" name="campaign_type" value={campaign.campaign_type} disabled hint="The type and its layer never change." />
+          <Field label={t.campaignType} name="campaign_type" value={campaign.campaign_type} disabled hint={t.typeFixed} />
         ) : (
-          <SelectField label="Campaign type" name="campaign_type" value={v.campaign_type} error={form.errors.campaign_type ?? (types.status === 'error' ? types.error.message : undefined)}
+          <SelectField label={t.campaignType} name="campaign_type" value={v.campaign_type} error={form.errors.campaign_type ?? (types.status === 'error' ? types.error.message : undefined)}
             onChange={(x) => form.set('campaign_type', x)}
-            options={[{ value: '', label: types.status === 'loading' ? 'Loading types…' : 'Choose a type' }, ...(types.data ?? [])]} />
+            options={[{ value: '', label: types.status === 'loading' ? t.loadingTypes : t.chooseType }, ...(types.data ?? [])]} />
         )}
-        <Field label="Start date" name="start_date" type="date" value={v.start_date} error={form.errors.start_date} onInput={(e) => form.set('start_date', e.currentTarget.value)} />
-        <Field label="End date" name="end_date" type="date" value={v.end_date} error={form.errors.end_date} onInput={(e) => form.set('end_date', e.currentTarget.value)} />
-        <Field label="Budget" name="budget" inputMode="decimal" value={v.budget} error={form.errors.budget} onInput={(e) => form.set('budget', e.currentTarget.value)} />
-        <Field label="Attribution weight" name="attribution_weight" inputMode="decimal" value={v.attribution_weight} error={form.errors.attribution_weight}
-          hint={campaign ? '0 to 9.99' : 'Empty: the type\'s default (0 to 9.99)'} onInput={(e) => form.set('attribution_weight', e.currentTarget.value)} />
-        <Field label="Priority" name="priority_score" inputMode="numeric" value={v.priority_score} error={form.errors.priority_score}
-          hint={campaign ? '0 to 100' : 'Empty: the type\'s default (0 to 100)'} onInput={(e) => form.set('priority_score', e.currentTarget.value)} />
-        <Field label="Target audience" name="target_audience" value={v.target_audience} error={form.errors.target_audience} onInput={(e) => form.set('target_audience', e.currentTarget.value)} />
+        <Field label={t.startDate} name="start_date" type="date" value={v.start_date} error={form.errors.start_date} onInput={(e) => form.set('start_date', e.currentTarget.value)} />
+        <Field label={t.endDate} name="end_date" type="date" value={v.end_date} error={form.errors.end_date} onInput={(e) => form.set('end_date', e.currentTarget.value)} />
+        <Field label={t.budget} name="budget" inputMode="decimal" value={v.budget} error={form.errors.budget} onInput={(e) => form.set('budget', e.currentTarget.value)} />
+        <Field label={t.attributionWeight} name="attribution_weight" inputMode="decimal" value={v.attribution_weight} error={form.errors.attribution_weight}
+          hint={campaign ? t.weightHint : t.weightDefault} onInput={(e) => form.set('attribution_weight', e.currentTarget.value)} />
+        <Field label={t.priority} name="priority_score" inputMode="numeric" value={v.priority_score} error={form.errors.priority_score}
+          hint={campaign ? t.priorityHint : t.priorityDefault} onInput={(e) => form.set('priority_score', e.currentTarget.value)} />
+        <Field label={t.targetAudience} name="target_audience" value={v.target_audience} error={form.errors.target_audience} onInput={(e) => form.set('target_audience', e.currentTarget.value)} />
       </div>
-      <Field label="Description" name="description" error={form.errors.description}>
+      <Field label={t.description} name="description" error={form.errors.description}>
         <textarea id="f-description" name="description" rows={2} value={v.description} onInput={(e) => form.set('description', e.currentTarget.value)} />
       </Field>
       <div class="actions">
-        <button type="submit" class="primary" disabled={form.pending}>{form.pending ? 'Saving…' : campaign ? 'Save changes' : 'Create campaign'}</button>
-        <button type="button" onClick={onCancel}>Cancel</button>
+        <button type="submit" class="primary" disabled={form.pending}>{form.pending ? text(common).saving : campaign ? t.saveChanges : t.createCampaign}</button>
+        <button type="button" onClick={onCancel}>{t.cancel}</button>
       </div>
     </form>
   );

@@ -1,14 +1,16 @@
 import { useRef } from 'preact/hooks';
 import { api } from '../api/client.ts';
 import { Field, FormError, newIdempotencyKey, SelectField, useForm } from '../components/form.tsx';
+import { text } from '../i18n/index.ts';
+import { inventoryText } from '../i18n/inventory.ts';
 
 const STOCK_IN_SOURCES = ['manual_stock_in', 'purchase_order', 'return_goods', 'transfer_in', 'production_complete', 'supplier_direct', 'other'] as const;
 const INCREASE_REASONS = ['inventory_audit_increase', 'return_goods', 'supplier_compensation', 'miscount_correction'] as const;
 const DECREASE_REASONS = ['inventory_audit_decrease', 'damage_writeoff', 'expired_removal', 'loss_theft', 'quality_issue'] as const;
 const ADJUST_SOURCES = ['manual_adjustment', 'inventory_count', 'system_correction', 'other'] as const;
-const words = (code: string) => code.replace(/_/g, ' ');
 /** The API's confirmation, with the new stock when it does not already say it. */
-const withStock = (message: string, stock: number) => (message.includes(String(stock)) ? message : `${message} Stock is now ${stock}.`);
+const withStock = (message: string, stock: number) =>
+  (message.includes(String(stock)) ? message : `${message} ${text(inventoryText).stockNow(stock)}`);
 
 /**
  * One Idempotency-Key per intended booking: kept while the same values are sent again (a double click, a
@@ -21,6 +23,7 @@ function useIdempotencyKey() {
 }
 
 export function StockInForm({ productId, onDone }: { productId?: string; onDone: (message: string) => void }) {
+  const t = text(inventoryText);
   const form = useForm({ product_id: productId ?? '', quantity: '', source: 'manual_stock_in', note: '', received_at: '' });
   const key = useIdempotencyKey();
   const v = form.values;
@@ -45,20 +48,20 @@ export function StockInForm({ productId, onDone }: { productId?: string; onDone:
         onDone(withStock(r.message, r.current_stock));
       });
     }}>
-      <h3 id="stock-in-title">Stock in</h3>
+      <h3 id="stock-in-title">{t.stockIn}</h3>
       <FormError message={form.formError} />
       <div class="grid">
-        {!productId && <Field label="Product ID" name="product_id" value={v.product_id} error={form.errors.product_id} onInput={(e) => set('product_id', e.currentTarget.value)} />}
-        <Field label="Quantity received" name="quantity" inputMode="numeric" value={v.quantity} error={form.errors.quantity}
-          hint="1 to 1,000,000,000" onInput={(e) => set('quantity', e.currentTarget.value)} />
-        <SelectField label="Source" name="source" value={v.source} error={form.errors.source} onChange={(x) => set('source', x)}
-          options={STOCK_IN_SOURCES.map((s) => ({ value: s, label: words(s) }))} />
-        <Field label="Received at" name="received_at" type="datetime-local" value={v.received_at} error={form.errors.received_at}
-          hint="Empty: now. Older goods are drawn first (FIFO)." onInput={(e) => set('received_at', e.currentTarget.value)} />
+        {!productId && <Field label={t.productId} name="product_id" value={v.product_id} error={form.errors.product_id} onInput={(e) => set('product_id', e.currentTarget.value)} />}
+        <Field label={t.quantityReceived} name="quantity" inputMode="numeric" value={v.quantity} error={form.errors.quantity}
+          hint={t.quantityHint} onInput={(e) => set('quantity', e.currentTarget.value)} />
+        <SelectField label={t.source} name="source" value={v.source} error={form.errors.source} onChange={(x) => set('source', x)}
+          options={STOCK_IN_SOURCES.map((s) => ({ value: s, label: t.code(s) }))} />
+        <Field label={t.receivedAt} name="received_at" type="datetime-local" value={v.received_at} error={form.errors.received_at}
+          hint={t.receivedAtHint} onInput={(e) => set('received_at', e.currentTarget.value)} />
       </div>
-      <Field label="Note" name="note" value={v.note} error={form.errors.note} onInput={(e) => set('note', e.currentTarget.value)} />
+      <Field label={t.note} name="note" value={v.note} error={form.errors.note} onInput={(e) => set('note', e.currentTarget.value)} />
       <div class="actions">
-        <button type="submit" class="primary" disabled={form.pending}>{form.pending ? 'Booking…' : 'Book stock-in'}</button>
+        <button type="submit" class="primary" disabled={form.pending}>{form.pending ? t.booking : t.bookStockIn}</button>
       </div>
     </form>
   );
@@ -69,6 +72,7 @@ export function StockAdjustForm({ productId, lots, onDone }: {
   lots?: { id: string; label: string }[];
   onDone: (message: string) => void;
 }) {
+  const t = text(inventoryText);
   const form = useForm({ product_id: productId ?? '', inventory_id: '', adjust_quantity: '', reason: '', reason_note: '', source: 'manual_adjustment' });
   const key = useIdempotencyKey();
   const v = form.values;
@@ -95,26 +99,26 @@ export function StockAdjustForm({ productId, lots, onDone }: {
         onDone(withStock(r.message, r.current_stock));
       }, { inventory_id: 'inventory_id' });
     }}>
-      <h3 id="stock-adjust-title">Adjust stock</h3>
+      <h3 id="stock-adjust-title">{t.adjustStock}</h3>
       <FormError message={form.formError} />
       <div class="grid">
-        {!productId && <Field label="Product ID" name="product_id" value={v.product_id} error={form.errors.product_id} onInput={(e) => set('product_id', e.currentTarget.value)} />}
+        {!productId && <Field label={t.productId} name="product_id" value={v.product_id} error={form.errors.product_id} onInput={(e) => set('product_id', e.currentTarget.value)} />}
         {lots && lots.length > 0 && (
-          <SelectField label="Lot" name="inventory_id" value={v.inventory_id} error={form.errors.inventory_id} onChange={(x) => set('inventory_id', x)}
-            hint="The whole product draws oldest lots first; a lot adjusts that lot alone."
-            options={[{ value: '', label: 'Whole product' }, ...lots.map((l) => ({ value: l.id, label: l.label }))]} />
+          <SelectField label={t.lot} name="inventory_id" value={v.inventory_id} error={form.errors.inventory_id} onChange={(x) => set('inventory_id', x)}
+            hint={t.lotHint}
+            options={[{ value: '', label: t.wholeProduct }, ...lots.map((l) => ({ value: l.id, label: l.label }))]} />
         )}
-        <Field label="Change (+ or −)" name="adjust_quantity" inputMode="numeric" value={v.adjust_quantity} error={form.errors.adjust_quantity}
-          hint="e.g. 5 or -3" onInput={(e) => set('adjust_quantity', e.currentTarget.value)} />
-        <SelectField label="Reason" name="reason" value={v.reason} error={form.errors.reason} onChange={(x) => set('reason', x)}
-          options={[{ value: '', label: 'Choose a reason' }, ...reasons.map((r) => ({ value: r, label: words(r) }))]} />
-        <SelectField label="Source" name="source" value={v.source} error={form.errors.source} onChange={(x) => set('source', x)}
-          options={ADJUST_SOURCES.map((s) => ({ value: s, label: words(s) }))} />
+        <Field label={t.adjustChange} name="adjust_quantity" inputMode="numeric" value={v.adjust_quantity} error={form.errors.adjust_quantity}
+          hint={t.adjustHint} onInput={(e) => set('adjust_quantity', e.currentTarget.value)} />
+        <SelectField label={t.reason} name="reason" value={v.reason} error={form.errors.reason} onChange={(x) => set('reason', x)}
+          options={[{ value: '', label: t.chooseReason }, ...reasons.map((r) => ({ value: r, label: t.code(r) }))]} />
+        <SelectField label={t.source} name="source" value={v.source} error={form.errors.source} onChange={(x) => set('source', x)}
+          options={ADJUST_SOURCES.map((s) => ({ value: s, label: t.code(s) }))} />
       </div>
-      <Field label="Reason note" name="reason_note" value={v.reason_note} error={form.errors.reason_note}
-        hint="Required for “other”." onInput={(e) => set('reason_note', e.currentTarget.value)} />
+      <Field label={t.reasonNote} name="reason_note" value={v.reason_note} error={form.errors.reason_note}
+        hint={t.reasonNoteHint} onInput={(e) => set('reason_note', e.currentTarget.value)} />
       <div class="actions">
-        <button type="submit" class="primary" disabled={form.pending}>{form.pending ? 'Booking…' : 'Book adjustment'}</button>
+        <button type="submit" class="primary" disabled={form.pending}>{form.pending ? t.booking : t.bookAdjustment}</button>
       </div>
     </form>
   );
