@@ -65,8 +65,8 @@ export function Chart({ config, label, table, height = 280, id }: { config: AnyC
       </div>
       {failed && <p class="muted">{failed}</p>}
       <details class="chart-data">
-        <summary>{table.caption}: the figures</summary>
-        <div class="table-wrap">
+        <summary>{text(common).chartFigures(table.caption)}</summary>
+        <div class="table-wrap" tabIndex={0} role="region" aria-label={table.caption}>
           <table>
             <caption class="visually-hidden">{table.caption}</caption>
             <thead>

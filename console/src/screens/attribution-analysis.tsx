@@ -46,7 +46,7 @@ function RevenueTable({ campaigns, from, to }: { campaigns: Row[]; from: string;
     <>
       <Chart id="revenue-chart" config={config} height={Math.max(160, top.length * 28)} label={t.revenueBars(top.length, fmt.day(from), fmt.day(to))}
         table={{ caption: t.revenueTable, columns: [t.campaign, t.layer, t.revenue, t.days], rows: sorted.map((c) => [c.campaign_name, layerLabel(c.attribution_layer), fmt.money(c.total_attributed_revenue), c.active_days]) }} />
-      <div class="table-wrap">
+      <div class="table-wrap" tabIndex={0} role="region" aria-label={t.revenueTable}>
         <table>
           <thead><tr><th scope="col">{t.campaign}</th><th scope="col">{t.layer}</th><th scope="col" class="num">{t.revenue}</th><th scope="col" class="num">{t.days}</th><th scope="col" class="num">{t.avgWeight}</th><th scope="col">{t.counted}</th></tr></thead>
           <tbody>

@@ -127,7 +127,7 @@ function Split({ a }: { a: Attribution }) {
       </section>
       <section class="card" aria-labelledby="split-table-title">
         <h2 id="split-table-title">{t.activeCampaigns(a.total_active_campaigns)}</h2>
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0} role="region" aria-label={t.activeCampaigns(a.total_active_campaigns)}>
           <table>
             <thead>
               <tr><th scope="col">{t.campaign}</th><th scope="col">{t.layer}</th><th scope="col" class="num">{t.weight}</th><th scope="col">{t.strength}</th>{hasAmount && <th scope="col" class="num">{t.amount}</th>}</tr>

@@ -76,7 +76,7 @@ function MonthGrid({ month, days, selected, onPick }: { month: string; days: Cal
   const weeks = Array.from({ length: cells.length / 7 }, (_, i) => cells.slice(i * 7, i * 7 + 7));
   const today = todayUtc();
   return (
-    <div class="table-wrap">
+    <div class="table-wrap" tabIndex={0} role="region" aria-label={t.calendarCaption(monthName(month))}>
       <table class="calendar" data-month={month}>
         <caption class="visually-hidden">{t.calendarCaption(monthName(month))}</caption>
         <thead><tr>{t.weekdays.split(' ').map((w) => <th scope="col" key={w}>{w}</th>)}</tr></thead>
@@ -90,10 +90,13 @@ function MonthGrid({ month, days, selected, onPick }: { month: string; days: Cal
                 return (
                   <td key={j} data-date={date} class={`day intensity-${count === 0 ? 'none' : day!.competition_intensity}${date === today ? ' today' : ''}`}>
                     <button type="button" aria-pressed={date === selected} onClick={() => onPick(date)}
-                      title={day?.active_campaigns.map((c) => c.campaign_name).join('\n')}
-                      aria-label={t.dayLabel(fmt.day(date), count, day ? day.active_campaigns.slice(0, 3).map((c) => c.campaign_name).join(', ') : '', Math.max(0, count - 3))}>
+                      title={day?.active_campaigns.map((c) => c.campaign_name).join('\n')}>
+                      {/* The name is the visible day number followed by the day in words, so what is seen is what is said. */}
                       <span class="day-number">{Number(date.slice(8))}</span>
-                      {count > 0 && <span class="day-count">{count}</span>}
+                      <span class="visually-hidden">
+                        {' '}{t.dayLabel(fmt.day(date), count, day ? day.active_campaigns.map((c) => c.campaign_name).join(', ') : '', 0)}
+                      </span>
+                      {count > 0 && <span class="day-count" aria-hidden="true">{count}</span>}
                       <span class="day-names" aria-hidden="true">
                         {day?.active_campaigns.slice(0, 3).map((c) => (
                           <span key={c.campaign_id} class="day-name"><span class={`swatch layer-${c.attribution_layer}`} /> {c.campaign_name}</span>
@@ -123,7 +126,7 @@ function DayDetail({ day, date }: { day?: CalendarDay; date: string }) {
             {t.dayLine(day.active_campaign_count)} <Badge kind={`impact-${day.competition_intensity}`}>{t[`intensity.${day.competition_intensity}`]}</Badge>
             {' '}{t.revenue(fmt.money(day.total_revenue))} <a href={href('attribution', { date })}>{t.splitOnDay}</a>
           </p>
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0} role="region" aria-label={fmt.day(date)}>
             <table>
               <thead><tr><th scope="col">{t.campaign}</th><th scope="col">{t.layer}</th><th scope="col" class="num">{t.weight}</th><th scope="col">{t.strength}</th><th scope="col" class="num">{t.attributed}</th></tr></thead>
               <tbody>
@@ -218,7 +221,7 @@ export function Collaboration({ route }: { route: Route }) {
           if (!pairs.length) return <Empty>{t.noPairs(fmt.day(from), fmt.day(to))}</Empty>;
           return (
             <>
-              <div class="table-wrap">
+              <div class="table-wrap" tabIndex={0} role="region" aria-label={t.pairsCaption}>
                 <table>
                   <caption class="visually-hidden">{t.pairsCaption}</caption>
                   <thead><tr><th scope="col">{t.campaign}</th><th scope="col">{t.with}</th><th scope="col" class="num">{t.daysTogether}</th><th scope="col">{t.from}</th><th scope="col">{t.to}</th></tr></thead>

@@ -116,7 +116,7 @@ function Catalogue({ types, groups, isAdmin, onChanged, params }: {
             </h2>
             {group?.description && <p class="muted">{group.description}</p>}
             {inLayer.length === 0 ? <Empty>{t.noTypeInLayer}</Empty> : (
-              <div class="table-wrap">
+              <div class="table-wrap" tabIndex={0} role="region" aria-label={layerLabel(layer)}>
                 <table>
                   <thead>
                     <tr>

@@ -97,7 +97,7 @@ function CampaignList({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
           <Empty>{params.search || status || params.from || params.to ? t.noMatch : t.none}</Empty>
         ) : (
           <>
-            <div class="table-wrap">
+            <div class="table-wrap" tabIndex={0} role="region" aria-label={t.caption}>
               <table class="campaigns">
                 <caption class="visually-hidden">{t.caption}</caption>
                 <thead>

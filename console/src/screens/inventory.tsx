@@ -69,7 +69,7 @@ function ProductList({ route, version }: { route: Route; version: number }) {
           <Empty>{params.search || low ? t.noMatch : t.noProducts}</Empty>
         ) : (
           <>
-            <div class="table-wrap">
+            <div class="table-wrap" tabIndex={0} role="region" aria-label={t.productsCaption}>
               <table class="products">
                 <caption class="visually-hidden">{t.productsCaption}</caption>
                 <thead><tr><th scope="col">{t.product}</th><th scope="col" class="num">{t.stock}</th><th scope="col" class="num">{t.reorderAt}</th><th scope="col">{t.state}</th></tr></thead>
@@ -150,7 +150,7 @@ function Lots({ product }: { product: Product }) {
     <section aria-labelledby="lots-title">
       <h3 id="lots-title">{t.lots} <span class="muted">{t.lotsOrder}</span></h3>
       {product.lots.length === 0 ? <Empty>{product.current_stock > 0 ? t.lotsForAdmins : t.neverStocked}</Empty> : (
-        <div class="table-wrap">
+        <div class="table-wrap" tabIndex={0} role="region" aria-label={t.lots}>
           <table>
             <thead><tr><th scope="col">{t.received}</th><th scope="col" class="num">{t.left}</th><th scope="col" class="num">{t.receivedQty}</th><th scope="col">{t.source}</th><th scope="col">{t.note}</th></tr></thead>
             <tbody>
@@ -184,7 +184,7 @@ function Ledger({ route, id, version }: { route: Route; id: string; version: num
       <Loaded load={load} label={t.loadingLedger}>
         {(r) => r.data.length === 0 ? <Empty>{t.noMovement(!!operation)}</Empty> : (
           <>
-            <div class="table-wrap">
+            <div class="table-wrap" tabIndex={0} role="region" aria-label={t.movementsCaption}>
               <table class="ledger" data-total={r.pagination.total_count}>
                 <caption class="visually-hidden">{t.movementsCaption}</caption>
                 <thead><tr><th scope="col">{t.when}</th><th scope="col">{t.operation}</th><th scope="col" class="num">{t.change}</th><th scope="col" class="num">{t.stock}</th><th scope="col">{t.why}</th><th scope="col">{t.who}</th></tr></thead>
@@ -219,7 +219,7 @@ function StockIns({ route, id, version }: { route: Route; id: string; version: n
     <Loaded load={load} label={t.loadingStockIns}>
       {(r) => r.data.length === 0 ? <Empty>{t.noStockIn}</Empty> : (
         <>
-          <div class="table-wrap">
+          <div class="table-wrap" tabIndex={0} role="region" aria-label={t.stockInsCaption}>
             <table>
               <caption class="visually-hidden">{t.stockInsCaption}</caption>
               <thead><tr><th scope="col">{t.received}</th><th scope="col" class="num">{t.quantity}</th><th scope="col">{t.source}</th><th scope="col">{t.note}</th><th scope="col">{t.booked}</th></tr></thead>
