@@ -21,6 +21,10 @@ alter default privileges in schema public revoke all on sequences from anon, aut
 
 grant usage on schema private to authenticated, service_role;
 
+-- Names sorted as people read them: "Product 2" before "Product 10" (ICU's numeric ordering), the same
+-- for every language; lists that sort by a name or code use it.
+create collation if not exists private.natural_order (provider = icu, locale = 'und-u-kn-true');
+
 create table public.user_roles (
   user_id uuid not null references auth.users (id) on delete cascade,
   role text not null constraint user_roles_role_known check (role in ('admin')),

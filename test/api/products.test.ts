@@ -79,6 +79,22 @@ describe('GET /products', () => {
     expect(emptyRow).toMatchObject({ current_stock: 0, reorder_level: 10, low_stock: true });
   });
 
+  it('names and SKUs sort as people read them (2 before 10), and the low-stock list comes most urgent first', async () => {
+    const group = unique('natural');
+    for (const n of [10, 2, 1, 11]) await product(group, { sku: `${group.toUpperCase()}-${n}`, name: `${group} item ${n}` });
+    const byName = await list({ search: group, sort_by: 'name' });
+    expect(byName.body.data.map((row: { name: string }) => row.name)).toEqual([1, 2, 10, 11].map((n) => `${group} item ${n}`));
+    expect(skus(await list({ search: group }))).toEqual([1, 2, 10, 11].map((n) => `${group.toUpperCase()}-${n}`));
+
+    const low = unique('urgent');
+    const short3 = await product(low, { reorder_level: 5 });
+    const short10 = await product(low, { reorder_level: 10 });
+    const short1 = await product(low, { reorder_level: 4 });
+    await stockIn(short3.id, 2);
+    await stockIn(short1.id, 3);
+    expect(skus(await list({ search: low, low_stock: 'true' }))).toEqual([short10.sku, short3.sku, short1.sku]);
+  });
+
   it('is_active filters active or inactive products; without it both are listed', async () => {
     const group = unique('active');
     const active = await product(group);
@@ -119,8 +135,8 @@ describe('GET /products', () => {
     expect(skus(second)).toEqual(byStockDesc.slice(2));
     const past = await list({ search: group, per_page: '2', page: '5' });
     expect(past.body).toMatchObject({ data: [], count: 0, pagination: { page: 5, total_count: 3, total_pages: 2 } });
-    // Without sort_by: by SKU.
-    expect(skus(await list({ search: group }))).toEqual(made.map((p) => p.sku).sort());
+    // Without sort_by: by SKU, in natural order.
+    expect(skus(await list({ search: group }))).toEqual(made.map((p) => p.sku).sort(new Intl.Collator('en', { numeric: true }).compare));
   });
 
   it.each([

@@ -269,6 +269,15 @@ describe.skipIf(!hasChromium)(
       expect(shares).toBeCloseTo(100, 1);
       expect(amounts).toBeCloseTo(250, 2);
       await shot(page, '3-attribution');
+
+      // The day's split as CSV: the API's rows, amounts unformatted, in the API's order.
+      const download = page.waitForEvent('download');
+      await page.locator('#split-table-title').locator('xpath=..').getByRole('button', { name: 'Download CSV' }).click();
+      const lines = (await readFile((await (await download).path())!, 'utf8')).replace(/^\ufeff/, '').trim().split('\r\n');
+      expect(lines[0]).toBe('campaign_id,campaign_name,attribution_layer,raw_weight,normalized_weight,attribution_strength,attributed_amount');
+      const csvRows = lines.slice(1).map((line) => line.split(','));
+      expect(csvRows.map((r) => r[0])).toEqual(data.attributions.map((a: { campaign_id: string }) => a.campaign_id));
+      expect(csvRows.map((r) => Number(r[6]))).toEqual(data.attributions.map((a: { attributed_amount: number }) => a.attributed_amount));
     });
 
     it('inventory: a refused quantity shows on its field; a double-clicked stock-in books once and the ledger grows by one row', async () => {

@@ -2,6 +2,7 @@
 import { useMemo } from 'preact/hooks';
 import { api } from '../api/client.ts';
 import { Chart, LAYER_COLORS } from '../components/chart.tsx';
+import { CsvButton } from '../components/csv.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { addDays, fmt, layerLabel, todayUtc, type Layer } from '../format.tsx';
 import { attributionText } from '../i18n/attribution.ts';
@@ -46,6 +47,11 @@ function RevenueTable({ campaigns, from, to }: { campaigns: Row[]; from: string;
     <>
       <Chart id="revenue-chart" config={config} height={Math.max(160, top.length * 28)} label={t.revenueBars(top.length, fmt.day(from), fmt.day(to))}
         table={{ caption: t.revenueTable, columns: [t.campaign, t.layer, t.revenue, t.days], rows: sorted.map((c) => [c.campaign_name, layerLabel(c.attribution_layer), fmt.money(c.total_attributed_revenue), c.active_days]) }} />
+      <p>
+        <CsvButton filename={`attributed-revenue-${from}-${to}.csv`}
+          columns={['campaign_id', 'campaign_name', 'attribution_layer', 'total_attributed_revenue', 'active_days', 'avg_attribution_weight', 'first_active_date', 'last_active_date']}
+          rows={() => sorted.map((c) => [c.campaign_id, c.campaign_name, c.attribution_layer, c.total_attributed_revenue, c.active_days, c.avg_attribution_weight, c.first_active_date, c.last_active_date])} />
+      </p>
       <div class="table-wrap" tabIndex={0} role="region" aria-label={t.revenueTable}>
         <table>
           <thead><tr><th scope="col">{t.campaign}</th><th scope="col">{t.layer}</th><th scope="col" class="num">{t.revenue}</th><th scope="col" class="num">{t.days}</th><th scope="col" class="num">{t.avgWeight}</th><th scope="col">{t.counted}</th></tr></thead>

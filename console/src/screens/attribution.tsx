@@ -2,6 +2,7 @@ import { useEffect, useMemo } from 'preact/hooks';
 import { api, type Ok } from '../api/client.ts';
 import type { paths } from '../api/openapi.gen.ts';
 import { Chart, LAYER_COLORS } from '../components/chart.tsx';
+import { CsvButton } from '../components/csv.tsx';
 import { Field, FormError, useForm } from '../components/form.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader } from '../components/screen.tsx';
@@ -127,6 +128,11 @@ function Split({ a }: { a: Attribution }) {
       </section>
       <section class="card" aria-labelledby="split-table-title">
         <h2 id="split-table-title">{t.activeCampaigns(a.total_active_campaigns)}</h2>
+        <p>
+          <CsvButton filename={`attribution-${a.attribution_date}.csv`}
+            columns={['campaign_id', 'campaign_name', 'attribution_layer', 'raw_weight', 'normalized_weight', 'attribution_strength', 'attributed_amount']}
+            rows={() => a.attributions.map((x) => [x.campaign_id, x.campaign_name, x.attribution_layer, x.raw_weight, x.normalized_weight, x.attribution_strength, x.attributed_amount ?? null])} />
+        </p>
         <div class="table-wrap" tabIndex={0} role="region" aria-label={t.activeCampaigns(a.total_active_campaigns)}>
           <table>
             <thead>

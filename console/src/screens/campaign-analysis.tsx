@@ -4,6 +4,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { api, type Ok } from '../api/client.ts';
 import type { paths } from '../api/openapi.gen.ts';
 import { Chart, LAYER_COLORS } from '../components/chart.tsx';
+import { CsvButton } from '../components/csv.tsx';
 import { Field } from '../components/form.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { addDays, Badge, fmt, layerLabel, LAYERS, statusLabel, todayUtc, type Layer } from '../format.tsx';
@@ -241,6 +242,11 @@ export function Collaboration({ route }: { route: Route }) {
               <p class="muted">
                 {t.shownOf(Math.min(shown, pairs.length), pairs.length)}{' '}
                 {shown < pairs.length && <button type="button" class="link" onClick={() => setShown((n) => n + 50)}>{t.showMore}</button>}
+              </p>
+              <p>
+                <CsvButton filename={`collaboration-${from}-${to}.csv`}
+                  columns={['campaign_1_id', 'campaign_1_name', 'campaign_2_id', 'campaign_2_name', 'same_layer', 'overlap_days', 'first_overlap_date', 'last_overlap_date']}
+                  rows={() => pairs.map((p) => [p.campaign_1_id, p.campaign_1_name, p.campaign_2_id, p.campaign_2_name, p.same_layer, p.overlap_days, p.first_overlap_date, p.last_overlap_date])} />
               </p>
             </>
           );

@@ -3,6 +3,7 @@ import { api, type Ok } from '../api/client.ts';
 import type { paths } from '../api/openapi.gen.ts';
 import { Chart } from '../components/chart.tsx';
 import { ConfirmButton } from '../components/confirm.tsx';
+import { CsvButton } from '../components/csv.tsx';
 import { Field, FormError, Pager, SelectField, useForm } from '../components/form.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader, Tabs } from '../components/screen.tsx';
@@ -118,6 +119,20 @@ function CampaignList({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
             </div>
             <Pager page={data.pagination.current_page} totalPages={data.pagination.total_pages}
               count={t.campaignCount(data.pagination.total_count)} label={t.pages} onPage={(p) => setParams({ page: p })} />
+            <p>
+              <CsvButton filename="campaigns.csv"
+                columns={['id', 'name', 'status', 'start_date', 'end_date', 'budget', 'created_at']}
+                rows={async () => {
+                  const rows: (string | number | null)[][] = [];
+                  for (let p = 1; ; p++) {
+                    const r = (await api('get', '/campaigns', {
+                      query: { page: String(p), limit: '100', status, search: params.search, start_date: params.from, end_date: params.to },
+                    })).data;
+                    for (const c of r.campaigns) rows.push([c.id, c.name, c.status, c.start_date, c.end_date, c.budget, c.created_at]);
+                    if (p >= r.pagination.total_pages) return rows;
+                  }
+                }} />
+            </p>
           </>
         )}
       </Loaded>

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type Ok } from '../api/client.ts';
 import type { paths } from '../api/openapi.gen.ts';
 import { ConfirmButton } from '../components/confirm.tsx';
+import { CsvButton } from '../components/csv.tsx';
 import { Field, FormError, Pager, SelectField, useForm } from '../components/form.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader, Tabs } from '../components/screen.tsx';
@@ -51,7 +52,8 @@ function ProductList({ route, version }: { route: Route; version: number }) {
   useEffect(() => setSearch(params.search ?? ''), [params.search]);
 
   const list = useLoad((signal) => api('get', '/products', {
-    query: { search: params.search, low_stock: low ? 'true' : undefined, page: String(page), per_page: String(PAGE_SIZE), sort_by: 'name', sort_order: 'asc' },
+    // By name (naturally: 2 before 10); the low-stock list by the API's own order, most urgent first.
+    query: { search: params.search, low_stock: low ? 'true' : undefined, page: String(page), per_page: String(PAGE_SIZE), sort_by: low ? undefined : 'name', sort_order: low ? undefined : 'asc' },
     signal,
   }), [params.search, low, page, version]);
 
@@ -88,6 +90,19 @@ function ProductList({ route, version }: { route: Route; version: number }) {
               </table>
             </div>
             <Pager page={r.pagination.page} totalPages={r.pagination.total_pages} count={t.productCount(r.pagination.total_count)} label={t.productPages} onPage={(p) => setParams({ page: p })} />
+            <p>
+              <CsvButton filename="products.csv" columns={['id', 'sku', 'name', 'current_stock', 'reorder_level', 'low_stock', 'is_active']}
+                rows={async () => {
+                  const rows: (string | number | boolean)[][] = [];
+                  for (let p = 1; ; p++) {
+                    const r = await api('get', '/products', {
+                      query: { search: params.search, low_stock: low ? 'true' : undefined, page: String(p), per_page: '200', sort_by: low ? undefined : 'name', sort_order: low ? undefined : 'asc' },
+                    });
+                    for (const x of r.data) rows.push([x.id, x.sku, x.name, x.current_stock, x.reorder_level, x.low_stock, x.is_active]);
+                    if (p >= r.pagination.total_pages) return rows;
+                  }
+                }} />
+            </p>
           </>
         )}
       </Loaded>

@@ -38,9 +38,17 @@ export function productHandlers(db: Database) {
           and ${search === undefined ? tx`true` : tx`(sku ilike ${search} or name ilike ${search})`}
           and ${query.low_stock === undefined ? tx`true` : tx`low_stock = ${query.low_stock}`}
           and ${query.is_active === undefined ? tx`true` : tx`is_active = ${query.is_active}`}`;
+        // Names and SKUs in natural order (2 before 10); the low-stock list, unless sorted otherwise, by
+        // how far each product is below its reorder level, the most urgent first.
+        const natural = (column: string) =>
+          column === 'sku' || column === 'name' ? tx`${tx(column)} collate private.natural_order` : tx`${tx(column)}`;
         const order = query.sort_by
-          ? tx`${tx(query.sort_by)} ${query.sort_order === 'desc' ? tx`desc` : tx`asc`}, sku, id`
-          : tx`sku, id`;
+          ? tx`${natural(query.sort_by)} ${
+            query.sort_order === 'desc' ? tx`desc` : tx`asc`
+          }, sku collate private.natural_order, id`
+          : query.low_stock
+          ? tx`current_stock - reorder_level, sku collate private.natural_order, id`
+          : tx`sku collate private.natural_order, id`;
         return pageOf(
           tx<Counted<Product>[]>`
             select *, count(*) over () as total_count
