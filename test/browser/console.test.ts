@@ -177,23 +177,35 @@ describe.skipIf(!hasChromium)(
     const campaignName = `Browser test launch ${Date.now()}`;
     const start = plusDays(45);
     let campaignUrl = '';
-    it('campaigns: the API refuses an end before the start on the end date field; the fixed campaign is created', async () => {
+    it('campaigns: every problem the API would refuse shows on its field at once, before anything is sent; the fixed campaign is created', async () => {
       step = 'campaign-validation';
       await page.goto(`${base}#/campaigns`);
       await waitForScreen(page, 'campaigns');
       await page.getByRole('link', { name: 'New campaign' }).click();
-      await page.getByLabel('Name', { exact: true }).fill(campaignName);
       await page.getByLabel('Campaign type').selectOption('brand_week');
       await page.getByLabel('Start date').fill(start);
       await page.getByLabel('End date').fill(plusDays(40));
+      await page.getByLabel('Priority').fill('101');
+      const sent: string[] = [];
+      const onRequest = (r: { url: () => string; method: () => string }) => {
+        if (r.url().endsWith('/functions/v1/campaigns') && r.method() === 'POST') sent.push(r.url());
+      };
+      page.on('request', onRequest);
       await page.getByRole('button', { name: 'Create campaign' }).click();
-      const error = page.locator('#f-end_date-error');
-      await error.waitFor();
-      expect(await error.textContent()).toContain('start_date must not be later than end_date');
-      expect(await page.locator('#f-end_date').getAttribute('aria-invalid')).toBe('true');
-      expect(await page.evaluate(() => document.activeElement?.id)).toBe('f-end_date');
+      await page.locator('#f-end_date-error').waitFor();
+      expect(await page.locator('#f-name-error').textContent()).toBe('Required.');
+      expect(await page.locator('#f-end_date-error').textContent()).toBe('The end must not be before the start.');
+      expect(await page.locator('#f-priority_score-error').textContent()).toBe('A whole number from 0 to 100.');
+      for (const field of ['name', 'end_date', 'priority_score']) {
+        expect(await page.locator(`#f-${field}`).getAttribute('aria-invalid')).toBe('true');
+      }
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('f-name');
+      expect(sent).toEqual([]);
+      page.off('request', onRequest);
       await shot(page, '2-campaigns-validation-error');
 
+      await page.getByLabel('Name', { exact: true }).fill(campaignName);
+      await page.getByLabel('Priority').fill('');
       step = 'campaign-create';
       await page.getByLabel('End date').fill(plusDays(47));
       await page.getByRole('button', { name: 'Create campaign' }).click();

@@ -22,8 +22,24 @@ export function useForm<V extends Record<string, string | boolean>>(initial: V) 
     if (errors[name as string]) setErrors((e) => ({ ...e, [name as string]: '' }));
   };
 
-  async function submit<T>(run: (values: V) => Promise<T>, aliases: Record<string, string> = {}): Promise<T | undefined> {
+  /**
+   * Sends the form through `run`, unless `check` finds what the API would refuse: then every problem shows
+   * on its field at once, focus goes to the first, and nothing is sent.
+   */
+  async function submit<T>(
+    run: (values: V) => Promise<T>,
+    aliases: Record<string, string> = {},
+    check?: (values: V) => Record<string, string>,
+  ): Promise<T | undefined> {
     if (busy.current) return undefined; // a second click while the first is on its way
+    const problems = Object.fromEntries(Object.entries(check?.(values) ?? {}).filter(([, message]) => message));
+    if (Object.keys(problems).length) {
+      setErrors(problems);
+      setFormError('');
+      const first = Object.keys(problems)[0];
+      setTimeout(() => formRef.current?.querySelector<HTMLElement>(`[name="${CSS.escape(first)}"]`)?.focus(), 0);
+      return undefined;
+    }
     busy.current = true;
     setPending(true);
     setErrors({});
@@ -131,3 +147,16 @@ export function newIdempotencyKey() {
   if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
   return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
 }
+
+/** The checks forms share, in the console's language; each returns the problem or '' when there is none. */
+export const checks = {
+  required: (value: string) => (value.trim() === '' ? text(common).required : ''),
+  integer: (value: string, min: number, max: number) =>
+    value.trim() === '' ? '' : /^-?\d+$/.test(value.trim()) && Number(value) >= min && Number(value) <= max
+      ? ''
+      : text(common).integerBetween(min, max),
+  decimal: (value: string, min: number, max: number, decimals = 2) =>
+    value.trim() === '' ? '' : new RegExp(`^-?\\d+(\\.\\d{1,${decimals}})?$`).test(value.trim()) && Number(value) >= min && Number(value) <= max
+      ? ''
+      : text(common).decimalBetween(min, max, decimals),
+};

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, type Ok } from '../api/client.ts';
 import type { paths } from '../api/openapi.gen.ts';
 import { ConfirmButton } from '../components/confirm.tsx';
-import { Field, FormError, SelectField, useForm } from '../components/form.tsx';
+import { checks, Field, FormError, SelectField, useForm } from '../components/form.tsx';
 import { Empty, ErrorBox, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader } from '../components/screen.tsx';
 import { Badge, fmt, layerLabel, LAYERS, type Layer } from '../format.tsx';
@@ -196,7 +196,12 @@ function TypeForm({ type, onDone, onCancel }: { type?: CampaignType; onDone: (me
           ? await api('put', '/campaign-types/{type_code}', { path: { type_code: type.type_code }, body: fields })
           : await api('post', '/campaign-types', { body: { type_code: v.type_code, ...fields, display_name_en: fields.display_name_en ?? undefined } });
         onDone(r.message);
-      });
+      }, {}, (x) => ({
+        type_code: type ? '' : checks.required(x.type_code) || (/^[a-z][a-z0-9_]*$/.test(x.type_code) ? '' : text(common).codeFormat),
+        display_name_zh: checks.required(x.display_name_zh),
+        default_weight: checks.decimal(x.default_weight, 0, 9.99),
+        default_priority: checks.integer(x.default_priority, 0, 100),
+      }));
     }}>
       <h2 id="type-form-title">{type ? t.editCode(type.type_code) : t.newType}</h2>
       <FormError message={form.formError} />

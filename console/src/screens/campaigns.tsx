@@ -4,7 +4,7 @@ import type { paths } from '../api/openapi.gen.ts';
 import { Chart } from '../components/chart.tsx';
 import { ConfirmButton } from '../components/confirm.tsx';
 import { CsvButton } from '../components/csv.tsx';
-import { Field, FormError, Pager, SelectField, useForm } from '../components/form.tsx';
+import { checks, Field, FormError, Pager, SelectField, useForm } from '../components/form.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader, Tabs } from '../components/screen.tsx';
 import { Badge, fmt, layerLabel, NEXT_STATUSES, statusLabel, statusVerb, STATUSES, todayUtc, addDays, type CampaignStatus } from '../format.tsx';
@@ -259,17 +259,20 @@ function CampaignMetrics({ id, version }: { id: string; version: number }) {
 
 function MetricsView({ m }: { m: Ok<paths['/campaigns/{id}/metrics']['get']>['data'] }) {
   const t = text(campaignsText);
+  // A line needs two days; a campaign that counted on one day (or a few) gets bars, which show a single day.
+  const few = m.daily_attribution.length < 3;
   const config = useMemo(() => ({
-    type: 'line' as const,
+    type: few ? 'bar' as const : 'line' as const,
     data: {
-      labels: m.daily_attribution.map((d) => d.date),
+      labels: m.daily_attribution.map((d) => fmt.day(d.date)),
       datasets: [{
         label: t.attributedRevenue,
         data: m.daily_attribution.map((d) => d.attributed_amount),
         borderColor: '#1f4f9e',
-        backgroundColor: 'rgba(31, 79, 158, 0.15)',
-        fill: true,
+        backgroundColor: few ? '#1f4f9e' : 'rgba(31, 79, 158, 0.15)',
+        fill: !few,
         pointRadius: 0,
+        maxBarThickness: 48,
       }],
     },
     options: { plugins: { legend: { display: false } }, scales: { x: { ticks: { maxTicksLimit: 8 } } } },
@@ -281,7 +284,7 @@ function MetricsView({ m }: { m: Ok<paths['/campaigns/{id}/metrics']['get']>['da
         <Badge kind={`impact-${m.metrics.competition_intensity}`}>{t[`competition.${m.metrics.competition_intensity}`]}</Badge>
       </p>
       {m.daily_attribution.length === 0 ? <Empty>{t.neverCounted}</Empty> : (
-        <Chart config={config} height={200} label={t.dailyChart(m.daily_attribution.length)}
+        <Chart key={few ? 'bar' : 'line'} config={config} height={200} label={t.dailyChart(m.daily_attribution.length)}
           table={{ caption: t.dailyTable, columns: [t.date, t.amount, t.sharePct], rows: m.daily_attribution.map((d) => [fmt.day(d.date), fmt.money(d.attributed_amount), d.attribution_percentage]) }} />
       )}
     </>
@@ -334,7 +337,15 @@ function CampaignForm({ campaign, onSaved, onCancel }: { campaign?: Campaign; on
           ? (await api('put', '/campaigns/{id}', { path: { id: campaign.id }, body: common })).data
           : (await api('post', '/campaigns', { body: { ...common, campaign_type: v.campaign_type } })).data;
         onSaved(saved);
-      });
+      }, {}, (x) => ({
+        name: checks.required(x.name),
+        campaign_type: campaign ? '' : checks.required(x.campaign_type),
+        start_date: checks.required(x.start_date),
+        end_date: checks.required(x.end_date) || (x.start_date && x.end_date < x.start_date ? text(common).endBeforeStart : ''),
+        budget: checks.decimal(x.budget, 0, 9_999_999_999.99),
+        attribution_weight: checks.decimal(x.attribution_weight, 0, 9.99),
+        priority_score: checks.integer(x.priority_score, 0, 100),
+      }));
     }}>
       <h2 id="campaign-form-title">{campaign ? t.editName(campaign.name) : t.newCampaign}</h2>
       {!campaign && <p class="muted">A new campaign starts as a draft; activate it to make it count in attribution.</p>}

@@ -3,7 +3,7 @@ import { api, type Ok } from '../api/client.ts';
 import type { paths } from '../api/openapi.gen.ts';
 import { ConfirmButton } from '../components/confirm.tsx';
 import { CsvButton } from '../components/csv.tsx';
-import { Field, FormError, Pager, SelectField, useForm } from '../components/form.tsx';
+import { checks, Field, FormError, Pager, SelectField, useForm } from '../components/form.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader, Tabs } from '../components/screen.tsx';
 import { Badge, fmt } from '../format.tsx';
@@ -272,7 +272,11 @@ function ProductForm({ product, onSaved, onCancel }: { product?: Product; onSave
           ? (await api('put', '/products/{id}', { path: { id: product.id }, body })).data
           : (await api('post', '/products', { body })).data;
         onSaved(saved);
-      });
+      }, {}, (x) => ({
+        sku: checks.required(x.sku),
+        name: checks.required(x.name),
+        reorder_level: checks.integer(x.reorder_level, 0, 1_000_000_000),
+      }));
     }}>
       <h3 id="product-form-title">{product ? t.editSku(product.sku) : t.newProduct}</h3>
       <FormError message={form.formError} />

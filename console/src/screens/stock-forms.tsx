@@ -1,6 +1,7 @@
 import { useRef } from 'preact/hooks';
 import { api } from '../api/client.ts';
-import { Field, FormError, newIdempotencyKey, SelectField, useForm } from '../components/form.tsx';
+import { checks, Field, FormError, newIdempotencyKey, SelectField, useForm } from '../components/form.tsx';
+import { common } from '../i18n/common.ts';
 import { text } from '../i18n/index.ts';
 import { inventoryText } from '../i18n/inventory.ts';
 
@@ -46,7 +47,10 @@ export function StockInForm({ productId, onDone }: { productId?: string; onDone:
         key.renew();
         form.setValues((x) => ({ ...x, quantity: '', note: '', received_at: '' }));
         onDone(withStock(r.message, r.current_stock));
-      });
+      }, {}, (x) => ({
+        product_id: productId ? '' : checks.required(x.product_id),
+        quantity: checks.required(x.quantity) || checks.integer(x.quantity, 1, 1_000_000_000),
+      }));
     }}>
       <h3 id="stock-in-title">{t.stockIn}</h3>
       <FormError message={form.formError} />
@@ -97,7 +101,12 @@ export function StockAdjustForm({ productId, lots, onDone }: {
         key.renew();
         form.setValues((x) => ({ ...x, adjust_quantity: '', reason: '', reason_note: '' }));
         onDone(withStock(r.message, r.current_stock));
-      }, { inventory_id: 'inventory_id' });
+      }, { inventory_id: 'inventory_id' }, (x) => ({
+        adjust_quantity: checks.required(x.adjust_quantity) || checks.integer(x.adjust_quantity, -1_000_000_000, 1_000_000_000) ||
+          (Number(x.adjust_quantity) === 0 ? text(common).notZero : ''),
+        reason: checks.required(x.reason),
+        reason_note: x.reason === 'other' && !x.reason_note.trim() ? text(common).noteForOther : '',
+      }));
     }}>
       <h3 id="stock-adjust-title">{t.adjustStock}</h3>
       <FormError message={form.formError} />
