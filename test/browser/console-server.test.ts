@@ -54,7 +54,7 @@ describe('the local server and the store console', () => {
   it('answers config.json with this server and the local anon key, local sign-in on', async () => {
     const res = await fetch(`${api}/console/config.json`);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    expect(await res.json()).toEqual({ supabaseUrl: api, anonKey: ANON_KEY, localSignIn: true });
+    expect(await res.json()).toEqual({ supabaseUrl: api, anonKey: ANON_KEY, localSignIn: true, currency: 'TWD' });
   });
 
   it('signs in as the demo admin or customer with tokens the functions accept, with their rights', async () => {

@@ -326,6 +326,22 @@ describe.skipIf(!hasChromium)(
       const newest = await page.locator('table.ledger tbody tr').first().textContent();
       expect(newest).toContain('+7');
       await shot(page, '4-inventory');
+
+      step = 'stock-adjust-undo';
+      const adjust = page.locator('form[data-form="stock-adjust"]');
+      await adjust.getByLabel('Change (+ or −)').fill('3');
+      await adjust.getByLabel('Reason', { exact: true }).selectOption('inventory_audit_increase');
+      await adjust.getByRole('button', { name: 'Book adjustment' }).click();
+      await page.waitForFunction((n) => Number(document.querySelector('table.ledger')?.getAttribute('data-total')) === n, ledgerBefore + 2);
+      await waitForScreen(page, 'inventory');
+      expect(Number((await page.getByTestId('current-stock').textContent())!.replace(/,/g, ''))).toBe(stockBefore + 10);
+      expect(await page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('status');
+      await page.getByRole('button', { name: 'Undo (book -3)' }).click();
+      await page.waitForFunction((n) => Number(document.querySelector('table.ledger')?.getAttribute('data-total')) === n, ledgerBefore + 3);
+      await waitForScreen(page, 'inventory');
+      expect(Number((await page.getByTestId('current-stock').textContent())!.replace(/,/g, ''))).toBe(stockBefore + 7);
+      expect(await page.locator('table.ledger tbody tr').first().textContent()).toContain('Undo of the adjustment 3');
+      expect(await page.getByRole('button', { name: /^Undo/ }).count()).toBe(0);
     });
 
     it('every screen passes axe-core with no serious or critical violation', async () => {

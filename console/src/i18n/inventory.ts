@@ -115,6 +115,8 @@ export const inventoryText = defineMessages({
   reasonNote: 'Reason note',
   reasonNoteHint: 'Required for “other”.',
   bookAdjustment: 'Book adjustment',
+  undoAdjustment: (opposite: number) => `Undo (book ${opposite > 0 ? '+' : ''}${opposite})`,
+  undoNote: (original: string) => `Undo of the adjustment ${original}`,
 }, {
   code: (code: string | null | undefined) => (code ? CODES_ZH[code] ?? code : '—'),
   title: '庫存',
@@ -209,4 +211,6 @@ export const inventoryText = defineMessages({
   reasonNote: '原因說明',
   reasonNoteHint: '選擇「其他」時必填。',
   bookAdjustment: '登記調整',
+  undoAdjustment: (opposite: number) => `復原（登記 ${opposite > 0 ? '+' : ''}${opposite}）`,
+  undoNote: (original: string) => `復原調整 ${original}`,
 });

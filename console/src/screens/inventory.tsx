@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Ok } from '../api/client.ts';
 import type { paths } from '../api/openapi.gen.ts';
 import { ConfirmButton } from '../components/confirm.tsx';
@@ -116,8 +116,19 @@ function ProductDetail({ route, isAdmin, onChanged }: { route: Route; isAdmin: b
   const id = params.id;
   const [version, setVersion] = useState(0);
   const [message, setMessage] = useState('');
+  const [undo, setUndo] = useState<{ label: string; run: () => Promise<string> } | null>(null);
+  const said = useRef<HTMLParagraphElement>(null);
   const product = useLoad((signal) => api('get', '/products/{id}', { path: { id }, signal }).then((r) => r.data), [id, version]);
-  const booked = (text: string) => { setMessage(text); setVersion((v) => v + 1); onChanged(); };
+  // Every booking says what it did, where focus goes; an adjustment can be undone by its opposite.
+  const booked = (said: string, undoIt?: { label: string; run: () => Promise<string> }) => {
+    setMessage(said);
+    setUndo(undoIt ?? null);
+    setVersion((v) => v + 1);
+    onChanged();
+  };
+  useEffect(() => {
+    if (message) said.current?.focus();
+  }, [message]);
   const tab = params.tab === 'stock-ins' ? 'stock-ins' : 'ledger';
   return (
     <section class="card detail stack" aria-labelledby="product-title">
@@ -132,7 +143,22 @@ function ProductDetail({ route, isAdmin, onChanged }: { route: Route; isAdmin: b
               <span class="big" data-testid="current-stock">{fmt.int(p.current_stock)}</span>{t.inStock(fmt.int(p.reorder_level))}{' '}
               {p.low_stock && <Badge kind="bad">{t.lowStock}</Badge>} {!p.is_active && <Badge kind="completed">{t.inactive}</Badge>}
             </p>
-            {message && <p class="state success" role="status">{message}</p>}
+            {message && (
+              <p class="state success" role="status" tabIndex={-1} ref={said}>
+                {message}{' '}
+                {undo && (
+                  <button type="button" class="link" onClick={async () => {
+                    const { run } = undo;
+                    setUndo(null);
+                    try {
+                      booked(await run());
+                    } catch (e) {
+                      setMessage((e as Error).message);
+                    }
+                  }}>{undo.label}</button>
+                )}
+              </p>
+            )}
             {isAdmin && params.edit === p.id ? (
               <ProductForm product={p} onSaved={() => { setParams({ edit: undefined }); booked(t.productSaved); }} onCancel={() => setParams({ edit: undefined })} />
             ) : isAdmin && (

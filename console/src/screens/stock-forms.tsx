@@ -74,7 +74,7 @@ export function StockInForm({ productId, onDone }: { productId?: string; onDone:
 export function StockAdjustForm({ productId, lots, onDone }: {
   productId?: string;
   lots?: { id: string; label: string }[];
-  onDone: (message: string) => void;
+  onDone: (message: string, undo?: { label: string; run: () => Promise<string> }) => void;
 }) {
   const t = text(inventoryText);
   const form = useForm({ product_id: productId ?? '', inventory_id: '', adjust_quantity: '', reason: '', reason_note: '', source: 'manual_adjustment' });
@@ -100,7 +100,18 @@ export function StockAdjustForm({ productId, lots, onDone }: {
         });
         key.renew();
         form.setValues((x) => ({ ...x, adjust_quantity: '', reason: '', reason_note: '' }));
-        onDone(withStock(r.message, r.current_stock));
+        // Undone by the opposite change, on the same product or lot, with its reason said.
+        const opposite = -Number(v.adjust_quantity);
+        onDone(withStock(r.message, r.current_stock), {
+          label: t.undoAdjustment(opposite),
+          run: async () => {
+            const undone = await api('post', '/stock-adjust', {
+              body: { ...target, adjust_quantity: opposite, reason: 'other', reason_note: t.undoNote(v.adjust_quantity), source: 'manual_adjustment' },
+              headers: { 'Idempotency-Key': newIdempotencyKey() },
+            });
+            return withStock(undone.message, undone.current_stock);
+          },
+        });
       }, { inventory_id: 'inventory_id' }, (x) => ({
         adjust_quantity: checks.required(x.adjust_quantity) || checks.integer(x.adjust_quantity, -1_000_000_000, 1_000_000_000) ||
           (Number(x.adjust_quantity) === 0 ? text(common).notZero : ''),
