@@ -344,6 +344,30 @@ describe.skipIf(!hasChromium)(
       expect(await page.getByRole('button', { name: /^Undo/ }).count()).toBe(0);
     });
 
+    it('inventory: a column head sorts the products by the API, a second click turns the order; names sort naturally', async () => {
+      step = 'product-sort';
+      await page.goto(`${base}#/inventory?search=DEMO`);
+      await waitForScreen(page, 'inventory');
+      const names = await page.locator('table.products tbody tr td:first-child a').allTextContents();
+      expect(names).toEqual([...names].sort(new Intl.Collator('en', { numeric: true }).compare));
+      const stocks = () => page.locator('table.products tbody td[data-stock]').allTextContents()
+        .then((cells) => cells.map((c) => Number(c.replace(/[^0-9-]/g, ''))));
+      // Each order is awaited as it arrives: the list keeps the previous rows while the new ones load.
+      const inOrder = (direction: 1 | -1) => async () => {
+        const values = await stocks();
+        return values.length > 1 && values.every((v, i) => i === 0 || direction * (v - values[i - 1]) >= 0);
+      };
+      await page.getByRole('button', { name: /^Stock/ }).click();
+      await page.waitForURL(/sort=current_stock/);
+      await expect.poll(inOrder(1), { timeout: 10_000 }).toBe(true);
+      expect(await page.locator('th[aria-sort="ascending"]').textContent()).toContain('Stock');
+      await page.getByRole('button', { name: /^Stock/ }).click();
+      await page.waitForURL(/desc=1/);
+      await expect.poll(inOrder(-1), { timeout: 10_000 }).toBe(true);
+      expect(await page.locator('th[aria-sort="descending"]').textContent()).toContain('Stock');
+      expect(new Set(await stocks()).size).toBeGreaterThan(1);
+    });
+
     it('every screen passes axe-core with no serious or critical violation', async () => {
       step = 'accessibility';
       const found: Record<string, string[]> = {};

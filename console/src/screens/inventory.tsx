@@ -3,6 +3,7 @@ import { api, type Ok } from '../api/client.ts';
 import type { paths } from '../api/openapi.gen.ts';
 import { ConfirmButton } from '../components/confirm.tsx';
 import { CsvButton } from '../components/csv.tsx';
+import { SortHeader } from '../components/sort.tsx';
 import { checks, Field, FormError, Pager, SelectField, useForm } from '../components/form.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader, Tabs } from '../components/screen.tsx';
@@ -16,6 +17,9 @@ import { StockAdjustForm, StockInForm } from './stock-forms.tsx';
 type Product = Ok<paths['/products/{id}']['get']>['data'];
 const PAGE_SIZE = 25;
 const LEDGER_PAGE = 20;
+/** The columns the product list sorts by (the API's `sort_by`). */
+const PRODUCT_SORTS = ['name', 'current_stock', 'reorder_level'] as const;
+type ProductSort = (typeof PRODUCT_SORTS)[number];
 
 export function InventoryScreen({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
   const t = text(inventoryText);
@@ -51,11 +55,18 @@ function ProductList({ route, version }: { route: Route; version: number }) {
   }, [search]);
   useEffect(() => setSearch(params.search ?? ''), [params.search]);
 
+  const sortColumn = PRODUCT_SORTS.find((c) => c === params.sort);
+  const order = sortColumn
+    ? { sort_by: sortColumn, sort_order: params.desc === '1' ? 'desc' as const : 'asc' as const }
+    : low ? {} : { sort_by: 'name' as const, sort_order: 'asc' as const };
+  const onSort = (column: ProductSort) =>
+    setParams({ sort: column, desc: (sortColumn ?? (low ? undefined : 'name')) === column && params.desc !== '1' ? '1' : undefined, page: undefined });
   const list = useLoad((signal) => api('get', '/products', {
-    // By name (naturally: 2 before 10); the low-stock list by the API's own order, most urgent first.
-    query: { search: params.search, low_stock: low ? 'true' : undefined, page: String(page), per_page: String(PAGE_SIZE), sort_by: low ? undefined : 'name', sort_order: low ? undefined : 'asc' },
+    // By the column chosen, else by name (naturally: 2 before 10); the low-stock list, unless a column is
+    // chosen, by the API's own order, most urgent first.
+    query: { search: params.search, low_stock: low ? 'true' : undefined, page: String(page), per_page: String(PAGE_SIZE), ...order },
     signal,
-  }), [params.search, low, page, version]);
+  }), [params.search, low, page, version, params.sort, params.desc]);
 
   return (
     <section class="stack" aria-labelledby="products-title">
@@ -74,7 +85,14 @@ function ProductList({ route, version }: { route: Route; version: number }) {
             <div class="table-wrap" tabIndex={0} role="region" aria-label={t.productsCaption}>
               <table class="products">
                 <caption class="visually-hidden">{t.productsCaption}</caption>
-                <thead><tr><th scope="col">{t.product}</th><th scope="col" class="num">{t.stock}</th><th scope="col" class="num">{t.reorderAt}</th><th scope="col">{t.state}</th></tr></thead>
+                <thead>
+                  <tr>
+                    <SortHeader column="name" label={t.product} sorted={order.sort_by} ascending={order.sort_order !== 'desc'} onSort={onSort} />
+                    <SortHeader column="current_stock" label={t.stock} sorted={order.sort_by} ascending={order.sort_order !== 'desc'} onSort={onSort} className="num" />
+                    <SortHeader column="reorder_level" label={t.reorderAt} sorted={order.sort_by} ascending={order.sort_order !== 'desc'} onSort={onSort} className="num" />
+                    <th scope="col">{t.state}</th>
+                  </tr>
+                </thead>
                 <tbody>
                   {r.data.map((p) => (
                     <tr key={p.id} aria-current={p.id === params.id ? 'true' : undefined} data-sku={p.sku}>
@@ -96,7 +114,7 @@ function ProductList({ route, version }: { route: Route; version: number }) {
                   const rows: (string | number | boolean)[][] = [];
                   for (let p = 1; ; p++) {
                     const r = await api('get', '/products', {
-                      query: { search: params.search, low_stock: low ? 'true' : undefined, page: String(p), per_page: '200', sort_by: low ? undefined : 'name', sort_order: low ? undefined : 'asc' },
+                      query: { search: params.search, low_stock: low ? 'true' : undefined, page: String(p), per_page: '200', ...order },
                     });
                     for (const x of r.data) rows.push([x.id, x.sku, x.name, x.current_stock, x.reorder_level, x.low_stock, x.is_active]);
                     if (p >= r.pagination.total_pages) return rows;

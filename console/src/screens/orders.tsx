@@ -2,6 +2,7 @@ import { api, type Ok } from '../api/client.ts';
 import type { paths } from '../api/openapi.gen.ts';
 import { CsvButton } from '../components/csv.tsx';
 import { Pager, SelectField } from '../components/form.tsx';
+import { SortHeader } from '../components/sort.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader } from '../components/screen.tsx';
 import { Badge, fmt, ORDER_STATUSES, orderStatusLabel, type OrderStatus } from '../format.tsx';
@@ -81,13 +82,9 @@ function OrdersView({ answer, query, onPage, onSort }: {
 }) {
   const t = text(ordersText);
   const s = answer.summary;
-  const sorted = query.sort_by ?? 'ordered_at';
+  const sorted: SortColumn = query.sort_by ?? 'ordered_at';
   const sortHeader = (column: SortColumn, label: string, className?: string) => (
-    <th scope="col" class={className} aria-sort={sorted === column ? (query.sort_order === 'asc' ? 'ascending' : 'descending') : undefined}>
-      <button type="button" class="sort" onClick={() => onSort(column)}>
-        {label} <span aria-hidden="true">{sorted === column ? (query.sort_order === 'asc' ? '▲' : '▼') : '↕'}</span>
-      </button>
-    </th>
+    <SortHeader column={column} label={label} sorted={sorted} ascending={query.sort_order === 'asc'} onSort={onSort} className={className} />
   );
   return (
     <div class="stack">
