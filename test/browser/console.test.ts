@@ -439,6 +439,31 @@ describe.skipIf(!hasChromium)(
       }
       expect(untranslated).toEqual({});
 
+      // The flows in Chinese: a figure and the orders behind it, a cancellation that asks first, a CSV.
+      await p.goto(`${base}#/health?period=7d`);
+      await p.getByTestId('health-figures').locator('th', { hasText: '最近 7 天' }).waitFor();
+      await waitForScreen(p, 'health');
+      const revenue = await p.locator('[data-testid="health-figures"] td[data-window="current"] [data-figure="revenue"]').textContent();
+      await p.locator('[data-testid="health-figures"] td[data-window="current"] [data-figure="revenue"]').click();
+      await waitForScreen(p, 'orders');
+      expect(await p.getByTestId('orders-summary').locator('[data-figure="revenue"]').textContent()).toBe(revenue);
+      await p.goto(`${base}#/campaigns?status=active`);
+      await waitForScreen(p, 'campaigns');
+      await p.locator('table.campaigns tbody a').first().click();
+      await p.locator('#campaign-title .badge-active').waitFor();
+      const actions = p.getByRole('group', { name: '活動操作' });
+      await actions.getByRole('button', { name: '取消活動' }).click();
+      expect(await actions.locator('.confirm').textContent()).toContain('無法再次啟用');
+      await actions.getByRole('button', { name: '否' }).click();
+      expect(await actions.locator('.confirm').count()).toBe(0);
+      expect(await p.locator('#campaign-title .badge-active').textContent()).toBe('進行中');
+      await p.goto(`${base}#/attribution?date=${today}&amount=250`);
+      await waitForScreen(p, 'attribution');
+      const download = p.waitForEvent('download');
+      await p.getByRole('button', { name: '下載 CSV' }).first().click();
+      const csv = (await readFile((await (await download).path())!, 'utf8')).replace(/^\ufeff/, '');
+      expect(csv.split('\r\n')[0]).toBe('campaign_id,campaign_name,attribution_layer,raw_weight,normalized_weight,attribution_strength,attributed_amount');
+
       await p.goto(`${base}#/health?period=30d`);
       await waitForScreen(p, 'health');
       const rating = await p.locator('.card.score .rating').textContent();

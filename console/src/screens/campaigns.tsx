@@ -153,7 +153,7 @@ function CampaignDetail({ id, isAdmin, editing, onEdit, onChanged, onClose }: {
         {(c) => (
           <>
             <div class="detail-head">
-              <h2 id="campaign-title">{c.name} <Badge kind={c.status}>{c.status}</Badge></h2>
+              <h2 id="campaign-title">{c.name} <Badge kind={c.status}>{statusLabel(c.status)}</Badge></h2>
               <button type="button" class="link" onClick={onClose}>{t.close}</button>
             </div>
             {editing && isAdmin ? (
@@ -323,7 +323,7 @@ function CampaignForm({ campaign, onSaved, onCancel }: { campaign?: Campaign; on
     <form class="card form" ref={form.formRef} noValidate aria-labelledby="campaign-form-title" onSubmit={(e) => {
       e.preventDefault();
       form.submit(async () => {
-        const common = {
+        const body = {
           name: v.name,
           start_date: v.start_date,
           end_date: v.end_date,
@@ -334,8 +334,8 @@ function CampaignForm({ campaign, onSaved, onCancel }: { campaign?: Campaign; on
           description: orNull(v.description),
         };
         const saved = campaign
-          ? (await api('put', '/campaigns/{id}', { path: { id: campaign.id }, body: common })).data
-          : (await api('post', '/campaigns', { body: { ...common, campaign_type: v.campaign_type } })).data;
+          ? (await api('put', '/campaigns/{id}', { path: { id: campaign.id }, body })).data
+          : (await api('post', '/campaigns', { body: { ...body, campaign_type: v.campaign_type } })).data;
         onSaved(saved);
       }, {}, (x) => ({
         name: checks.required(x.name),
@@ -348,7 +348,7 @@ function CampaignForm({ campaign, onSaved, onCancel }: { campaign?: Campaign; on
       }));
     }}>
       <h2 id="campaign-form-title">{campaign ? t.editName(campaign.name) : t.newCampaign}</h2>
-      {!campaign && <p class="muted">A new campaign starts as a draft; activate it to make it count in attribution.</p>}
+      {!campaign && <p class="muted">{t.newHint}</p>}
       <FormError message={form.formError} />
       <div class="grid">
         <Field label={t.name} name="name" value={v.name} error={form.errors.name} onInput={(e) => form.set('name', e.currentTarget.value)} />
