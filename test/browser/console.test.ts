@@ -463,6 +463,18 @@ describe.skipIf(!hasChromium)(
       await p.getByRole('button', { name: '下載 CSV' }).first().click();
       const csv = (await readFile((await (await download).path())!, 'utf8')).replace(/^\ufeff/, '');
       expect(csv.split('\r\n')[0]).toBe('campaign_id,campaign_name,attribution_layer,raw_weight,normalized_weight,attribution_strength,attributed_amount');
+      // A refusal only the database can make, in Chinese: a product that still holds stock is not deleted.
+      await p.goto(`${base}#/inventory?search=DEMO`);
+      await waitForScreen(p, 'inventory');
+      await p.locator('table.products tbody tr a').first().click();
+      await p.getByTestId('current-stock').waitFor();
+      await waitForScreen(p, 'inventory');
+      expect(Number((await p.getByTestId('current-stock').textContent())!.replace(/[^0-9]/g, ''))).toBeGreaterThan(0);
+      step = 'zh-refusal';
+      await p.getByRole('button', { name: '刪除商品' }).click();
+      await p.getByRole('button', { name: '確定刪除' }).click();
+      expect(await p.locator('.confirm [role="alert"]').textContent()).toBe('這項商品還有庫存，請先調整為 0 再刪除。');
+      step = 'zh-TW';
 
       await p.goto(`${base}#/health?period=30d`);
       await waitForScreen(p, 'health');
@@ -530,7 +542,7 @@ describe.skipIf(!hasChromium)(
 
     it('logged no console error beyond the refused requests the test provoked', () => {
       const provoked = /Failed to load resource: the server responded with a status of (400|422)/;
-      const unexpected = problems.filter((p) => !(['campaign-validation', 'stock-validation'].includes(p.step) && provoked.test(p.text)));
+      const unexpected = problems.filter((p) => !(['campaign-validation', 'stock-validation', 'zh-refusal'].includes(p.step) && provoked.test(p.text)));
       expect(unexpected).toEqual([]);
     });
   },

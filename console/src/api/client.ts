@@ -6,6 +6,7 @@
 import { createClient, FunctionsFetchError, FunctionsHttpError, type SupabaseClient } from '@supabase/supabase-js';
 import type { paths } from './openapi.gen.ts';
 import { common } from '../i18n/common.ts';
+import { ZH_ERRORS, zhRefusal } from '../i18n/errors.ts';
 import { locale, text } from '../i18n/index.ts';
 
 type Method = 'get' | 'post' | 'put' | 'delete';
@@ -102,6 +103,8 @@ function inWords(error: ApiError): ApiError {
       return said(t.unavailable);
     case error.status >= 500:
       return said(t.serverFailed);
+    case locale() === 'zh-TW':
+      return said(ZH_ERRORS[error.code] ?? zhRefusal(error.message));
     default:
       return error;
   }
