@@ -211,6 +211,7 @@ describe.skipIf(!hasChromium)(
       await page.getByRole('button', { name: 'Create campaign' }).click();
       await page.waitForURL(/[?&]id=[0-9a-f-]{36}/);
       await page.getByRole('heading', { name: campaignName }).waitFor();
+      expect(await page.locator('.detail .state.success').textContent()).toContain(`“${campaignName}” is created as a draft`);
       campaignUrl = page.url();
       await page.getByRole('button', { name: 'Activate' }).click();
       await page.locator('#campaign-title .badge-active').waitFor();
@@ -280,6 +281,8 @@ describe.skipIf(!hasChromium)(
       const amounts = rows.reduce((sum, r) => sum + Number(r[3].replace(/[^0-9.-]/g, '')), 0);
       expect(shares).toBeCloseTo(100, 1);
       expect(amounts).toBeCloseTo(250, 2);
+      // The money column's total, under it: the whole amount.
+      expect(Number((await page.locator('#split-table-title').locator('xpath=..').locator('tfoot td.num').textContent())!.replace(/[^0-9.]/g, ''))).toBe(250);
       await shot(page, '3-attribution');
 
       // The day's split as CSV: the API's rows, amounts unformatted, in the API's order.

@@ -44,6 +44,7 @@ export const attributionText = defineMessages({
   days: 'Days',
   avgWeight: 'Avg weight',
   counted: 'Counted',
+  total: 'Total',
 }, {
   title: '營收歸因',
   lead: '某一天的訂單營收如何分配給當天進行中的行銷活動，依活動與依層級。',
@@ -86,4 +87,5 @@ export const attributionText = defineMessages({
   days: '天數',
   avgWeight: '平均權重',
   counted: '計入期間',
+  total: '合計',
 });

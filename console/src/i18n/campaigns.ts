@@ -78,6 +78,9 @@ export const campaignsText = defineMessages({
   saveChanges: 'Save changes',
   createCampaign: 'Create campaign',
   cancel: 'Cancel',
+  created: (name: string) => `“${name}” is created as a draft: activate it to make it count in attribution.`,
+  savedChanges: (name: string) => `“${name}” is saved.`,
+  pageTotal: 'Total of this page',
 }, {
   title: '行銷活動',
   lead: '規劃、編輯與執行行銷活動，並查看活動之間的重疊。',
@@ -154,4 +157,7 @@ export const campaignsText = defineMessages({
   saveChanges: '儲存變更',
   createCampaign: '建立活動',
   cancel: '取消',
+  created: (name: string) => `「${name}」已建立為草稿：啟用後才會計入營收歸因。`,
+  savedChanges: (name: string) => `「${name}」已儲存。`,
+  pageTotal: '本頁合計',
 });

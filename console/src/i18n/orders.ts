@@ -28,6 +28,7 @@ export const ordersText = defineMessages({
   orderCount: (n: number) => `${fmt.int(n)} ${n === 1 ? 'order' : 'orders'}`,
   pages: 'Pages of orders',
   countedNote: 'Revenue counts orders not refunded and not cancelled by then, as business health counts them.',
+  pageTotal: 'Total of this page',
 }, {
   title: '訂單',
   placed: (window: string, asOf?: string) => `下單時間：${window}${asOf ? `，以 ${asOf} 的狀態計算` : ''}。`,
@@ -54,4 +55,5 @@ export const ordersText = defineMessages({
   orderCount: (n: number) => `${fmt.int(n)} 筆訂單`,
   pages: '訂單頁碼',
   countedNote: '營收只計入當時未退款、未取消的訂單，與營運健康的計算方式相同。',
+  pageTotal: '本頁合計',
 });

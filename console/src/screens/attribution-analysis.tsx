@@ -67,6 +67,9 @@ function RevenueTable({ campaigns, from, to }: { campaigns: Row[]; from: string;
               </tr>
             ))}
           </tbody>
+          <tfoot>
+            <tr><th scope="row" colSpan={2}>{t.total}</th><td class="num">{fmt.money(sorted.reduce((sum, c) => sum + c.total_attributed_revenue, 0))}</td><td colSpan={3} /></tr>
+          </tfoot>
         </table>
       </div>
     </>

@@ -149,6 +149,11 @@ function Split({ a }: { a: Attribution }) {
                 </tr>
               ))}
             </tbody>
+            {hasAmount && (
+              <tfoot>
+                <tr><th scope="row" colSpan={4}>{t.total}</th><td class="num">{fmt.money(a.attributions.reduce((sum, x) => sum + (x.attributed_amount ?? 0), 0))}</td></tr>
+              </tfoot>
+            )}
           </table>
         </div>
       </section>

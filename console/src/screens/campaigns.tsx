@@ -45,6 +45,8 @@ function CampaignList({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
   const status = STATUSES.includes(params.status as CampaignStatus) ? (params.status as CampaignStatus) : undefined;
   const [search, setSearch] = useState(params.search ?? '');
   const [version, setVersion] = useState(0);
+  // What the last save did, said in the campaign's detail (which a new campaign opens).
+  const [saved, setSaved] = useState<{ id: string; message: string } | null>(null);
 
   // Typing filters after a pause, replacing the URL rather than stacking history entries.
   useEffect(() => {
@@ -79,11 +81,12 @@ function CampaignList({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
         )}
       </Loaded>
       {params.edit === 'new' && isAdmin && (
-        <CampaignForm onSaved={(c) => { changed(); setParams({ edit: undefined, id: c.id }); }} onCancel={() => setParams({ edit: undefined })} />
+        <CampaignForm onSaved={(c) => { changed(); setSaved({ id: c.id, message: t.created(c.name) }); setParams({ edit: undefined, id: c.id }); }} onCancel={() => setParams({ edit: undefined })} />
       )}
       {params.id && (
         <CampaignDetail key={params.id} id={params.id} isAdmin={isAdmin} editing={params.edit === params.id}
-          onEdit={(on) => setParams({ edit: on ? params.id : undefined })}
+          saved={saved?.id === params.id ? saved.message : ''} onSaved={(message) => setSaved({ id: params.id, message })}
+          onEdit={(on) => { setSaved(null); setParams({ edit: on ? params.id : undefined }); }}
           onChanged={changed} onClose={() => setParams({ id: undefined, edit: undefined })} />
       )}
       <form class="filters" role="search" aria-label={t.filter} onSubmit={(e) => { e.preventDefault(); setParams({ search: search || undefined, page: undefined }); }}>
@@ -115,6 +118,9 @@ function CampaignList({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
                     </tr>
                   ))}
                 </tbody>
+                <tfoot>
+                  <tr><th scope="row" colSpan={4}>{t.pageTotal}</th><td class="num">{fmt.money(data.campaigns.reduce((sum, c) => sum + (c.budget ?? 0), 0))}</td></tr>
+                </tfoot>
               </table>
             </div>
             <Pager page={data.pagination.current_page} totalPages={data.pagination.total_pages}
@@ -140,8 +146,9 @@ function CampaignList({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
   );
 }
 
-function CampaignDetail({ id, isAdmin, editing, onEdit, onChanged, onClose }: {
-  id: string; isAdmin: boolean; editing: boolean; onEdit: (on: boolean) => void; onChanged: () => void; onClose: () => void;
+function CampaignDetail({ id, isAdmin, editing, saved, onSaved, onEdit, onChanged, onClose }: {
+  id: string; isAdmin: boolean; editing: boolean; saved: string; onSaved: (message: string) => void;
+  onEdit: (on: boolean) => void; onChanged: () => void; onClose: () => void;
 }) {
   const t = text(campaignsText);
   const [version, setVersion] = useState(0);
@@ -156,8 +163,9 @@ function CampaignDetail({ id, isAdmin, editing, onEdit, onChanged, onClose }: {
               <h2 id="campaign-title">{c.name} <Badge kind={c.status}>{statusLabel(c.status)}</Badge></h2>
               <button type="button" class="link" onClick={onClose}>{t.close}</button>
             </div>
+            {saved && !editing && <p class="state success" role="status">{saved}</p>}
             {editing && isAdmin ? (
-              <CampaignForm campaign={c} onSaved={() => { onEdit(false); refresh(); }} onCancel={() => onEdit(false)} />
+              <CampaignForm campaign={c} onSaved={(x) => { onEdit(false); onSaved(t.savedChanges(x.name)); refresh(); }} onCancel={() => onEdit(false)} />
             ) : (
               <>
                 <dl class="facts">

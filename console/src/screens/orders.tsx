@@ -118,6 +118,9 @@ function OrdersView({ answer, query, onPage, onSort }: {
                   </tr>
                 ))}
               </tbody>
+              <tfoot>
+                <tr><th scope="row" colSpan={3}>{t.pageTotal}</th><td class="num">{fmt.money(answer.data.reduce((sum, o) => sum + o.total_amount, 0))}</td></tr>
+              </tfoot>
             </table>
           </div>
           <Pager page={answer.pagination.page} totalPages={answer.pagination.total_pages}
