@@ -115,6 +115,7 @@ export const inventoryText = defineMessages({
   reasonNote: 'Reason note',
   reasonNoteHint: 'Required for “other”.',
   bookAdjustment: 'Book adjustment',
+  activeOnSale: 'Active (on sale)',
   undoAdjustment: (opposite: number) => `Undo (book ${opposite > 0 ? '+' : ''}${opposite})`,
   undoNote: (original: string) => `Undo of the adjustment ${original}`,
 }, {
@@ -211,6 +212,7 @@ export const inventoryText = defineMessages({
   reasonNote: '原因說明',
   reasonNoteHint: '選擇「其他」時必填。',
   bookAdjustment: '登記調整',
+  activeOnSale: '上架中（販售中）',
   undoAdjustment: (opposite: number) => `復原（登記 ${opposite > 0 ? '+' : ''}${opposite}）`,
   undoNote: (original: string) => `復原調整 ${original}`,
 });

@@ -90,7 +90,7 @@ function MonthGrid({ month, days, selected, onPick }: { month: string; days: Cal
                 const count = day?.active_campaign_count ?? 0;
                 return (
                   <td key={j} data-date={date} class={`day intensity-${count === 0 ? 'none' : day!.competition_intensity}${date === today ? ' today' : ''}`}>
-                    <button type="button" aria-pressed={date === selected} onClick={() => onPick(date)}
+                    <button type="button" aria-pressed={date === selected} onClick={() => onPick(date)} data-user-text
                       title={day?.active_campaigns.map((c) => c.campaign_name).join('\n')}>
                       {/* The name is the visible day number followed by the day in words, so what is seen is what is said. */}
                       <span class="day-number">{Number(date.slice(8))}</span>

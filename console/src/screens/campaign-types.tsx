@@ -1,7 +1,8 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Ok } from '../api/client.ts';
 import type { paths } from '../api/openapi.gen.ts';
 import { ConfirmButton } from '../components/confirm.tsx';
+import { CsvButton } from '../components/csv.tsx';
 import { checks, Field, FormError, SelectField, useForm } from '../components/form.tsx';
 import { Empty, ErrorBox, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader } from '../components/screen.tsx';
@@ -23,6 +24,11 @@ export function CampaignTypesScreen({ route, isAdmin }: { route: Route; isAdmin:
   const showInactive = params.inactive === '1';
   const editing = params.edit; // a type code, or "new"
   const [message, setMessage] = useState('');
+  // The result of a change takes focus, so it is read out and the next step starts from it.
+  const said = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (message) said.current?.focus();
+  }, [message]);
 
   const groups = useLoad((signal) => api('get', '/campaign-types/groups', { signal }).then((r) => r.data), []);
   const all = useLoad(
@@ -44,7 +50,7 @@ export function CampaignTypesScreen({ route, isAdmin }: { route: Route; isAdmin:
       <ScreenHeader title={t.title} lead={t.lead}>
         {isAdmin && <a class="button primary" href={href('campaign-types', { ...params, edit: 'new' })}>{t.newType}</a>}
       </ScreenHeader>
-      {message && <p class="state success" role="status">{message}</p>}
+      {message && <p class="state success" role="status" tabIndex={-1} ref={said}>{message}</p>}
       {isAdmin && editing && (editing === 'new' || editedType) && (
         <TypeForm key={editing} type={editedType} onDone={done} onCancel={() => setParams({ edit: undefined })} />
       )}
@@ -58,7 +64,16 @@ export function CampaignTypesScreen({ route, isAdmin }: { route: Route; isAdmin:
             {t.showDeactivated}
           </label>
           <Loaded load={all} label={t.loadingCatalogue}>
-            {(list) => <Catalogue types={list.data} groups={groups.data} isAdmin={isAdmin} onChanged={done} params={params} />}
+            {(list) => (
+              <>
+                <Catalogue types={list.data} groups={groups.data} isAdmin={isAdmin} onChanged={done} params={params} />
+                <p>
+                  <CsvButton filename="campaign-types.csv"
+                    columns={['type_code', 'display_name_zh', 'display_name_en', 'attribution_layer', 'default_weight', 'default_priority', 'is_active']}
+                    rows={() => list.data.map((x) => [x.type_code, x.display_name_zh, x.display_name_en, x.attribution_layer, x.default_weight, x.default_priority, x.is_active])} />
+                </p>
+              </>
+            )}
           </Loaded>
         </div>
         <aside class="stack">

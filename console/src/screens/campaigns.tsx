@@ -160,7 +160,7 @@ function CampaignDetail({ id, isAdmin, editing, saved, onSaved, onEdit, onChange
         {(c) => (
           <>
             <div class="detail-head">
-              <h2 id="campaign-title">{c.name} <Badge kind={c.status}>{statusLabel(c.status)}</Badge></h2>
+              <h2 id="campaign-title"><span data-user-text>{c.name}</span> <Badge kind={c.status}>{statusLabel(c.status)}</Badge></h2>
               <button type="button" class="link" onClick={onClose}>{t.close}</button>
             </div>
             {saved && !editing && <p class="state success" role="status">{saved}</p>}

@@ -154,7 +154,7 @@ function ProductDetail({ route, isAdmin, onChanged }: { route: Route; isAdmin: b
         {(p) => (
           <>
             <div class="detail-head">
-              <h2 id="product-title">{p.name} <small class="muted" data-user-text>{p.sku}</small></h2>
+              <h2 id="product-title"><span data-user-text>{p.name}</span> <small class="muted" data-user-text>{p.sku}</small></h2>
               <a href={href('inventory', { ...params, id: undefined, edit: undefined, tab: undefined, lpage: undefined })}>{t.close}</a>
             </div>
             <p class="stock-line">
@@ -262,6 +262,20 @@ function Ledger({ route, id, version }: { route: Route; id: string; version: num
               </table>
             </div>
             <Pager page={r.pagination.page} totalPages={r.pagination.total_pages} count={t.movementCount(r.pagination.total_count)} label={t.movementPages} onPage={(p) => setParams({ lpage: p })} />
+            <p>
+              <CsvButton filename="movements.csv"
+                columns={['created_at', 'operation', 'delta', 'stock_before', 'stock_after', 'reason', 'source', 'reason_note', 'reference', 'operator_email']}
+                rows={async () => {
+                  const rows: (string | number | null)[][] = [];
+                  for (let p = 1; ; p++) {
+                    const page = await api('get', '/products/{id}/movements', { path: { id }, query: { page: String(p), per_page: '200', operation } });
+                    for (const m of page.data) {
+                      rows.push([m.created_at, m.operation, m.delta, m.stock_before, m.stock_after, m.reason, m.source, m.reason_note, m.reference, m.operator_email]);
+                    }
+                    if (p >= page.pagination.total_pages) return rows;
+                  }
+                }} />
+            </p>
           </>
         )}
       </Loaded>
@@ -296,6 +310,17 @@ function StockIns({ route, id, version }: { route: Route; id: string; version: n
             </table>
           </div>
           <Pager page={r.pagination.page} totalPages={r.pagination.total_pages} count={t.stockInCount(r.pagination.total_count)} label={t.stockInPages} onPage={(p) => setParams({ lpage: p })} />
+          <p>
+            <CsvButton filename="stock-ins.csv" columns={['received_at', 'quantity', 'source', 'note', 'created_at']}
+              rows={async () => {
+                const rows: (string | number | null)[][] = [];
+                for (let p = 1; ; p++) {
+                  const page = await api('get', '/products/{id}/stock-ins', { path: { id }, query: { page: String(p), per_page: '200' } });
+                  for (const x of page.data) rows.push([x.received_at, x.quantity, x.source, x.note, x.created_at]);
+                  if (p >= page.pagination.total_pages) return rows;
+                }
+              }} />
+          </p>
         </>
       )}
     </Loaded>
@@ -330,7 +355,7 @@ function ProductForm({ product, onSaved, onCancel }: { product?: Product; onSave
         <Field label={t.reorderLevel} name="reorder_level" inputMode="numeric" value={v.reorder_level} error={form.errors.reorder_level}
           hint={product ? t.reorderHintEdit : t.reorderHintNew} onInput={(e) => form.set('reorder_level', e.currentTarget.value)} />
       </div>
-      <label class="checkbox"><input type="checkbox" name="is_active" checked={v.is_active} onChange={(e) => form.set('is_active', e.currentTarget.checked)} /> Active (on sale)</label>
+      <label class="checkbox"><input type="checkbox" name="is_active" checked={v.is_active} onChange={(e) => form.set('is_active', e.currentTarget.checked)} /> {t.activeOnSale}</label>
       <div class="actions">
         <button type="submit" class="primary" disabled={form.pending}>{form.pending ? text(common).saving : product ? t.saveProduct : t.createProduct}</button>
         <button type="button" onClick={onCancel}>{t.cancel}</button>
