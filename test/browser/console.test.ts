@@ -512,6 +512,24 @@ describe.skipIf(!hasChromium)(
       await waitForScreen(p, 'health');
       expect(await p.evaluate(() => document.documentElement.lang)).toBe('en');
       expect(await p.locator('main h1').textContent()).toBe('Business health');
+
+      // Back in Chinese: a customer is said to be one, and phone width fits every screen.
+      await p.locator('.who select').selectOption('zh-TW');
+      await p.locator('main h1', { hasText: '營運健康' }).waitFor();
+      await p.getByRole('button', { name: '登出' }).click();
+      await p.locator('button[data-sign-in-as="customer"]').click();
+      await p.waitForSelector('main[data-screen]');
+      expect(await p.locator('.who .badge').textContent()).toBe('顧客');
+      expect(await p.locator('.who span[title]').getAttribute('title')).toContain('登記入庫');
+      await p.setViewportSize({ width: 390, height: 844 });
+      const wide: string[] = [];
+      for (const screen of SCREENS) {
+        await p.goto(`${base}#/${screen}`);
+        await waitForScreen(p, screen);
+        const [scroll, width] = await p.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+        if (scroll > width + 1) wide.push(`${screen}: ${scroll}px wide`);
+      }
+      expect(wide).toEqual([]);
       await zh.close();
     });
 
