@@ -117,14 +117,21 @@ async function isDistDirectory(file: string): Promise<boolean> {
 }
 
 /** The store's currency (ISO 4217), configured once: every amount in the console is shown in it. */
-const STORE_CURRENCY = /^[A-Z]{3}$/.test(Deno.env.get('STORE_CURRENCY') ?? '') ? Deno.env.get('STORE_CURRENCY')! : 'TWD';
+const STORE_CURRENCY = /^[A-Z]{3}$/.test(Deno.env.get('STORE_CURRENCY') ?? '')
+  ? Deno.env.get('STORE_CURRENCY')!
+  : 'TWD';
 
 /** The store console as the static files it is anywhere else, plus this server's config.json. */
 const consoleFiles = new Hono()
   .get(CONSOLE, (c) => c.redirect(`${new URL(c.req.url).origin}${CONSOLE}/`, 301))
   .get(`${CONSOLE}/config.json`, (c) => {
     c.header('cache-control', 'no-store');
-    return c.json({ supabaseUrl: new URL(c.req.url).origin, anonKey: ANON_KEY, localSignIn: localSecret(), currency: STORE_CURRENCY });
+    return c.json({
+      supabaseUrl: new URL(c.req.url).origin,
+      anonKey: ANON_KEY,
+      localSignIn: localSecret(),
+      currency: STORE_CURRENCY,
+    });
   })
   // Gzipped as a static host would send it, so local loads weigh what deployed ones do.
   .use(`${CONSOLE}/*`, compress({ encoding: 'gzip', threshold: 0 }))
