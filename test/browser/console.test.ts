@@ -241,6 +241,7 @@ describe.skipIf(!hasChromium)(
       expect(await question.textContent()).toContain(`Cancel campaign “${campaignName}”? It counts for attribution up to today`);
       expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Yes, cancel campaign');
       await shot(page, '2-campaigns-confirm-cancel');
+      expect(await axeViolations(page), 'axe with the question open').toEqual([]);
       await question.getByRole('button', { name: 'No' }).click();
       await page.keyboard.press('Escape');
       await actions.getByRole('button', { name: 'Cancel campaign' }).click();
@@ -550,7 +551,8 @@ describe.skipIf(!hasChromium)(
           await sql.end();
         }
       })();
-      for (const screen of [...SCREENS, `inventory?id=${productId}`, 'campaigns?tab=calendar']) {
+      for (const screen of [...SCREENS, `inventory?id=${productId}`, 'campaigns?tab=calendar', 'campaigns?tab=collaboration',
+        'campaigns?edit=new', 'campaign-types?edit=new', 'inventory?edit=new']) {
         await p.goto(`${base}#/${screen}`);
         await waitForScreen(p, screen.split('?')[0]);
         const [scroll, width] = await p.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
