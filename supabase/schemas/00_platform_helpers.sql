@@ -106,6 +106,21 @@ revoke execute on function private.raise_api_error(integer, text, text, jsonb) f
 
 grant execute on function private.raise_api_error(integer, text, text, jsonb) to authenticated, service_role;
 
+-- The rule a value outside a list breaks, worded as the edge functions' zod schemas word it
+-- (`_shared/validation.ts` oneOf), from the enum type that holds the list.
+create or replace function private.one_of(allowed anyarray)
+returns text
+language sql
+immutable
+set search_path = ''
+as $$
+  select 'must be one of ' || array_to_string(allowed, ', ')
+$$;
+
+revoke execute on function private.one_of(anyarray) from public, anon;
+
+grant execute on function private.one_of(anyarray) to authenticated, service_role;
+
 -- Derived data kept by triggers (a day's revenue, a campaign's stretches of activity and attribution days,
 -- the health figures' changes) is maintained by one statement-level function per source table, over its transition tables,
 -- for every kind of write. They fire always, also with session_replication_role = replica (as the demo

@@ -13,12 +13,15 @@ create table public.customers (
 
 create unique index customers_email_key on public.customers (lower(email));
 
+-- The statuses an order can have, written once. The column stays text, checked against this type: the
+-- health and attribution readers compare it with text, and the type is what the API and console generate from.
+create type public.order_status as enum ('pending', 'paid', 'shipped', 'delivered', 'completed', 'cancelled', 'refunded');
+
 create table public.orders (
   id uuid primary key default gen_random_uuid(),
   customer_id uuid not null references public.customers (id) on delete restrict,
   status text not null default 'pending'
-    constraint orders_status_known
-      check (status in ('pending', 'paid', 'shipped', 'delivered', 'completed', 'cancelled', 'refunded')),
+    constraint orders_status_known check (status = any (enum_range(null::public.order_status)::text[])),
   total_amount numeric(12, 2) not null constraint orders_total_amount_not_negative check (total_amount >= 0),
   item_count integer not null default 1 constraint orders_item_count_positive check (item_count > 0),
   ordered_at timestamptz not null default now(),

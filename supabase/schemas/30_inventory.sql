@@ -4,6 +4,20 @@
 -- can read it without seeing the lots. The CHECK constraints make negative stock impossible whoever
 -- writes; only the stock functions (below) may write the quantities.
 
+-- The lists of values the stock operations accept, each written once. The columns stay text, checked
+-- against these types, so a lot's source can be either kind and a new value is one `alter type ... add value`;
+-- the types are what `database.types.ts` generates into `Constants` for the API and the console.
+create type public.stock_in_source as enum (
+  'manual_stock_in', 'purchase_order', 'return_goods', 'transfer_in', 'production_complete', 'supplier_direct', 'other'
+);
+create type public.stock_adjust_source as enum ('manual_adjustment', 'inventory_count', 'system_correction', 'other');
+-- Which way each reason may move stock is a rule of `public.stock_adjust`.
+create type public.stock_adjust_reason as enum (
+  'inventory_audit_increase', 'return_goods', 'supplier_compensation', 'miscount_correction',
+  'inventory_audit_decrease', 'damage_writeoff', 'expired_removal', 'loss_theft', 'quality_issue', 'other'
+);
+create type public.stock_operation as enum ('stock_in', 'stock_adjust', 'stock_out');
+
 create table public.products (
   id uuid primary key default gen_random_uuid(),
   -- A deleted product keeps its SKU: movements and orders keep naming it, so it is never reused.
@@ -28,11 +42,11 @@ create table public.inventory_records (
   quantity bigint not null constraint inventory_records_quantity_positive check (quantity > 0),
   available_quantity bigint not null
     constraint inventory_records_available_within_quantity check (available_quantity between 0 and quantity),
+  -- A lot is opened by a stock-in or by an increase adjusted onto a product without lots.
   source text not null
-    constraint inventory_records_source_known check (source in (
-      'manual_stock_in', 'purchase_order', 'return_goods', 'transfer_in', 'production_complete', 'supplier_direct',
-      'other', 'manual_adjustment', 'inventory_count', 'system_correction'
-    )),
+    constraint inventory_records_source_known check (
+      source = any (enum_range(null::public.stock_in_source)::text[] || enum_range(null::public.stock_adjust_source)::text[])
+    ),
   note text constraint inventory_records_note_length check (char_length(note) <= 1000),
   received_at timestamptz not null default now(),
   -- clock_timestamp, not now(): lots created in one transaction still have an order ("latest record").
@@ -146,7 +160,7 @@ create table public.stock_movements (
   -- Groups the rows of one request: a FIFO decrease across three lots is one operation, three rows.
   operation_id uuid not null,
   operation text not null
-    constraint stock_movements_operation_known check (operation in ('stock_in', 'stock_adjust', 'stock_out')),
+    constraint stock_movements_operation_known check (operation = any (enum_range(null::public.stock_operation)::text[])),
   product_id uuid not null references public.products (id) on delete restrict,
   inventory_record_id uuid not null references public.inventory_records (id) on delete restrict,
   delta bigint not null constraint stock_movements_delta_not_zero check (delta <> 0),
@@ -545,10 +559,8 @@ begin
   end if;
   perform private.check_stock_quantity('quantity', quantity);
   source := coalesce(source, 'manual_stock_in');
-  if source not in ('manual_stock_in', 'purchase_order', 'return_goods', 'transfer_in', 'production_complete',
-                    'supplier_direct', 'other') then
-    perform private.invalid_stock_field('source', to_jsonb(source), 'must be one of manual_stock_in, purchase_order, '
-      'return_goods, transfer_in, production_complete, supplier_direct, other');
+  if not source = any (enum_range(null::public.stock_in_source)::text[]) then
+    perform private.invalid_stock_field('source', to_jsonb(source), private.one_of(enum_range(null::public.stock_in_source)));
   end if;
   if char_length(note) > 1000 then
     perform private.invalid_stock_field('note', to_jsonb(note), 'at most 1000 characters');
@@ -699,8 +711,8 @@ begin
   end if;
   if reason is null then
     perform private.invalid_stock_field('reason', null, 'required');
-  elsif reason <> 'other' and not (reason = any (increase_reasons || decrease_reasons)) then
-    perform private.invalid_stock_field('reason', to_jsonb(reason), 'must be one of the adjustment reason codes');
+  elsif not reason = any (enum_range(null::public.stock_adjust_reason)::text[]) then
+    perform private.invalid_stock_field('reason', to_jsonb(reason), private.one_of(enum_range(null::public.stock_adjust_reason)));
   elsif adjust_quantity > 0 and reason = any (decrease_reasons) then
     perform private.invalid_stock_field('reason', to_jsonb(reason), 'is a decrease reason; adjust_quantity is positive');
   elsif adjust_quantity < 0 and reason = any (increase_reasons) then
@@ -712,9 +724,8 @@ begin
     perform private.invalid_stock_field('reason_note', to_jsonb(reason_note), 'at most 500 characters');
   end if;
   source := coalesce(source, 'manual_adjustment');
-  if source not in ('manual_adjustment', 'inventory_count', 'system_correction', 'other') then
-    perform private.invalid_stock_field('source', to_jsonb(source),
-      'must be one of manual_adjustment, inventory_count, system_correction, other');
+  if not source = any (enum_range(null::public.stock_adjust_source)::text[]) then
+    perform private.invalid_stock_field('source', to_jsonb(source), private.one_of(enum_range(null::public.stock_adjust_source)));
   end if;
 
   replay := private.claim_idempotency_key(operator.operator_key, idempotency_key, 'stock_adjust', jsonb_build_object(

@@ -80,6 +80,7 @@ describe('creating a campaign', () => {
       attribution_weight: 1.6,
       created_at: expect.any(String),
       updated_at: expect.any(String),
+      allowed_transitions: ['active', 'cancelled'],
     });
   });
 
@@ -231,6 +232,32 @@ describe('reading, updating and deleting one campaign', () => {
   });
 });
 
+describe('status moves', () => {
+  const PATHS: Record<string, string[]> = {
+    draft: [],
+    active: ['active'],
+    paused: ['active', 'paused'],
+    completed: ['active', 'completed'],
+    cancelled: ['cancelled'],
+  };
+
+  it("a campaign's allowed_transitions are exactly the moves the database then accepts", async () => {
+    const allowedFrom: Record<string, string[]> = {};
+    for (const [from, path] of Object.entries(PATHS)) {
+      const read = await call(`campaigns/${await campaignIn(path)}`);
+      expect(read.body.data.status).toBe(from);
+      allowedFrom[from] = read.body.data.allowed_transitions;
+    }
+    for (const [from, path] of Object.entries(PATHS)) {
+      for (const to of Object.keys(PATHS).filter((s) => s !== from)) {
+        const moved = await call(`campaigns/${await campaignIn(path)}`, { method: 'PUT', body: { status: to } });
+        expect({ from, to, status: moved.status }).toEqual({ from, to, status: allowedFrom[from].includes(to) ? 200 : 422 });
+        if (moved.status === 200) expect(moved.body.data.allowed_transitions).toEqual(allowedFrom[to]);
+      }
+    }
+  });
+});
+
 describe('listing', () => {
   it('pages newest first with the seed defaults and reports the pagination', async () => {
     const res = await call('campaigns');
@@ -243,7 +270,7 @@ describe('listing', () => {
       total_pages: Math.ceil(pagination.total_count / 20),
     });
     expect(campaigns.length).toBe(Math.min(20, pagination.total_count));
-    for (const c of campaigns) expect(Object.keys(c).sort()).toEqual(['budget', 'created_at', 'end_date', 'id', 'name', 'start_date', 'status']);
+    for (const c of campaigns) expect(Object.keys(c).sort()).toEqual(['allowed_transitions', 'budget', 'created_at', 'end_date', 'id', 'name', 'start_date', 'status']);
     const created = campaigns.map((c: any) => Date.parse(c.created_at));
     expect(created).toEqual([...created].sort((a, b) => b - a));
   });

@@ -108,8 +108,9 @@ export type Database = {
           'status': Database['public']['Enums']['campaign_status'];
           'target_audience': string | null;
           'updated_at': string;
+          'allowed_transitions': (Database['public']['Enums']['campaign_status'])[] | null;
         };
-        ComputedFields: never;
+        ComputedFields: 'allowed_transitions';
         Insert: {
           'attribution_layer': Database['public']['Enums']['attribution_layer'];
           'attribution_weight': number;
@@ -688,6 +689,15 @@ export type Database = {
       };
     };
     Functions: {
+      'allowed_transitions': {
+        Args: {
+          'campaign': Omit<
+            Database['public']['Tables']['campaigns']['Row'],
+            Database['public']['Tables']['campaigns']['ComputedFields']
+          >;
+        };
+        Returns: (Database['public']['Enums']['campaign_status'])[];
+      };
       'calculate_campaign_attributions': { Args: { 'order_amount'?: number; 'target_date': string }; Returns: Json };
       'campaign_calendar': {
         Args: { 'from_date': string; 'to_date': string };
@@ -998,6 +1008,28 @@ export type Database = {
     Enums: {
       'attribution_layer': 'site-wide' | 'target-oriented' | 'category-specific' | 'general';
       'campaign_status': 'draft' | 'active' | 'paused' | 'completed' | 'cancelled';
+      'order_status': 'pending' | 'paid' | 'shipped' | 'delivered' | 'completed' | 'cancelled' | 'refunded';
+      'stock_adjust_reason':
+        | 'inventory_audit_increase'
+        | 'return_goods'
+        | 'supplier_compensation'
+        | 'miscount_correction'
+        | 'inventory_audit_decrease'
+        | 'damage_writeoff'
+        | 'expired_removal'
+        | 'loss_theft'
+        | 'quality_issue'
+        | 'other';
+      'stock_adjust_source': 'manual_adjustment' | 'inventory_count' | 'system_correction' | 'other';
+      'stock_in_source':
+        | 'manual_stock_in'
+        | 'purchase_order'
+        | 'return_goods'
+        | 'transfer_in'
+        | 'production_complete'
+        | 'supplier_direct'
+        | 'other';
+      'stock_operation': 'stock_in' | 'stock_adjust' | 'stock_out';
     };
     CompositeTypes: {
       [_ in never]: never;
@@ -1107,6 +1139,30 @@ export const Constants = {
     Enums: {
       'attribution_layer': ['site-wide', 'target-oriented', 'category-specific', 'general'],
       'campaign_status': ['draft', 'active', 'paused', 'completed', 'cancelled'],
+      'order_status': ['pending', 'paid', 'shipped', 'delivered', 'completed', 'cancelled', 'refunded'],
+      'stock_adjust_reason': [
+        'inventory_audit_increase',
+        'return_goods',
+        'supplier_compensation',
+        'miscount_correction',
+        'inventory_audit_decrease',
+        'damage_writeoff',
+        'expired_removal',
+        'loss_theft',
+        'quality_issue',
+        'other',
+      ],
+      'stock_adjust_source': ['manual_adjustment', 'inventory_count', 'system_correction', 'other'],
+      'stock_in_source': [
+        'manual_stock_in',
+        'purchase_order',
+        'return_goods',
+        'transfer_in',
+        'production_complete',
+        'supplier_direct',
+        'other',
+      ],
+      'stock_operation': ['stock_in', 'stock_adjust', 'stock_out'],
     },
   },
 } as const;

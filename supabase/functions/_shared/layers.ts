@@ -1,7 +1,7 @@
-/** The four attribution layers of seed 01, highest precedence first, as the database enum declares them. */
-export const ATTRIBUTION_LAYERS = ['site-wide', 'target-oriented', 'category-specific', 'general'] as const;
+/** What the API says of the four attribution layers of seed 01 (the enum's order is their precedence). */
+import { enums } from './enums.ts';
 
-export type AttributionLayer = (typeof ATTRIBUTION_LAYERS)[number];
+export type AttributionLayer = (typeof enums.attribution_layer)[number];
 
 export const LAYER_INFO: Record<AttributionLayer, { display_name: string; description: string }> = {
   'site-wide': { display_name: '全站活動', description: '全站性活動，歸因優先級最高' },
@@ -11,5 +11,5 @@ export const LAYER_INFO: Record<AttributionLayer, { display_name: string; descri
 };
 
 export function isAttributionLayer(value: unknown): value is AttributionLayer {
-  return typeof value === 'string' && (ATTRIBUTION_LAYERS as readonly string[]).includes(value);
+  return typeof value === 'string' && (enums.attribution_layer as readonly string[]).includes(value);
 }

@@ -129,6 +129,14 @@ export function queryObject(query: URLSearchParams): Record<string, string> {
   return result;
 }
 
+/** The rule a value outside `values` breaks, worded as the database words it (`private.one_of`). */
+export const oneOf = (values: readonly string[]) => `must be one of ${values.join(', ')}`;
+
+/** One of `values`: an enum of the database (`enums.ts`) or a list the API itself owns. */
+export function enumOf<const T extends readonly [string, ...string[]]>(values: T) {
+  return z.enum(values, oneOf(values));
+}
+
 /** A query-string boolean: exactly `true` or `false`. */
 export const queryBoolean = z.enum(['true', 'false']).transform((value) => value === 'true');
 

@@ -1,10 +1,11 @@
 /** The seven catalogue operations. Each reads or writes through one transaction as the caller. */
 import type { Tables } from '../_shared/database.types.ts';
+import { enums } from '../_shared/enums.ts';
 import { type Database, pageOf, type Tx } from '../_shared/db.ts';
 import { catalogueArea as area } from '../_shared/errors.ts';
 import { pageReply, type Reply, type RequestContext } from '../_shared/http.ts';
 import type { z } from 'zod';
-import { ATTRIBUTION_LAYERS, LAYER_INFO } from '../_shared/layers.ts';
+import { LAYER_INFO } from '../_shared/layers.ts';
 import { type CatalogueEntry, catalogueHealth } from './health.ts';
 import { type createBody, type listQuery, TYPE_CODE_PATTERN, type typeCodePath, type updateBody } from './schemas.ts';
 
@@ -50,7 +51,7 @@ export function catalogueHandlers(db: Database) {
           where is_active
           order by attribution_layer, default_priority desc, type_code`);
       const data = Object.fromEntries(
-        ATTRIBUTION_LAYERS.map((layer) => {
+        enums.attribution_layer.map((layer) => {
           const types = rows.filter((row) => row.attribution_layer === layer);
           return [layer, { layer, ...LAYER_INFO[layer], types, total_count: types.length }];
         }),

@@ -6,7 +6,8 @@
  *   activity      25 points: the share of types that are active
  *   attribution   15 points: the share of active types whose weight is above 0 (a 0 weight gets no credit)
  */
-import { ATTRIBUTION_LAYERS, type AttributionLayer, LAYER_INFO } from '../_shared/layers.ts';
+import { enums } from '../_shared/enums.ts';
+import { type AttributionLayer, LAYER_INFO } from '../_shared/layers.ts';
 
 export interface CatalogueEntry {
   type_code: string;
@@ -25,17 +26,17 @@ export interface CatalogueHealth {
 
 export function catalogueHealth(entries: CatalogueEntry[]): CatalogueHealth {
   const active = entries.filter((entry) => entry.is_active);
-  const coverage = Object.fromEntries(ATTRIBUTION_LAYERS.map((layer) => [layer, 0])) as Record<
+  const coverage = Object.fromEntries(enums.attribution_layer.map((layer) => [layer, 0])) as Record<
     AttributionLayer,
     number
   >;
   for (const entry of active) coverage[entry.attribution_layer] += 1;
 
-  const uncovered = ATTRIBUTION_LAYERS.filter((layer) => coverage[layer] === 0);
+  const uncovered = enums.attribution_layer.filter((layer) => coverage[layer] === 0);
   const weightless = active.filter((entry) => entry.default_weight <= 0);
   const inactiveCount = entries.length - active.length;
 
-  const score = entries.length === 0 ? 0 : 15 * (ATTRIBUTION_LAYERS.length - uncovered.length) +
+  const score = entries.length === 0 ? 0 : 15 * (enums.attribution_layer.length - uncovered.length) +
     25 * (active.length / entries.length) +
     (active.length === 0 ? 0 : 15 * ((active.length - weightless.length) / active.length));
 

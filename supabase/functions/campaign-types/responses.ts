@@ -1,13 +1,13 @@
 /** What the catalogue answers (seed 01), for the OpenAPI document. */
+import { enums } from '../_shared/enums.ts';
 import { z } from 'zod';
-import { ATTRIBUTION_LAYERS } from '../_shared/layers.ts';
 import { listPage, success, timestamp } from '../_shared/responses.ts';
 
 export const campaignType = z.object({
   type_code: z.string(),
   display_name_zh: z.string(),
   display_name_en: z.string().nullable(),
-  attribution_layer: z.enum(ATTRIBUTION_LAYERS),
+  attribution_layer: z.enum(enums.attribution_layer),
   default_weight: z.number(),
   default_priority: z.number().int(),
   color_class: z.string().nullable(),
@@ -21,19 +21,21 @@ export const campaignType = z.object({
 export const listResponse = listPage(campaignType);
 
 const group = z.object({
-  layer: z.enum(ATTRIBUTION_LAYERS),
+  layer: z.enum(enums.attribution_layer),
   display_name: z.string(),
   description: z.string(),
   types: z.array(campaignType),
   total_count: z.number().int(),
 });
 
-export const groupsResponse = success(z.object(Object.fromEntries(ATTRIBUTION_LAYERS.map((layer) => [layer, group]))));
+export const groupsResponse = success(
+  z.object(Object.fromEntries(enums.attribution_layer.map((layer) => [layer, group]))),
+);
 
 export const healthResponse = success(z.object({
   total_types: z.number().int(),
   active_types: z.number().int(),
-  layers_coverage: z.object(Object.fromEntries(ATTRIBUTION_LAYERS.map((layer) => [layer, z.number().int()]))),
+  layers_coverage: z.object(Object.fromEntries(enums.attribution_layer.map((layer) => [layer, z.number().int()]))),
   system_health_score: z.number(),
   recommendations: z.array(z.string()),
 }));

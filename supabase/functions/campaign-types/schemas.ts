@@ -1,7 +1,8 @@
 /** What the catalogue accepts: seed 01's field rules and CONTRACT §1, one zod schema per input. */
+import { enums } from '../_shared/enums.ts';
 import { z } from 'zod';
 import { ApiError } from '../_shared/errors.ts';
-import { ATTRIBUTION_LAYERS, isAttributionLayer } from '../_shared/layers.ts';
+import { isAttributionLayer } from '../_shared/layers.ts';
 import type { FieldProblem } from '../_shared/validation.ts';
 import { patchBody, queryBoolean, queryInteger, twoDecimals } from '../_shared/validation.ts';
 
@@ -90,7 +91,7 @@ export function catalogueProblem(problem: FieldProblem): ApiError | undefined {
   if (problem.field === 'attribution_layer' && typeof problem.value === 'string') {
     return new ApiError(400, 'INVALID_ATTRIBUTION_LAYER', `Invalid attribution layer: ${problem.value}`, {
       provided_layer: problem.value,
-      valid_layers: [...ATTRIBUTION_LAYERS],
+      valid_layers: [...enums.attribution_layer],
     });
   }
   if (

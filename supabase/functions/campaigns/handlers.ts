@@ -35,9 +35,13 @@ const CAMPAIGN_FIELDS = [
 ] as const;
 const LIST_FIELDS = ['id', 'name', 'status', 'start_date', 'end_date', 'budget', 'created_at'];
 
+/** `fields` of the campaign rows aliased `c`, with the statuses each may move to next (the database's rule). */
+const withMoves = (tx: Tx, fields: readonly string[]) =>
+  tx`${tx(fields as string[])}, public.allowed_transitions(c) as allowed_transitions`;
+
 type Row = Record<string, unknown>;
 /** A campaign as the API answers it: the generated row type, bookkeeping columns left out. */
-type Campaign = Pick<Tables<'campaigns'>, (typeof CAMPAIGN_FIELDS)[number]>;
+type Campaign = Pick<Tables<'campaigns'>, (typeof CAMPAIGN_FIELDS)[number] | 'allowed_transitions'>;
 
 export function campaignHandlers(db: Database) {
   return {
@@ -65,8 +69,8 @@ export function campaignHandlers(db: Database) {
         }`;
         return pageOf(
           tx<(Row & { total_count: number })[]>`
-            select ${tx(LIST_FIELDS)}, count(*) over () as total_count
-            from public.campaigns
+            select ${withMoves(tx, LIST_FIELDS)}, count(*) over () as total_count
+            from public.campaigns c
             where ${where}
             order by created_at desc, id desc
             limit ${limit} offset ${(page - 1) * limit}`,
@@ -95,7 +99,8 @@ export function campaignHandlers(db: Database) {
       const [created] = await db.asCaller(
         ctx.caller,
         area,
-        (tx) => tx<Campaign[]>`select ${tx(CAMPAIGN_FIELDS)} from public.create_campaign(${tx.json(campaign)})`,
+        (tx) =>
+          tx<Campaign[]>`select ${withMoves(tx, CAMPAIGN_FIELDS)} from public.create_campaign(${tx.json(campaign)}) c`,
       );
       return { status: 201, body: { success: true, data: created } };
     },
@@ -106,7 +111,8 @@ export function campaignHandlers(db: Database) {
         ctx.caller,
         area,
         (tx) =>
-          tx<Campaign[]>`select ${tx(CAMPAIGN_FIELDS)} from public.campaigns where id = ${id} and deleted_at is null`,
+          tx<Campaign[]>`
+            select ${withMoves(tx, CAMPAIGN_FIELDS)} from public.campaigns c where id = ${id} and deleted_at is null`,
       );
       if (!campaign) throw notFound(id);
       return { body: { success: true, data: campaign } };
@@ -118,7 +124,10 @@ export function campaignHandlers(db: Database) {
       const [updated] = await db.asCaller(
         ctx.caller,
         area,
-        (tx) => tx<Campaign[]>`select ${tx(CAMPAIGN_FIELDS)} from public.update_campaign(${id}, ${tx.json(changes)})`,
+        (tx) =>
+          tx<Campaign[]>`select ${withMoves(tx, CAMPAIGN_FIELDS)} from public.update_campaign(${id}, ${
+            tx.json(changes)
+          }) c`,
       );
       return { body: { success: true, data: updated } };
     },
@@ -215,7 +224,8 @@ export function campaignHandlers(db: Database) {
       caller,
       area,
       (tx) =>
-        tx<Campaign[]>`select ${tx(CAMPAIGN_FIELDS)} from public.set_campaign_statuses(${ids}::uuid[], ${status})`,
+        tx<Campaign[]>`
+          select ${withMoves(tx, CAMPAIGN_FIELDS)} from public.set_campaign_statuses(${ids}::uuid[], ${status}) c`,
     );
     return { body: { success: true, data: { updated_count: campaigns.length, campaigns } } };
   }

@@ -1,10 +1,10 @@
 /** What the campaign endpoints answer (seed 03 area A), for the OpenAPI document. */
 import { z } from 'zod';
-import { ATTRIBUTION_LAYERS } from '../_shared/layers.ts';
+import { enums } from '../_shared/enums.ts';
 import { day, success, timestamp } from '../_shared/responses.ts';
-import { CAMPAIGN_STATUSES } from './schemas.ts';
 
-const layer = z.enum(ATTRIBUTION_LAYERS);
+const layer = z.enum(enums.attribution_layer);
+const status = z.enum(enums.campaign_status);
 const id = z.guid();
 const strength = z.enum(['dominant', 'significant', 'moderate', 'minor']);
 const intensity = z.enum(['high', 'medium', 'low']);
@@ -13,7 +13,7 @@ export const campaign = z.object({
   id: id,
   name: z.string(),
   description: z.string().nullable(),
-  status: z.enum(CAMPAIGN_STATUSES),
+  status,
   start_date: day,
   end_date: day,
   budget: z.number().nullable(),
@@ -24,6 +24,7 @@ export const campaign = z.object({
   attribution_weight: z.number(),
   created_at: timestamp,
   updated_at: timestamp,
+  allowed_transitions: z.array(status).describe('The statuses this campaign may move to next; empty once it is final'),
 });
 
 export const campaignResponse = success(campaign);
@@ -37,6 +38,7 @@ export const listResponse = success(z.object({
     end_date: true,
     budget: true,
     created_at: true,
+    allowed_transitions: true,
   })),
   pagination: z.object({
     current_page: z.number().int(),
@@ -97,8 +99,8 @@ export const metricsResponse = success(z.object({
 export const historyResponse = success(z.object({
   campaign_id: id,
   history: z.array(z.object({
-    from_status: z.enum(CAMPAIGN_STATUSES).nullable(),
-    to_status: z.enum(CAMPAIGN_STATUSES),
+    from_status: status.nullable(),
+    to_status: status,
     changed_at: timestamp,
     changed_by: id.nullable(),
     changed_by_role: z.string(),

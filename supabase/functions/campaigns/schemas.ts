@@ -4,9 +4,8 @@
  * (date order, weight range, status moves, overlap: 422) are the database's.
  */
 import { z } from 'zod';
-import { isoDate, patchBody, queryInteger, twoDecimals, uuid } from '../_shared/validation.ts';
-
-export const CAMPAIGN_STATUSES = ['draft', 'active', 'paused', 'completed', 'cancelled'] as const;
+import { enums } from '../_shared/enums.ts';
+import { enumOf, isoDate, patchBody, queryInteger, twoDecimals, uuid } from '../_shared/validation.ts';
 
 // A non-string is refused with zod's own type message, like every other campaign field.
 export const campaignId = z.string().pipe(uuid);
@@ -14,7 +13,7 @@ export const campaignId = z.string().pipe(uuid);
 /** `/:id`, `/:id/metrics` and `/:id/history`. */
 export const campaignPath = z.object({ id: campaignId });
 
-const status = z.enum(CAMPAIGN_STATUSES, `must be one of ${CAMPAIGN_STATUSES.join(', ')}`);
+const status = enumOf(enums.campaign_status);
 const fields = {
   name: z.string().trim().min(1, 'must not be empty').max(200, 'at most 200 characters'),
   description: z.string().max(2000, 'at most 2000 characters').nullable(),

@@ -1,7 +1,7 @@
 /** What the orders list answers, for the OpenAPI document. */
 import { z } from 'zod';
 import { day, listPage, timestamp } from '../_shared/responses.ts';
-import { ORDER_STATUSES } from './schemas.ts';
+import { enums } from '../_shared/enums.ts';
 
 const money = z.number();
 const count = z.number().int();
@@ -11,7 +11,7 @@ export const order = z.object({
   customer_id: z.guid(),
   customer_name: z.string().nullable(),
   customer_email: z.string().nullable(),
-  status: z.enum(ORDER_STATUSES),
+  status: z.enum(enums.order_status),
   total_amount: money,
   item_count: count,
   ordered_at: timestamp,

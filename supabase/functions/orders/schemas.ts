@@ -3,18 +3,8 @@
  * may see is the tables' RLS.
  */
 import { z } from 'zod';
-import { isoDateTime, queryInteger, uuid } from '../_shared/validation.ts';
-
-/** The statuses of public.orders (its check constraint orders_status_known). */
-export const ORDER_STATUSES = [
-  'pending',
-  'paid',
-  'shipped',
-  'delivered',
-  'completed',
-  'cancelled',
-  'refunded',
-] as const;
+import { enums } from '../_shared/enums.ts';
+import { enumOf, isoDateTime, queryInteger, uuid } from '../_shared/validation.ts';
 
 export const SORTABLE_COLUMNS = ['ordered_at', 'total_amount'] as const;
 
@@ -25,7 +15,7 @@ export const listQuery = z
     ordered_from: instant.optional(),
     ordered_before: instant.optional(),
     as_of: instant.optional(),
-    status: z.enum(ORDER_STATUSES, `must be one of ${ORDER_STATUSES.join(', ')}`).optional(),
+    status: enumOf(enums.order_status).optional(),
     customer_id: z.string().pipe(uuid).optional(),
     page: queryInteger(1, 1_000_000).optional(),
     per_page: queryInteger(1, 200).optional(),

@@ -1,7 +1,7 @@
 /** What the products endpoints answer, for the OpenAPI document. */
 import { z } from 'zod';
 import { listPage, success, timestamp } from '../_shared/responses.ts';
-import { MOVEMENT_OPERATIONS } from './schemas.ts';
+import { enums } from '../_shared/enums.ts';
 
 const id = z.guid();
 const count = z.number().int();
@@ -42,7 +42,7 @@ export const changedResponse = z.object({ success: z.literal(true), data: produc
 export const movement = z.object({
   id: count,
   operation_id: id,
-  operation: z.enum(MOVEMENT_OPERATIONS),
+  operation: z.enum(enums.stock_operation),
   inventory_id: id,
   delta: count,
   stock_before: count,

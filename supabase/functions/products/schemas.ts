@@ -4,7 +4,8 @@
  * same field rules for supabase.rpc callers.
  */
 import { z } from 'zod';
-import { patchBody, queryBoolean, queryInteger, uuid } from '../_shared/validation.ts';
+import { enums } from '../_shared/enums.ts';
+import { enumOf, patchBody, queryBoolean, queryInteger, uuid } from '../_shared/validation.ts';
 
 export const MAX_REORDER_LEVEL = 1_000_000_000;
 
@@ -67,11 +68,9 @@ export const listQuery = z
     message: 'requires sort_by',
   });
 
-export const MOVEMENT_OPERATIONS = ['stock_in', 'stock_adjust', 'stock_out'] as const;
-
 export const movementsQuery = z.strictObject({
   ...paging,
-  operation: z.enum(MOVEMENT_OPERATIONS, `must be one of ${MOVEMENT_OPERATIONS.join(', ')}`).optional(),
+  operation: enumOf(enums.stock_operation).optional(),
 });
 
 export const stockInsQuery = z.strictObject(paging);

@@ -92,6 +92,20 @@ as $$
   )
 $$;
 
+-- The statuses a campaign may move to next, in the enum's order; empty once it is final. It takes the
+-- table's row, so it is also a computed field: supabase-js may select `allowed_transitions` beside `*`,
+-- and the API answers it with every campaign, so the console offers the moves this rule accepts.
+create or replace function public.allowed_transitions(campaign public.campaigns)
+returns public.campaign_status[]
+language sql
+stable
+set search_path = ''
+as $$
+  select coalesce(array_agg(s order by s), '{}')
+  from unnest(enum_range(null::public.campaign_status)) s
+  where private.campaign_status_move_allowed(campaign.status, s)
+$$;
+
 create or replace function private.campaign_field_error(status integer, code text, message text, field text, value jsonb, rule text)
 returns void
 language plpgsql
@@ -147,10 +161,7 @@ begin
         format('A campaign cannot move from %s to %s', old.status, new.status),
         'status', to_jsonb(new.status),
         coalesce(
-          'allowed from ' || old.status || ': ' || (
-            select string_agg(s::text, ', ' order by s)
-            from unnest(enum_range(null::public.campaign_status)) s
-            where private.campaign_status_move_allowed(old.status, s)),
+          'allowed from ' || old.status || ': ' || nullif(array_to_string(public.allowed_transitions(old), ', '), ''),
           old.status || ' is final'));
     end if;
     -- A completed or cancelled campaign is history: attribution has counted it with its weight, priority

@@ -238,6 +238,8 @@ revoke execute on function private.campaign_field_error(integer, text, text, tex
 
 revoke execute on function private.campaign_status_move_allowed(public.campaign_status, public.campaign_status) from public, anon;
 
+revoke execute on function public.allowed_transitions(public.campaigns) from public, anon;
+
 grant execute on function private.require_campaign_admin() to authenticated, service_role;
 
 grant execute on function private.campaign_not_found(uuid) to authenticated, service_role;
@@ -248,3 +250,5 @@ grant execute on function private.campaign_field_error(integer, text, text, text
 
 grant execute on function private.campaign_status_move_allowed(public.campaign_status, public.campaign_status)
   to authenticated, service_role;
+
+grant execute on function public.allowed_transitions(public.campaigns) to authenticated, service_role;
