@@ -9,12 +9,36 @@ create type public.stock_in_source as enum (
   'manual_stock_in', 'purchase_order', 'return_goods', 'transfer_in', 'production_complete', 'supplier_direct', 'other'
 );
 create type public.stock_adjust_source as enum ('manual_adjustment', 'inventory_count', 'system_correction', 'other');
--- Which way each reason may move stock is a rule of `public.stock_adjust`.
+-- Which way each reason may move stock is `public.stock_adjust_reasons`.
 create type public.stock_adjust_reason as enum (
   'inventory_audit_increase', 'return_goods', 'supplier_compensation', 'miscount_correction',
   'inventory_audit_decrease', 'damage_writeoff', 'expired_removal', 'loss_theft', 'quality_issue', 'other'
 );
 create type public.stock_operation as enum ('stock_in', 'stock_adjust', 'stock_out');
+create type public.stock_adjust_direction as enum ('increase', 'decrease', 'either');
+
+-- Which way each adjustment reason may move stock, and which reasons need a note: the rule
+-- `public.stock_adjust` enforces, served as it stands (GET /stock-adjust/reasons) so a form offers only
+-- what will be accepted. A reason added to the type and not listed here may go either way.
+create or replace view public.stock_adjust_reasons with (security_invoker = true) as
+select
+  r.reason,
+  case
+    when r.reason in ('inventory_audit_increase', 'return_goods', 'supplier_compensation', 'miscount_correction')
+      then 'increase'
+    when r.reason in ('inventory_audit_decrease', 'damage_writeoff', 'expired_removal', 'loss_theft', 'quality_issue')
+      then 'decrease'
+    else 'either'
+  end::public.stock_adjust_direction as direction,
+  r.reason = 'other' as needs_note
+from unnest(enum_range(null::public.stock_adjust_reason)) with ordinality as r (reason, position)
+order by r.position;
+
+revoke all on public.stock_adjust_reasons from anon;
+
+revoke insert, update, delete, truncate on public.stock_adjust_reasons from authenticated, service_role;
+
+grant select on public.stock_adjust_reasons to authenticated, service_role;
 
 -- The rule a value outside a list breaks, worded as the edge functions' zod schemas word it
 -- (`_shared/validation.ts` oneOf), from the enum type that holds the list.
@@ -137,10 +161,7 @@ security definer
 set search_path = ''
 as $$
 declare
-  increase_reasons constant text[] :=
-    array['inventory_audit_increase', 'return_goods', 'supplier_compensation', 'miscount_correction'];
-  decrease_reasons constant text[] :=
-    array['inventory_audit_decrease', 'damage_writeoff', 'expired_removal', 'loss_theft', 'quality_issue'];
+  rule public.stock_adjust_reasons;
   operator record;
   replay jsonb;
   product public.products;
@@ -165,17 +186,18 @@ begin
     perform private.invalid_stock_field('adjust_quantity', to_jsonb(adjust_quantity),
       'must be between -1000000000 and 1000000000');
   end if;
+  select * into rule from public.stock_adjust_reasons r where r.reason::text = stock_adjust.reason;
   if reason is null then
     perform private.invalid_stock_field('reason', null, 'required');
-  elsif not reason = any (enum_range(null::public.stock_adjust_reason)::text[]) then
+  elsif rule.reason is null then
     perform private.invalid_stock_field('reason', to_jsonb(reason), private.one_of(enum_range(null::public.stock_adjust_reason)));
-  elsif adjust_quantity > 0 and reason = any (decrease_reasons) then
+  elsif adjust_quantity > 0 and rule.direction = 'decrease' then
     perform private.invalid_stock_field('reason', to_jsonb(reason), 'is a decrease reason; adjust_quantity is positive');
-  elsif adjust_quantity < 0 and reason = any (increase_reasons) then
+  elsif adjust_quantity < 0 and rule.direction = 'increase' then
     perform private.invalid_stock_field('reason', to_jsonb(reason), 'is an increase reason; adjust_quantity is negative');
   end if;
-  if reason = 'other' and coalesce(btrim(reason_note), '') = '' then
-    perform private.invalid_stock_field('reason_note', to_jsonb(reason_note), 'required when reason is other');
+  if rule.needs_note and coalesce(btrim(reason_note), '') = '' then
+    perform private.invalid_stock_field('reason_note', to_jsonb(reason_note), 'required when reason is ' || reason);
   elsif char_length(reason_note) > 500 then
     perform private.invalid_stock_field('reason_note', to_jsonb(reason_note), 'at most 500 characters');
   end if;

@@ -287,3 +287,24 @@ describe('stock-adjust, field rules', () => {
     expect(movement).toEqual({ operator_id: '00000000-0000-4000-8000-000000000002', operator_role: 'authenticated' });
   });
 });
+
+describe('the adjustment reasons the API serves', () => {
+  it('are exactly the rules stock-adjust enforces: each reason its direction, a note where one is needed', async () => {
+    const served = await call('stock-adjust/reasons');
+    expect(served.status).toBe(200);
+    const reasons: { reason: string; direction: string; needs_note: boolean }[] = served.body.data.reasons;
+    expect(reasons.map((r) => r.direction)).toEqual(expect.arrayContaining(['increase', 'decrease', 'either']));
+    const productId = await createProduct(sql);
+    await stockIn(productId, 100);
+    for (const { reason, direction, needs_note } of reasons) {
+      for (const adjust_quantity of [1, -1]) {
+        const allowed = direction === 'either' || (direction === 'increase') === (adjust_quantity > 0);
+        const bare = await adjust({ product_id: productId, adjust_quantity, reason });
+        expect({ reason, adjust_quantity, status: bare.status, field: bare.body.details?.field })
+          .toEqual({ reason, adjust_quantity, ...(allowed && !needs_note ? { status: 200, field: undefined } : { status: 400, field: allowed ? 'reason_note' : 'reason' }) });
+        const noted = await adjust({ product_id: productId, adjust_quantity, reason, reason_note: 'counted twice' });
+        expect({ reason, adjust_quantity, status: noted.status }).toEqual({ reason, adjust_quantity, status: allowed ? 200 : 400 });
+      }
+    }
+  });
+});

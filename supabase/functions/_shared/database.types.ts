@@ -687,6 +687,15 @@ export type Database = {
         ComputedFields: never;
         Relationships: [];
       };
+      'stock_adjust_reasons': {
+        Row: {
+          'direction': Database['public']['Enums']['stock_adjust_direction'] | null;
+          'needs_note': boolean | null;
+          'reason': Database['public']['Enums']['stock_adjust_reason'] | null;
+        };
+        ComputedFields: never;
+        Relationships: [];
+      };
     };
     Functions: {
       'allowed_transitions': {
@@ -1009,6 +1018,7 @@ export type Database = {
       'attribution_layer': 'site-wide' | 'target-oriented' | 'category-specific' | 'general';
       'campaign_status': 'draft' | 'active' | 'paused' | 'completed' | 'cancelled';
       'order_status': 'pending' | 'paid' | 'shipped' | 'delivered' | 'completed' | 'cancelled' | 'refunded';
+      'stock_adjust_direction': 'increase' | 'decrease' | 'either';
       'stock_adjust_reason':
         | 'inventory_audit_increase'
         | 'return_goods'
@@ -1140,6 +1150,7 @@ export const Constants = {
       'attribution_layer': ['site-wide', 'target-oriented', 'category-specific', 'general'],
       'campaign_status': ['draft', 'active', 'paused', 'completed', 'cancelled'],
       'order_status': ['pending', 'paid', 'shipped', 'delivered', 'completed', 'cancelled', 'refunded'],
+      'stock_adjust_direction': ['increase', 'decrease', 'either'],
       'stock_adjust_reason': [
         'inventory_audit_increase',
         'return_goods',

@@ -1,6 +1,7 @@
 /** What the inventory functions answer (seed 02, CONTRACT §2), for the OpenAPI documents. */
 import { z } from 'zod';
-import { timestamp } from './responses.ts';
+import { enums } from './enums.ts';
+import { success, timestamp } from './responses.ts';
 
 const allocations = z.array(z.object({ inventory_id: z.guid(), quantity: z.number().int() }));
 
@@ -41,3 +42,11 @@ export const stockAdjustResponse = z.object({
   allocations: allocations.optional(),
   message: z.string(),
 });
+
+export const stockAdjustReasonsResponse = success(z.object({
+  reasons: z.array(z.object({
+    reason: z.enum(enums.stock_adjust_reason),
+    direction: z.enum(enums.stock_adjust_direction).describe('Which way the reason may move stock'),
+    needs_note: z.boolean().describe('Whether an adjustment with this reason must carry a reason_note'),
+  })),
+}));

@@ -1,4 +1,4 @@
-/** stock-adjust: one call to public.stock_adjust as the caller, in product or record mode. */
+/** stock-adjust: one call to public.stock_adjust as the caller, in product or record mode; its reasons' rules. */
 import type { Database } from '../_shared/db.ts';
 import { inventoryArea as area } from '../_shared/errors.ts';
 import type { Reply, RequestContext } from '../_shared/http.ts';
@@ -18,10 +18,19 @@ export function stockAdjustHandlers(db: Database) {
             adjust_quantity => ${body.adjust_quantity}::bigint,
             reason => ${body.reason},
             reason_note => ${body.reason_note ?? null},
-            source => ${body.source ?? 'manual_adjustment'},
+            source => ${body.source ?? null},
             idempotency_key => ${key}
           ) as response`);
       return { body: response };
+    },
+
+    async reasons(ctx: RequestContext): Promise<Reply> {
+      const reasons = await db.asCaller(
+        ctx.caller,
+        area,
+        (tx) => tx`select reason, direction, needs_note from public.stock_adjust_reasons`,
+      );
+      return { body: { success: true, data: { reasons } } };
     },
   };
 }
