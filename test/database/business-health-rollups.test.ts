@@ -2,10 +2,11 @@
  * The order and customer figures of business health come from their changes kept by hour
  * (`private.health_figure_changes`, maintained by statement triggers on `public.orders`), no longer from
  * the orders of the window at request time. These tests hold the new path to the computation it replaced,
- * kept here as SQL (`OLD_COMPUTATION`: the order figures as they were, RFM straight from the orders, and the
- * report as it was): the same JSON, and the same figures to the last digit, for every period at many `as_of`
- * moments, on a generated store and after every kind of write. The store is generated into a database of
- * this file's own on the suite's server, so no other test's orders fall in its windows.
+ * kept here as SQL (`OLD_COMPUTATION`: the order figures as they were and RFM straight from the orders) and
+ * the live report made to call it (`oldReport`): the same JSON, and the same figures to the last digit, for
+ * every period at many `as_of` moments, on a generated store and after every kind of write. The store is
+ * generated into a database of this file's own on the suite's server, so no other test's orders fall in its
+ * windows.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -17,7 +18,7 @@ import { ROOT } from '../../scripts/lib/stack.mjs';
 import { scratchDatabase } from '../support/client.ts';
 import { differences, keptAndRebuilt } from '../support/health-rollups.ts';
 
-/** The computation before the rollups, created in schema `old_health` of this file's database. */
+/** The figures before the rollups, created in schema `old_health` of this file's database. */
 const OLD_COMPUTATION = `
 create schema old_health;
 
@@ -92,137 +93,28 @@ as $$
               else private.health_average_rfm_score(array_agg(s.recency_days), array_agg(s.frequency), array_agg(s.spend)) end
   from scored s
 $$;
-
-create or replace function old_health.health_report(
-  period text,
-  include_system boolean,
-  include_trends boolean,
-  include_insights boolean,
-  as_of timestamptz
-)
-returns jsonb
-language plpgsql
-stable
-set search_path = ''
-as $$
-declare
-  days integer := case period when '7d' then 7 when '30d' then 30 when '90d' then 90 end;
-  stage text := 'parameters';
-  o record;
-  c record;
-  t record;
-  p record;
-  sys_requests bigint;
-  sys_failures bigint;
-  sys_success numeric;
-  sys_p95 numeric;
-  sys_connections numeric;
-  metrics jsonb;
-  customer_quality numeric;
-  operational_efficiency numeric;
-  support_effectiveness numeric;
-  overall numeric;
-  result jsonb;
-  field text;
-  value numeric;
-begin
-  if days is null then
-    perform private.raise_api_error(400, 'INVALID_PARAMETER', 'Invalid period', jsonb_build_object(
-      'parameter', 'period', 'provided', period, 'expected', jsonb_build_array('7d', '30d', '90d')));
-  end if;
-
-  stage := 'orders';
-  select * into o from old_health.health_order_figures(as_of, days);
-  stage := 'customers';
-  select * into c from old_health.health_customer_figures(as_of, days);
-  stage := 'tickets';
-  select * into t from private.health_ticket_figures(as_of, days);
-  stage := 'products';
-  select * into p from private.health_product_figures(as_of, days);
-  if include_system then
-    stage := 'system';
-    select f.requests, f.failures, f.success_rate, f.p95_ms, f.connection_usage
-      into sys_requests, sys_failures, sys_success, sys_p95, sys_connections
-    from private.health_system_figures(as_of) f;
-  end if;
-
-  stage := 'scores';
-  customer_quality := coalesce(c.average_rfm / 5 * 100, 0);
-  operational_efficiency := coalesce(o.completed::numeric / nullif(o.orders, 0) * 100, 0);
-  support_effectiveness := case when t.tickets = 0 then 0
-    else (t.resolved::numeric / t.tickets * 0.7 + t.response_score * 0.3) * 100 end;
-  overall := (customer_quality + operational_efficiency + support_effectiveness) / 3;
-
-  metrics := jsonb_build_object(
-    'revenue', private.health_revenue_score(o.revenue, o.previous_revenue),
-    'satisfaction', private.health_satisfaction_score(t.average_rating, t.resolved::numeric / nullif(t.tickets, 0)),
-    'fulfillment', private.health_fulfillment_score(
-      o.completed::numeric / nullif(o.orders, 0), o.on_time::numeric / nullif(o.due, 0)),
-    'support', support_effectiveness / 10,
-    'products', private.health_products_score(p.in_stock_share, p.sold_share),
-    'marketing', 0,
-    'system', case when include_system then private.health_system_score(sys_success, sys_p95, sys_connections) end
-  );
-
-  -- A score outside its scale means a formula or its data went wrong: refuse to answer with it.
-  stage := 'validation';
-  for field, value in select j.key, (j.value #>> '{}')::numeric from jsonb_each(metrics) j loop
-    if value is not null and not (value between 0 and 10) then
-      perform private.raise_api_error(500, 'CALCULATION_ERROR', 'Health calculation failed',
-        jsonb_build_object('stage', 'validation', 'reason', format('metrics.%s is %s, outside 0-10', field, value)));
-    end if;
-  end loop;
-  if not (overall between 0 and 100) then
-    perform private.raise_api_error(500, 'CALCULATION_ERROR', 'Health calculation failed',
-      jsonb_build_object('stage', 'validation', 'reason', format('overallScore is %s, outside 0-100', overall)));
-  end if;
-
-  result := jsonb_build_object(
-    'metrics', (select jsonb_object_agg(j.key, case when j.value = 'null'::jsonb then j.value
-                                                   else to_jsonb(round((j.value #>> '{}')::numeric, 2)) end)
-                from jsonb_each(metrics) j),
-    'scoreDetails', jsonb_build_object(
-      'customerQuality', round(customer_quality, 2),
-      'operationalEfficiency', round(operational_efficiency, 2),
-      'supportEffectiveness', round(support_effectiveness, 2),
-      'overallScore', round(overall, 2),
-      'rating', private.health_rating(overall)
-    )
-  );
-
-  -- The trend's current week comes with the period's figures (the same pass, the customers and orders
-  -- of its last 7 days); the previous week is a report as of 7 days earlier.
-  if include_trends then
-    stage := 'trends';
-    result := result || jsonb_build_object('trends', private.health_trend(
-      private.health_percent_change(
-        coalesce(c.week_average_rfm / 5 * 100, 0),
-        coalesce((select f.average_rfm / 5 * 100 from old_health.health_customer_figures(as_of - interval '7 days', 7) f), 0)),
-      private.health_percent_change(
-        coalesce(o.week_completed::numeric / nullif(o.week_orders, 0) * 100, 0),
-        coalesce((select f.completed::numeric / nullif(f.orders, 0) * 100
-                  from old_health.health_order_figures(as_of - interval '7 days', 7) f), 0))));
-  end if;
-
-  if include_insights then
-    stage := 'insights';
-    result := result || jsonb_build_object('insights',
-      -- Every figure the rules read, by the names of the figure functions' columns.
-      private.health_insights(to_jsonb(o) || to_jsonb(c) || to_jsonb(t) || to_jsonb(p) || jsonb_build_object(
-        'days', days, 'include_system', include_system, 'revenue_score', (metrics ->> 'revenue')::numeric,
-        'customer_quality', customer_quality, 'overall', overall,
-        'system_requests', sys_requests, 'system_failures', sys_failures, 'system_p95_ms', sys_p95)));
-  end if;
-
-  return result;
-exception
-  when data_exception then
-    perform private.raise_api_error(500, 'CALCULATION_ERROR', 'Health calculation failed',
-      jsonb_build_object('stage', stage, 'reason', sqlerrm));
-end
-$$;
-
 `;
+
+/** The figure functions the oracle swaps: `old_health.<name>` of `OLD_COMPUTATION` for the live `private.<name>`. */
+const REPLACED = ['health_order_figures', 'health_customer_figures'];
+
+/**
+ * The live report as `old_health.health_report`, calling the old figure functions instead of the live ones:
+ * only the figures are swapped, so a change to the report's own formulas changes both sides alike. A
+ * replacement that finds nothing (a function renamed) fails here rather than compare the live report with
+ * itself.
+ */
+async function oldReport(db: postgres.Sql): Promise<string> {
+  const [{ definition }] = await db`select pg_get_functiondef('private.health_report'::regproc) as definition`;
+  const replacements: [RegExp, string][] = [
+    [/^(CREATE OR REPLACE FUNCTION )private\.health_report\(/, '$1old_health.health_report('],
+    ...REPLACED.map((name): [RegExp, string] => [new RegExp(`\\bprivate\\.${name}\\(`, 'g'), `old_health.${name}(`]),
+  ];
+  return replacements.reduce((text: string, [pattern, replacement]) => {
+    expect(text, `${pattern} in the definition of private.health_report`).toMatch(pattern);
+    return text.replace(pattern, replacement);
+  }, definition);
+}
 
 const scratch = scratchDatabase('health_rollups');
 const url = scratch.url;
@@ -236,6 +128,7 @@ beforeAll(async () => {
   await sql.unsafe(await readFile(path.join(ROOT, 'supabase/bootstrap/platform.sql'), 'utf8'));
   await applySchemaFiles(url);
   await sql.unsafe(OLD_COMPUTATION);
+  await sql.unsafe(await oldReport(sql));
   await seedDemo(url, { orders: 3000, seed: 7, customers: 300, tickets: 150, products: 20, asOf: AS_OF }, { quiet: true });
 }, 120_000);
 

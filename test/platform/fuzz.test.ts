@@ -1,21 +1,21 @@
 // Hostile input never gets a 5xx: a few thousand seeded random requests across every route and method of
-// every function, listed from the functions' own route tables and zod schemas so a new route is fuzzed
-// without touching this file. Each request starts from a plausible one and breaks something: NUL and lone
-// surrogates in any text, year 0000 and impossible dates, malformed percent-encoding, deeply nested JSON,
-// huge numbers, wrong types, empty and long strings, odd methods and content types, duplicate query
-// parameters. Every answer must be below 500 and carry the function's JSON envelope. On its own stack, so
-// its writes and its anonymous requests touch no other test's data or rate-limit window.
+// every function, listed from the OpenAPI document each function builds from its own route table and serves,
+// so a new route is fuzzed without touching this file. Each request starts from a plausible one and breaks
+// something: NUL and lone surrogates in any text, year 0000 and impossible dates, malformed percent-encoding,
+// deeply nested JSON, huge numbers, wrong types, empty and long strings, odd methods and content types,
+// duplicate query parameters. Every answer must be below 500 and carry the function's JSON envelope (a
+// function's OpenAPI document itself is answered bare). On its own stack, so its writes and its anonymous
+// requests touch no other test's data or rate-limit window.
 // FUZZ_SEED=<n> replays a run; FUZZ_REQUESTS=<n> sizes it.
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, prepareDatabase, ROOT, startEmbeddedPostgres, startFunctions } from '../../scripts/lib/stack.mjs';
+import { freePort, prepareDatabase, startEmbeddedPostgres, startFunctions } from '../../scripts/lib/stack.mjs';
 import { ANON_KEY, tokens } from '../support/client.ts';
+import { FUNCTION_NAMES } from '../support/openapi.ts';
 import { seededRandom } from '../support/random.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261123);
@@ -37,38 +37,57 @@ type JsonSchema = {
 };
 
 interface FuzzRoute {
-  fn: string;
   method: string;
+  /** The document's path template under `/functions/v1`, a path parameter as `{name}`. */
   path: string;
-  params?: JsonSchema;
+  params: Record<string, JsonSchema>;
   query?: JsonSchema;
   body?: JsonSchema;
+  /** The function's own OpenAPI document, which answers with the document rather than the envelope. */
+  document: boolean;
 }
 
-/** Every `route({...})` of every function's index.ts, with the JSON Schema of the zod schemas it names. */
-async function routeTables(): Promise<FuzzRoute[]> {
-  const dir = path.join(ROOT, 'supabase', 'functions');
+interface Operation {
+  parameters?: { name: string; in: string; schema: JsonSchema }[];
+  requestBody?: { content: Record<string, { schema?: JsonSchema }> };
+}
+
+interface Document {
+  paths: Record<string, Record<string, Operation>>;
+}
+
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+
+function operations(document: Document) {
+  return Object.entries(document.paths).flatMap(([template, item]) =>
+    Object.entries(item)
+      .filter(([method]) => HTTP_METHODS.has(method))
+      .map(([method, operation]) => ({ template, method, operation }))
+  );
+}
+
+/**
+ * Every route of every function, from the OpenAPI document the function builds from its own route table and
+ * serves: the router's table, however a route is written, with the input side of the zod schemas it checks.
+ */
+async function routeTables(base: URL): Promise<FuzzRoute[]> {
   const routes: FuzzRoute[] = [];
-  // As the local server finds functions: every folder with an index.ts.
-  const names = readdirSync(dir).filter((name) => !name.startsWith('_') && existsSync(path.join(dir, name, 'index.ts')));
-  for (const fn of names.sort()) {
-    const source = readFileSync(path.join(dir, fn, 'index.ts'), 'utf8');
-    const schemas: Record<string, unknown> = await import(path.join(dir, fn, 'schemas.ts'));
-    const jsonSchema = (name?: string) => {
-      const schema = name ? schemas[name] : undefined;
-      return schema instanceof z.ZodType
-        ? (z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema)
-        : undefined;
-    };
-    for (const [, spec] of source.matchAll(/route\(\{([\s\S]*?)handle:/g)) {
-      const field = (key: string) => new RegExp(`${key}: '?([\\w/:.-]+)'?`).exec(spec)?.[1];
+  for (const fn of FUNCTION_NAMES) {
+    const res = await fetch(new URL(`/functions/v1/${fn}/openapi.json`, base));
+    expect(res.status, `GET /functions/v1/${fn}/openapi.json`).toBe(200);
+    for (const { template, method, operation } of operations(await res.json())) {
+      const parameters = (where: 'path' | 'query') =>
+        Object.fromEntries(
+          (operation.parameters ?? []).filter((p) => p.in === where).map((p) => [p.name, p.schema]),
+        );
+      const query = parameters('query');
       routes.push({
-        fn,
-        method: field('method')!,
-        path: field('path')!,
-        params: jsonSchema(field('params')),
-        query: jsonSchema(field('query')),
-        body: jsonSchema(field('body')),
+        method: method.toUpperCase(),
+        path: template,
+        params: parameters('path'),
+        query: Object.keys(query).length ? { type: 'object', properties: query } : undefined,
+        body: operation.requestBody?.content['application/json']?.schema,
+        document: template === `/${fn}/openapi.json`,
       });
     }
   }
@@ -180,10 +199,10 @@ function mutate(value: unknown, r: Random): unknown {
   return copy;
 }
 
-/** A path segment for a `:param`: usually plausible, often hostile, sometimes not valid percent-encoding. */
+/** A path segment for a `{param}`: usually plausible, often hostile, sometimes not valid percent-encoding. */
 function segment(schema: JsonSchema | undefined, name: string, r: Random): string {
   const roll = r.next();
-  if (roll < 0.4) return encodeURIComponent(String(plausible(schema?.properties?.[name], name, r)));
+  if (roll < 0.4) return encodeURIComponent(String(plausible(schema, name, r)));
   if (roll < 0.55) return r.pick(['%zz', '%', '%E0%A4%A', '%ED%A0%80', '%C0%AF', '%00', '%FF', 'a%2Fb', '..', '%2e%2e']);
   const value = hostile(r);
   return encodeURIComponent(typeof value === 'string' ? value.replace(/[\ud800-\udfff]/g, '\ufffd') : String(value));
@@ -196,6 +215,8 @@ interface Probe {
   body?: string;
   /** Sent over a raw socket: fetch refuses these methods and rewrites some paths. */
   raw: boolean;
+  /** Sent to the function's own OpenAPI document, whose success answer is the document, not the envelope. */
+  document?: boolean;
 }
 
 const CONTENT_TYPES = [
@@ -211,11 +232,11 @@ const CONTENT_TYPES = [
 
 function probe(routes: FuzzRoute[], r: Random): Probe {
   const route = r.pick(routes);
-  const base = `/functions/v1/${route.fn}`;
-  const segments = route.path.split('/').filter(Boolean).map((part) =>
-    part.startsWith(':') ? segment(route.params, part.slice(1), r) : part
-  );
-  let urlPath = `${base}${segments.length ? '/' : ''}${segments.join('/')}`;
+  const segments = route.path.split('/').filter(Boolean).map((part) => {
+    const name = /^\{(\w+)\}$/.exec(part)?.[1];
+    return name ? segment(route.params[name], name, r) : part;
+  });
+  let urlPath = `/functions/v1/${segments.join('/')}`;
   if (r.chance(0.05)) urlPath += r.pick(['/', '/extra', '//', '/%zz']);
 
   const query = new URLSearchParams();
@@ -267,7 +288,7 @@ function probe(routes: FuzzRoute[], r: Random): Probe {
   // CONNECT names a host and port, not a path (a path is refused by Deno's HTTP parser before any code of
   // ours runs, with an empty 400).
   if (method === 'CONNECT') return { method, path: `127.0.0.1:${r.int(65536)}`, headers, raw };
-  return { method, path: `${urlPath}${search}`, headers, body, raw };
+  return { method, path: `${urlPath}${search}`, headers, body, raw, document: route.document };
 }
 
 interface Answer {
@@ -342,6 +363,7 @@ function problemWith(p: Probe, answer: Answer): string | undefined {
   } catch {
     return 'a body that is not JSON';
   }
+  if (p.document && answer.status < 400) return undefined;
   const envelope = body as { success?: unknown };
   if (envelope?.success !== (answer.status < 400)) return `success ${String(envelope?.success)} with ${answer.status}`;
   return undefined;
@@ -403,11 +425,15 @@ describe('hostile input', () => {
   });
 
   it('never gets a 5xx, and always the JSON envelope, across every route and method of every function', async () => {
-    const routes = await routeTables();
+    const base = new URL(functions.url);
+    const routes = await routeTables(base);
+    // Every operation of docs/openapi.json, which openapi.test.ts keeps equal to the served documents: a
+    // route left out of the fuzz fails here instead of going unfuzzed.
+    const combined = JSON.parse(await readFile(new URL('../../docs/openapi.json', import.meta.url), 'utf8'));
+    expect(routes.length).toBe(operations(combined).length);
     expect(routes.length).toBeGreaterThan(15);
     const r = seededRandom(SEED);
     const probes = Array.from({ length: REQUESTS }, () => probe(routes, r));
-    const base = new URL(functions.url);
     const failures: string[] = [];
     let next = 0;
     await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
