@@ -98,7 +98,7 @@ $$;
 -- one element, so there is one definition of each formula and the per-item tests check it.
 
 -- Average RFM over customers (recency days, orders and spend in the year, element by element). The report
--- reads the RFM figures from the kept score changes (30_figure_changes.sql), which apply these same bands to
+-- reads the RFM figures from the kept score changes (35_customer_scores.sql), which apply these same bands to
 -- each customer's counts; test/database/business-health-rollups.test.ts holds them to this formula.
 create or replace function private.health_average_rfm_score(recency_days numeric[], orders bigint[], spend numeric[])
 returns numeric

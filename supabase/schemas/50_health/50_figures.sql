@@ -1,7 +1,7 @@
 -- The figures a health report scores, each read as of `as_of`, so a report can be asked of any past
 -- moment. Windows are whole 24-hour days: [as_of − 24 h × days, as_of).
 --
--- The order and customer figures come from their changes kept by hour (30_figure_changes.sql): the
+-- The order and customer figures come from their changes kept by hour (30_figure_changes.sql, 35_customer_scores.sql): the
 -- figures as of an hour boundary next to `as_of` (private.health_boundary), plus what changed between it
 -- and `as_of`, read from the few orders (and the customers of those orders) with a step in that part of an
 -- hour, through the orders' indexes. So a report reads a number of hours, not of orders.

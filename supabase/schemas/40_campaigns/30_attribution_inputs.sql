@@ -1,0 +1,157 @@
+-- Campaign attribution (docs/attribution.md), its two inputs kept as derived data: each day's revenue and
+-- each campaign's stretches of activity. The rules and the days they fill are in 32_attribution_days.sql,
+-- the answers built from those days in 34_attribution_answers.sql.
+--
+-- A day's revenue (the total of its paid, shipped, delivered and completed orders) is kept per UTC day as
+-- orders are written, in the writing transaction, by statement-level triggers, so an attribution question
+-- never sums the orders of its days. It is derived data, not a cached answer: the sum of a day's rows
+-- always equals the sum over its orders (the campaigns daily-revenue tests). A day has one row per writer
+-- slot that has written it (`private.order_writer_slot`), so order writers never queue on a shared row.
+--
+-- Only callers who see every order read it (administrators, and roles that bypass RLS); anyone else's
+-- revenue is still summed from the orders their RLS shows them, so a customer never sees the store's.
+
+create table private.order_daily_revenue (
+  order_date date not null,
+  revenue numeric not null,
+  slot smallint not null,
+  primary key (order_date, slot)
+);
+
+alter table private.order_daily_revenue enable row level security;
+
+create policy "admins read daily revenue" on private.order_daily_revenue
+  for select to authenticated
+  using ((select private.is_admin()));
+
+revoke all on private.order_daily_revenue from public, anon, authenticated, service_role;
+
+grant select on private.order_daily_revenue to authenticated, service_role;
+
+create or replace function private.is_revenue_status(status text)
+returns boolean
+language sql
+immutable
+parallel safe
+set search_path = ''
+as $$
+  select status in ('paid', 'shipped', 'delivered', 'completed')
+$$;
+
+revoke execute on function private.is_revenue_status(text) from public, anon;
+
+grant execute on function private.is_revenue_status(text) to authenticated, service_role;
+
+-- Adds each day's change of revenue to the rows of this transaction's writer slot, which no other open
+-- transaction writes.
+create or replace function private.apply_daily_revenue_changes(days date[], amounts numeric[])
+returns void
+language plpgsql
+volatile
+set search_path = ''
+as $$
+begin
+    insert into private.order_daily_revenue as r (order_date, slot, revenue)
+    select c.order_date, w.slot, sum(c.amount)
+    from unnest(days, amounts) c(order_date, amount)
+    cross join (select private.order_writer_slot() as slot) w
+    group by c.order_date, w.slot
+    having sum(c.amount) <> 0
+    order by c.order_date
+    on conflict (order_date, slot) do update set revenue = r.revenue + excluded.revenue;
+end
+$$;
+
+-- Statement-level, over the transition tables: a bulk write is one upsert per day touched. Security
+-- definer because order writers (administrators) have no rights on `private`.
+create or replace function private.orders_maintain_daily_revenue()
+returns trigger
+language plpgsql
+security definer
+set search_path = ''
+as $$
+begin
+  if tg_op = 'INSERT' then
+    perform private.apply_daily_revenue_changes(array_agg(n.order_date), array_agg(n.total_amount))
+    from new_rows n
+    where private.is_revenue_status(n.status);
+  elsif tg_op = 'UPDATE' then
+    perform private.apply_daily_revenue_changes(array_agg(c.order_date), array_agg(c.amount))
+    from (
+      select n.order_date, n.total_amount as amount from new_rows n where private.is_revenue_status(n.status)
+      union all
+      select o.order_date, -o.total_amount from old_rows o where private.is_revenue_status(o.status)
+    ) c;
+  elsif tg_op = 'DELETE' then
+    perform private.apply_daily_revenue_changes(array_agg(o.order_date), array_agg(-o.total_amount))
+    from old_rows o
+    where private.is_revenue_status(o.status);
+  else
+    truncate private.order_daily_revenue;
+  end if;
+  return null;
+end
+$$;
+
+revoke execute on function private.apply_daily_revenue_changes(date[], numeric[]) from public, anon, authenticated;
+
+revoke execute on function private.orders_maintain_daily_revenue() from public, anon, authenticated;
+
+select private.keep_derived_data('public.orders', 'orders_daily_revenue', 'private.orders_maintain_daily_revenue');
+
+-- "When was this campaign active" is kept as one row per stretch of activity as the status history is
+-- written: derived data kept by triggers in the writing transaction, recomputed per campaign from its
+-- whole history, so it always equals an ordered walk of that history (the campaigns active-spans tests
+-- after every kind of write; the attribution-rules tests for the days attribution counts).
+--
+-- A stretch starts with a move to `active` and ends with the next move; its days are the UTC days on
+-- which the campaign was active at some moment (a stretch of zero length counts for no day). Clipping to
+-- the campaign's own dates happens when attribution reads it, because those dates may change.
+
+create table private.campaign_active_spans (
+  -- The history row of the move to `active` that opened the stretch.
+  opened_by bigint primary key references public.campaign_status_history (id) on delete cascade,
+  campaign_id uuid not null references public.campaigns (id) on delete cascade,
+  first_day date not null,
+  -- 'infinity' while the campaign is still active.
+  last_day date not null,
+  constraint campaign_active_spans_ordered check (first_day <= last_day)
+);
+
+-- Attribution asks about recent days: the stretches ending on or after the first day asked about.
+create index campaign_active_spans_period_idx
+  on private.campaign_active_spans (last_day, first_day) include (campaign_id);
+
+create index campaign_active_spans_campaign_idx on private.campaign_active_spans (campaign_id);
+
+alter table private.campaign_active_spans enable row level security;
+
+create policy "signed-in callers see active spans" on private.campaign_active_spans
+  for select to authenticated
+  using (true);
+
+revoke all on private.campaign_active_spans from public, anon, authenticated, service_role;
+
+grant select on private.campaign_active_spans to authenticated, service_role;
+
+-- Recomputes the stretches of these campaigns from their whole history.
+create or replace function private.refresh_campaign_active_spans(campaign_ids uuid[])
+returns void
+language sql
+volatile
+set search_path = ''
+as $$
+  delete from private.campaign_active_spans s where s.campaign_id = any(campaign_ids);
+  insert into private.campaign_active_spans (opened_by, campaign_id, first_day, last_day)
+  select p.id, p.campaign_id, (p.changed_at at time zone 'UTC')::date,
+         coalesce(((p.until at time zone 'UTC') - interval '1 microsecond')::date, 'infinity')
+  from (
+    select h.id, h.campaign_id, h.to_status, h.changed_at,
+           lead(h.changed_at) over (partition by h.campaign_id order by h.changed_at, h.id) as until
+    from unnest(campaign_ids) c(id)
+    join public.campaign_status_history h on h.campaign_id = c.id
+  ) p
+  where p.to_status = 'active' and (p.until is null or p.until > p.changed_at);
+$$;
+
+revoke execute on function private.refresh_campaign_active_spans(uuid[]) from public, anon, authenticated;

@@ -1,0 +1,50 @@
+/**
+ * The schema reads in one sitting: `supabase/schemas/` is the one current definition of every object, so
+ * its pieces are kept to what a person reads at once. A file past 600 lines is split by what it holds; a
+ * function past 150 lines is two functions.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../../scripts/lib/stack.mjs';
+
+const SCHEMAS = path.join(ROOT, 'supabase', 'schemas');
+const files = (readdirSync(SCHEMAS, { recursive: true }) as string[]).filter((f) => f.endsWith('.sql')).sort();
+
+/** Each `create ... function` of `text` with its length in lines, up to the line that closes its body. */
+function functionLengths(text: string): { name: string; lines: number }[] {
+  const lines = text.split('\n');
+  const found = [];
+  for (let i = 0; i < lines.length; i++) {
+    const name = /^create (?:or replace )?function ([\w.]+)/.exec(lines[i])?.[1];
+    if (!name) continue;
+    let end = i;
+    while (end < lines.length && !lines[end].startsWith('$$;')) end++;
+    found.push({ name, lines: end - i + 1 });
+    i = end;
+  }
+  return found;
+}
+
+describe('the schema in pieces a person reads at once', () => {
+  it('finds the schema files and their functions', () => {
+    expect(files.length).toBeGreaterThan(10);
+    const all = files.flatMap((f) => functionLengths(readFileSync(path.join(SCHEMAS, f), 'utf8')));
+    expect(all.length).toBeGreaterThan(100);
+    expect(all.every((f) => f.lines > 3)).toBe(true);
+  });
+
+  it('has no schema file over 600 lines', () => {
+    const long = files
+      .map((f) => ({ file: f, lines: readFileSync(path.join(SCHEMAS, f), 'utf8').split('\n').length }))
+      .filter((f) => f.lines > 600);
+    expect(long).toEqual([]);
+  });
+
+  it('has no function over 150 lines', () => {
+    const long = files.flatMap((f) =>
+      functionLengths(readFileSync(path.join(SCHEMAS, f), 'utf8')).filter((fn) => fn.lines > 150).map((fn) => ({ file: f, ...fn }))
+    );
+    expect(long).toEqual([]);
+  });
+});
