@@ -2,7 +2,7 @@
  * Each scenario's SQL as its function runs it, for the database ceiling. Kept beside the HTTP scenario
  * of the same name in bench/scenarios.mjs; a change to a function's query belongs here too.
  */
-import type { Caller } from '../supabase/functions/_shared/auth.ts';
+import type { Caller } from '../supabase/functions/_shared/caller.ts';
 import type { Tx } from '../supabase/functions/_shared/db.ts';
 // @ts-types="./scenarios.d.mts"
 import { adjustment, searchTerm } from './scenarios.mjs';

@@ -4,14 +4,10 @@
  * signature, an expired or malformed token, an unknown role) is rejected, never downgraded to anonymous.
  */
 import { createRemoteJWKSet, type JWTPayload, jwtVerify } from 'jose';
+import type { Caller } from './caller.ts';
 import { type Database, translateDatabaseError } from './db.ts';
 import { ApiError, type Area } from './errors.ts';
 import { uuid } from './validation.ts';
-
-export type Caller =
-  | { kind: 'anonymous'; role: 'anon'; userId: null; claims: JWTPayload }
-  | { kind: 'user'; role: 'authenticated'; userId: string; claims: JWTPayload }
-  | { kind: 'service'; role: 'service_role'; userId: null; claims: JWTPayload };
 
 /** Which callers a route admits. `public` also admits a request with no Authorization header at all. */
 export type Access = 'user' | 'public';

@@ -14,7 +14,7 @@
  * the message is the error code, `detail` the human message and `hint` a JSON object of details.
  */
 import postgres from 'postgres';
-import type { Caller } from './auth.ts';
+import type { Caller } from './caller.ts';
 import { ApiError, type Area } from './errors.ts';
 
 export type Sql = postgres.Sql;

@@ -6,7 +6,8 @@
  * `(Request) => Promise<Response>`.
  */
 import { z } from 'zod';
-import type { Access, Authenticator, Caller } from './auth.ts';
+import type { Access, Authenticator } from './auth.ts';
+import type { Caller } from './caller.ts';
 import { type Database, DatabaseError } from './db.ts';
 import { ApiError, type Area } from './errors.ts';
 import { concurrencyLimit, enforceRateLimit, type RateLimits } from './limits.ts';

@@ -2,7 +2,7 @@
  * Limits a route asks `serveFunction` for (http.ts): requests a minute per caller, in fixed 60-second
  * windows counted in PostgreSQL so every instance shares them; and how many of its requests run at once.
  */
-import type { Caller } from './auth.ts';
+import type { Caller } from './caller.ts';
 import { type Database, translateDatabaseError } from './db.ts';
 import { ApiError, type Area } from './errors.ts';
 

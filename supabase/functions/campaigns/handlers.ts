@@ -1,5 +1,5 @@
 /** The campaign operations. Each is one transaction as the caller; writes are one SQL function each. */
-import type { Caller } from '../_shared/auth.ts';
+import type { Caller } from '../_shared/caller.ts';
 import type { Tables } from '../_shared/database.types.ts';
 import { containsPattern, type Database, pageOf, type Tx } from '../_shared/db.ts';
 import { ApiError, campaignArea as area } from '../_shared/errors.ts';
