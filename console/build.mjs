@@ -32,7 +32,9 @@ function newest(target) {
 export function consoleIsStale() {
   const built = path.join(DIST, 'index.html');
   if (!existsSync(built)) return true;
-  return Math.max(...SOURCES.map(newest), newest(path.join(ROOT, 'package-lock.json'))) > statSync(built).mtimeMs;
+  // The enums come from the functions' generated types (src/api/enums.ts).
+  const shared = ['package-lock.json', 'supabase/functions/_shared/enums.ts', 'supabase/functions/_shared/database.types.ts'];
+  return Math.max(...SOURCES.map(newest), ...shared.map((p) => newest(path.join(ROOT, p)))) > statSync(built).mtimeMs;
 }
 
 /** Writes src/api/openapi.gen.ts from docs/openapi.json (openapi-typescript). */

@@ -1,3 +1,4 @@
+import { enums } from './api/enums.ts';
 import { common } from './i18n/common.ts';
 import { locale, text } from './i18n/index.ts';
 
@@ -58,25 +59,17 @@ export function addDays(date: string, days: number) {
   return d.toISOString().slice(0, 10);
 }
 
-export const LAYERS = ['site-wide', 'target-oriented', 'category-specific', 'general'] as const;
+export const LAYERS = enums.attribution_layer;
 export type Layer = (typeof LAYERS)[number];
 export const layerLabel = (layer: Layer) => text(common)[`layer.${layer}`];
 
-export const STATUSES = ['draft', 'active', 'paused', 'completed', 'cancelled'] as const;
+export const STATUSES = enums.campaign_status;
 export type CampaignStatus = (typeof STATUSES)[number];
-/** The moves the API allows (private.campaign_status_move_allowed). */
-export const NEXT_STATUSES: Record<CampaignStatus, CampaignStatus[]> = {
-  draft: ['active', 'cancelled'],
-  active: ['paused', 'completed', 'cancelled'],
-  paused: ['active', 'completed', 'cancelled'],
-  completed: [],
-  cancelled: [],
-};
 export const statusLabel = (status: CampaignStatus) => text(common)[`campaign.${status}`];
 /** The button that moves a campaign to `status`. */
 export const statusVerb = (status: CampaignStatus) => text(common)[`verb.${status}`];
 
-export const ORDER_STATUSES = ['pending', 'paid', 'shipped', 'delivered', 'completed', 'cancelled', 'refunded'] as const;
+export const ORDER_STATUSES = enums.order_status;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 export const orderStatusLabel = (status: OrderStatus) => text(common)[`order.${status}`];
 

@@ -57,6 +57,9 @@ async function axeViolations(page: Page) {
 
 describe.skipIf(!hasChromium)(
   `the store console in Chromium${hasChromium ? '' : ` — SKIPPED: no Chromium at ${CHROMIUM} (apt-get install -y chromium)`}`,
+  // The walks through every screen take 10-20 s on 2 cores; the other test file running beside them may
+  // double that, which is load, not a failure.
+  { timeout: 90_000 },
   () => {
     const scratch = scratchDatabase('console');
     let functions: { url: string; stop: () => Promise<void> };

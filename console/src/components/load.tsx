@@ -9,14 +9,36 @@ export type Load<T> =
   | { status: 'ready'; data: T; error?: undefined; reload: () => void }
   | { status: 'error'; data?: T; error: Error; reload: () => void };
 
+/** What a write can make stale, as the loads that show it name it. */
+export type Shown = 'campaigns' | 'campaign' | 'products' | 'product' | 'campaign-types';
+
+/** The loads on screen that name what they show, by that name. */
+const showing = new Map<Shown, Set<() => void>>();
+
 /**
- * Runs `fetcher` whenever `deps` change (the previous request is aborted) and on `reload()`. While a new
- * request runs, the previous data stays (`status` is loading), so lists do not flash empty.
+ * Says that a write changed these data: every load on screen that shows one of them loads again. The
+ * writer need not know where those loads sit, so a change made in a detail refreshes the list beside it.
  */
-export function useLoad<T>(fetcher: (signal: AbortSignal) => Promise<T>, deps: unknown[]): Load<T> {
+export function changed(...data: Shown[]) {
+  for (const name of data) showing.get(name)?.forEach((reload) => reload());
+}
+
+/**
+ * Runs `fetcher` whenever `deps` change (the previous request is aborted), on `reload()`, and after a
+ * `changed(shows)`. While a new request runs, the previous data stays (`status` is loading), so lists do
+ * not flash empty.
+ */
+export function useLoad<T>(fetcher: (signal: AbortSignal) => Promise<T>, deps: unknown[], shows?: Shown): Load<T> {
   const [state, setState] = useState<{ status: 'loading' | 'ready' | 'error'; data?: T; error?: Error }>({ status: 'loading' });
   const [tick, setTick] = useState(0);
   const reload = useCallback(() => setTick((t) => t + 1), []);
+  useEffect(() => {
+    if (!shows) return;
+    const loads = showing.get(shows) ?? new Set();
+    loads.add(reload);
+    showing.set(shows, loads);
+    return () => void loads.delete(reload);
+  }, [shows]);
   const latest = useRef(fetcher);
   latest.current = fetcher;
   useEffect(() => {

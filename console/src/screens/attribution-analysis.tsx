@@ -3,14 +3,12 @@ import { useMemo } from 'preact/hooks';
 import { api } from '../api/client.ts';
 import { Chart, LAYER_COLORS } from '../components/chart.tsx';
 import { CsvButton } from '../components/csv.tsx';
+import { isDate, RangeForm } from '../components/filters.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { addDays, fmt, layerLabel, todayUtc, type Layer } from '../format.tsx';
 import { attributionText } from '../i18n/attribution.ts';
 import { text } from '../i18n/index.ts';
 import { href, useParams, type Route } from '../router.ts';
-import { RangeForm } from './campaign-analysis.tsx';
-
-const isDate = (s?: string) => !!s && /^\d{4}-\d{2}-\d{2}$/.test(s);
 
 export function RevenueAttribution({ route }: { route: Route }) {
   const t = text(attributionText);

@@ -3,6 +3,7 @@ import { api, type Ok } from '../api/client.ts';
 import type { paths } from '../api/openapi.gen.ts';
 import { Chart, LAYER_COLORS } from '../components/chart.tsx';
 import { CsvButton } from '../components/csv.tsx';
+import { isDate } from '../components/filters.tsx';
 import { Field, FormError, useForm } from '../components/form.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader } from '../components/screen.tsx';
@@ -17,7 +18,7 @@ type Attribution = Ok<paths['/campaigns/attribution']['get']>['data'];
 export function AttributionScreen({ route }: { route: Route }) {
   const t = text(attributionText);
   const [params, setParams] = useParams(route);
-  const date = /^\d{4}-\d{2}-\d{2}$/.test(params.date ?? '') ? params.date : todayUtc();
+  const date = isDate(params.date) ? params.date : todayUtc();
   const amount = params.amount ?? '100';
   const form = useForm({ date, amount });
   useEffect(() => form.setValues({ date, amount }), [date, amount]);

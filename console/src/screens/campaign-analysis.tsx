@@ -5,7 +5,7 @@ import { api, type Ok } from '../api/client.ts';
 import type { paths } from '../api/openapi.gen.ts';
 import { Chart, LAYER_COLORS } from '../components/chart.tsx';
 import { CsvButton } from '../components/csv.tsx';
-import { Field } from '../components/form.tsx';
+import { isDate, RangeForm } from '../components/filters.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { addDays, Badge, fmt, layerLabel, LAYERS, statusLabel, todayUtc, type Layer } from '../format.tsx';
 import { analysisText } from '../i18n/campaign-analysis.ts';
@@ -13,7 +13,6 @@ import { locale, text } from '../i18n/index.ts';
 import { href, useParams, type Route } from '../router.ts';
 
 type CalendarDay = Ok<paths['/campaigns/calendar']['get']>['data']['days'][number];
-const isDate = (s?: string) => !!s && /^\d{4}-\d{2}-\d{2}$/.test(s);
 
 function monthBounds(month: string) {
   const first = `${month}-01`;
@@ -27,8 +26,6 @@ function shiftMonth(month: string, by: number) {
   return d.toISOString().slice(0, 7);
 }
 const monthName = (month: string) => new Date(`${month}-01T00:00:00Z`).toLocaleDateString(locale(), { month: 'long', year: 'numeric', timeZone: 'UTC' });
-/** Days between two `YYYY-MM-DD` days, both counted. */
-const daysIn = (from: string, to: string) => Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000) + 1;
 
 export function CampaignCalendar({ route }: { route: Route }) {
   const t = text(analysisText);
@@ -175,32 +172,6 @@ function OverlapChart({ days, first, last }: { days: CalendarDay[]; first: strin
   );
 }
 
-/**
- * A from/to pair kept in the URL. What the API would refuse (an end before the start, more than 366 days)
- * is said on the field before anything is sent, so no bad range reaches the URL to be retried.
- */
-function RangeForm({ from, to, onChange, label }: { from: string; to: string; onChange: (from: string, to: string) => void; label: string }) {
-  const t = text(analysisText);
-  const [f, setF] = useState(from);
-  const [until, setUntil] = useState(to);
-  const [error, setError] = useState('');
-  return (
-    <form class="filters" aria-label={label} noValidate onSubmit={(e) => {
-      e.preventDefault();
-      const days = isDate(f) && isDate(until) ? daysIn(f, until) : 0;
-      const problem = days < 1 ? t.toBeforeFrom : days > 366 ? t.tooLong(days) : '';
-      setError(problem);
-      if (problem) e.currentTarget.querySelector<HTMLElement>('[name="to"]')?.focus();
-      else onChange(f, until);
-    }}>
-      <Field label={t.from} name="from" type="date" value={f} onInput={(e) => setF(e.currentTarget.value)} />
-      <Field label={t.to} name="to" type="date" value={until} hint={t.rangeHint} error={error}
-        onInput={(e) => { setUntil(e.currentTarget.value); setError(''); }} />
-      <div class="actions"><button type="submit">{t.show}</button></div>
-    </form>
-  );
-}
-
 export function Collaboration({ route }: { route: Route }) {
   const t = text(analysisText);
   const [params, setParams] = useParams(route);
@@ -256,9 +227,9 @@ export function Collaboration({ route }: { route: Route }) {
   );
 }
 
-export function StatusHistory({ id, version }: { id: string; version: number }) {
+export function StatusHistory({ id }: { id: string }) {
   const t = text(analysisText);
-  const load = useLoad((signal) => api('get', '/campaigns/{id}/history', { path: { id }, signal }).then((r) => r.data.history), [id, version]);
+  const load = useLoad((signal) => api('get', '/campaigns/{id}/history', { path: { id }, signal }).then((r) => r.data.history), [id], 'campaign');
   return (
     <section aria-labelledby="history-title">
       <h3 id="history-title">{t.history}</h3>
@@ -278,5 +249,3 @@ export function StatusHistory({ id, version }: { id: string; version: number }) 
     </section>
   );
 }
-
-export { RangeForm };

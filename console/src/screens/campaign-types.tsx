@@ -4,7 +4,7 @@ import type { paths } from '../api/openapi.gen.ts';
 import { ConfirmButton } from '../components/confirm.tsx';
 import { CsvButton } from '../components/csv.tsx';
 import { checks, Field, FormError, SelectField, useForm } from '../components/form.tsx';
-import { Empty, ErrorBox, Loaded, useLoad } from '../components/load.tsx';
+import { changed, Empty, ErrorBox, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader } from '../components/screen.tsx';
 import { Badge, fmt, layerLabel, LAYERS, type Layer } from '../format.tsx';
 import { campaignTypesText } from '../i18n/campaign-types.ts';
@@ -30,18 +30,19 @@ export function CampaignTypesScreen({ route, isAdmin }: { route: Route; isAdmin:
     if (message) said.current?.focus();
   }, [message]);
 
-  const groups = useLoad((signal) => api('get', '/campaign-types/groups', { signal }).then((r) => r.data), []);
+  const groups = useLoad((signal) => api('get', '/campaign-types/groups', { signal }).then((r) => r.data), [], 'campaign-types');
   const all = useLoad(
     (signal) =>
       api('get', '/campaign-types', { query: { includeInactive: showInactive ? 'true' : 'false', per_page: '200', sort_by: 'default_priority', sort_order: 'desc' }, signal }),
-    [showInactive, message],
+    [showInactive],
+    'campaign-types',
   );
-  const health = useLoad((signal) => api('get', '/campaign-types/health', { signal }).then((r) => r.data), [message]);
+  const health = useLoad((signal) => api('get', '/campaign-types/health', { signal }).then((r) => r.data), [], 'campaign-types');
 
   const done = (said: string) => {
     setMessage(said);
     setParams({ edit: undefined });
-    groups.reload();
+    changed('campaign-types');
   };
   const editedType = editing && editing !== 'new' ? all.data?.data.find((t) => t.type_code === editing) : undefined;
 

@@ -4,10 +4,11 @@ import type { paths } from '../api/openapi.gen.ts';
 import { Chart } from '../components/chart.tsx';
 import { ConfirmButton } from '../components/confirm.tsx';
 import { CsvButton } from '../components/csv.tsx';
+import { SearchFilters } from '../components/filters.tsx';
 import { checks, Field, FormError, Pager, SelectField, useForm } from '../components/form.tsx';
-import { Empty, Loaded, useLoad } from '../components/load.tsx';
+import { changed, Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader, Tabs } from '../components/screen.tsx';
-import { Badge, fmt, layerLabel, NEXT_STATUSES, statusLabel, statusVerb, STATUSES, todayUtc, addDays, type CampaignStatus } from '../format.tsx';
+import { Badge, fmt, layerLabel, statusLabel, statusVerb, STATUSES, todayUtc, addDays, type CampaignStatus } from '../format.tsx';
 import { campaignsText } from '../i18n/campaigns.ts';
 import { common } from '../i18n/common.ts';
 import { locale, text } from '../i18n/index.ts';
@@ -43,28 +44,18 @@ function CampaignList({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
   const [params, setParams] = useParams(route);
   const page = Math.max(1, Number(params.page) || 1);
   const status = STATUSES.includes(params.status as CampaignStatus) ? (params.status as CampaignStatus) : undefined;
-  const [search, setSearch] = useState(params.search ?? '');
-  const [version, setVersion] = useState(0);
   // What the last save did, said in the campaign's detail (which a new campaign opens).
   const [saved, setSaved] = useState<{ id: string; message: string } | null>(null);
-
-  // Typing filters after a pause, replacing the URL rather than stacking history entries.
-  useEffect(() => {
-    if ((params.search ?? '') === search) return;
-    const timer = setTimeout(() => setParams({ search: search || undefined, page: undefined }, true), 300);
-    return () => clearTimeout(timer);
-  }, [search]);
-  useEffect(() => setSearch(params.search ?? ''), [params.search]);
 
   const list = useLoad(
     (signal) => api('get', '/campaigns', {
       query: { page: String(page), limit: String(PAGE_SIZE), status, search: params.search, start_date: params.from, end_date: params.to },
       signal,
     }).then((r) => r.data),
-    [page, status, params.search, params.from, params.to, version],
+    [page, status, params.search, params.from, params.to],
+    'campaigns',
   );
-  const stats = useLoad((signal) => api('get', '/campaigns/stats', { signal }).then((r) => r.data), [version]);
-  const changed = () => setVersion((v) => v + 1);
+  const stats = useLoad((signal) => api('get', '/campaigns/stats', { signal }).then((r) => r.data), [], 'campaigns');
 
   return (
     <div class="stack">
@@ -81,21 +72,20 @@ function CampaignList({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
         )}
       </Loaded>
       {params.edit === 'new' && isAdmin && (
-        <CampaignForm onSaved={(c) => { changed(); setSaved({ id: c.id, message: t.created(c.name) }); setParams({ edit: undefined, id: c.id }); }} onCancel={() => setParams({ edit: undefined })} />
+        <CampaignForm onSaved={(c) => { changed('campaigns'); setSaved({ id: c.id, message: t.created(c.name) }); setParams({ edit: undefined, id: c.id }); }} onCancel={() => setParams({ edit: undefined })} />
       )}
       {params.id && (
         <CampaignDetail key={params.id} id={params.id} isAdmin={isAdmin} editing={params.edit === params.id}
           saved={saved?.id === params.id ? saved.message : ''} onSaved={(message) => setSaved({ id: params.id, message })}
           onEdit={(on) => { setSaved(null); setParams({ edit: on ? params.id : undefined }); }}
-          onChanged={changed} onClose={() => setParams({ id: undefined, edit: undefined })} />
+          onClose={() => setParams({ id: undefined, edit: undefined })} />
       )}
-      <form class="filters" role="search" aria-label={t.filter} onSubmit={(e) => { e.preventDefault(); setParams({ search: search || undefined, page: undefined }); }}>
-        <Field label={t.search} name="search" type="search" value={search} placeholder={t.searchPlaceholder} onInput={(e) => setSearch(e.currentTarget.value)} />
+      <SearchFilters route={route} label={t.filter} placeholder={t.searchPlaceholder}>
         <SelectField label={t.status} name="status" value={status ?? ''} onChange={(x) => setParams({ status: x || undefined, page: undefined })}
           options={[{ value: '', label: t.anyStatus }, ...STATUSES.map((s) => ({ value: s, label: statusLabel(s) }))]} />
         <Field label={t.runningFrom} name="from" type="date" value={params.from ?? ''} onChange={(e) => setParams({ from: e.currentTarget.value || undefined, page: undefined })} />
         <Field label={t.runningTo} name="to" type="date" value={params.to ?? ''} onChange={(e) => setParams({ to: e.currentTarget.value || undefined, page: undefined })} />
-      </form>
+      </SearchFilters>
       <Loaded load={list} label={t.loading}>
         {(data) => data.campaigns.length === 0 ? (
           <Empty>{params.search || status || params.from || params.to ? t.noMatch : t.none}</Empty>
@@ -146,14 +136,13 @@ function CampaignList({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
   );
 }
 
-function CampaignDetail({ id, isAdmin, editing, saved, onSaved, onEdit, onChanged, onClose }: {
+function CampaignDetail({ id, isAdmin, editing, saved, onSaved, onEdit, onClose }: {
   id: string; isAdmin: boolean; editing: boolean; saved: string; onSaved: (message: string) => void;
-  onEdit: (on: boolean) => void; onChanged: () => void; onClose: () => void;
+  onEdit: (on: boolean) => void; onClose: () => void;
 }) {
   const t = text(campaignsText);
-  const [version, setVersion] = useState(0);
-  const campaign = useLoad((signal) => api('get', '/campaigns/{id}', { path: { id }, signal }).then((r) => r.data), [id, version]);
-  const refresh = () => { setVersion((v) => v + 1); onChanged(); };
+  const campaign = useLoad((signal) => api('get', '/campaigns/{id}', { path: { id }, signal }).then((r) => r.data), [id], 'campaign');
+  const refresh = () => changed('campaign', 'campaigns');
   return (
     <section class="card detail" aria-labelledby="campaign-title">
       <Loaded load={campaign} label={t.loadingCampaign}>
@@ -180,8 +169,8 @@ function CampaignDetail({ id, isAdmin, editing, saved, onSaved, onEdit, onChange
               </>
             )}
             <div class="two-columns">
-              <CampaignMetrics id={c.id} version={version} />
-              <StatusHistory id={c.id} version={version} />
+              <CampaignMetrics id={c.id} />
+              <StatusHistory id={c.id} />
             </div>
           </>
         )}
@@ -223,11 +212,11 @@ function StatusActions({ campaign, onEdit, onChanged }: { campaign: Campaign; on
       setPending('');
     }
   };
-  const undoable = done && campaign.status === done.to && NEXT_STATUSES[done.to].includes(done.from);
+  const undoable = done && campaign.status === done.to && campaign.allowed_transitions.includes(done.from);
   return (
     <div class="actions" role="group" aria-label={t.actions}>
       <button type="button" onClick={onEdit}>{t.edit}</button>
-      {NEXT_STATUSES[campaign.status].map((s) =>
+      {campaign.allowed_transitions.map((s) =>
         FINAL_MOVES.includes(s) ? (
           <ConfirmButton key={s} label={statusVerb(s)} disabled={!!pending} yes={t.yesVerb(statusVerb(s))}
             question={t.confirmMove(statusVerb(s), campaign.name, t.finalConsequence)} onConfirm={() => move(s)} />
@@ -252,9 +241,9 @@ function StatusActions({ campaign, onEdit, onChanged }: { campaign: Campaign; on
   );
 }
 
-function CampaignMetrics({ id, version }: { id: string; version: number }) {
+function CampaignMetrics({ id }: { id: string }) {
   const t = text(campaignsText);
-  const metrics = useLoad((signal) => api('get', '/campaigns/{id}/metrics', { path: { id }, signal }).then((r) => r.data), [id, version]);
+  const metrics = useLoad((signal) => api('get', '/campaigns/{id}/metrics', { path: { id }, signal }).then((r) => r.data), [id], 'campaign');
   return (
     <section aria-labelledby="metrics-title">
       <h3 id="metrics-title">{t.attributedRevenue}</h3>

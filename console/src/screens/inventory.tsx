@@ -1,11 +1,13 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { enums } from '../api/enums.ts';
 import { api, type Ok } from '../api/client.ts';
 import type { paths } from '../api/openapi.gen.ts';
 import { ConfirmButton } from '../components/confirm.tsx';
 import { CsvButton } from '../components/csv.tsx';
 import { SortHeader } from '../components/sort.tsx';
+import { SearchFilters } from '../components/filters.tsx';
 import { checks, Field, FormError, Pager, SelectField, useForm } from '../components/form.tsx';
-import { Empty, Loaded, useLoad } from '../components/load.tsx';
+import { changed, Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader, Tabs } from '../components/screen.tsx';
 import { Badge, fmt } from '../format.tsx';
 import { common } from '../i18n/common.ts';
@@ -24,36 +26,27 @@ type ProductSort = (typeof PRODUCT_SORTS)[number];
 export function InventoryScreen({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
   const t = text(inventoryText);
   const [params, setParams] = useParams(route);
-  const [version, setVersion] = useState(0);
-  const changed = () => setVersion((v) => v + 1);
   return (
     <section class="stack">
       <ScreenHeader title={t.title} lead={t.lead}>
         {isAdmin && <a class="button primary" href={href('inventory', { ...params, id: undefined, edit: 'new' })}>{t.newProduct}</a>}
       </ScreenHeader>
       {isAdmin && params.edit === 'new' && (
-        <ProductForm onSaved={(p) => { changed(); setParams({ edit: undefined, id: p.id }); }} onCancel={() => setParams({ edit: undefined })} />
+        <ProductForm onSaved={(p) => { changed('products'); setParams({ edit: undefined, id: p.id }); }} onCancel={() => setParams({ edit: undefined })} />
       )}
       <div class={params.id ? 'two-columns inventory-layout' : ''}>
-        <ProductList route={route} version={version} />
-        {params.id && <ProductDetail key={params.id} route={route} isAdmin={isAdmin} onChanged={changed} />}
+        <ProductList route={route} />
+        {params.id && <ProductDetail key={params.id} route={route} isAdmin={isAdmin} />}
       </div>
     </section>
   );
 }
 
-function ProductList({ route, version }: { route: Route; version: number }) {
+function ProductList({ route }: { route: Route }) {
   const t = text(inventoryText);
   const [params, setParams] = useParams(route);
   const page = Math.max(1, Number(params.page) || 1);
   const low = params.low === '1';
-  const [search, setSearch] = useState(params.search ?? '');
-  useEffect(() => {
-    if ((params.search ?? '') === search) return;
-    const timer = setTimeout(() => setParams({ search: search || undefined, page: undefined }, true), 300);
-    return () => clearTimeout(timer);
-  }, [search]);
-  useEffect(() => setSearch(params.search ?? ''), [params.search]);
 
   const sortColumn = PRODUCT_SORTS.find((c) => c === params.sort);
   const order = sortColumn
@@ -66,17 +59,16 @@ function ProductList({ route, version }: { route: Route; version: number }) {
     // chosen, by the API's own order, most urgent first.
     query: { search: params.search, low_stock: low ? 'true' : undefined, page: String(page), per_page: String(PAGE_SIZE), ...order },
     signal,
-  }), [params.search, low, page, version, params.sort, params.desc]);
+  }), [params.search, low, page, params.sort, params.desc], 'products');
 
   return (
     <section class="stack" aria-labelledby="products-title">
       <h2 id="products-title" class="visually-hidden">{t.products}</h2>
-      <form class="filters" role="search" aria-label={t.filterProducts} onSubmit={(e) => { e.preventDefault(); setParams({ search: search || undefined, page: undefined }); }}>
-        <Field label={t.search} name="search" type="search" placeholder={t.searchPlaceholder} value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
+      <SearchFilters route={route} label={t.filterProducts} placeholder={t.searchPlaceholder}>
         <label class="checkbox filter-check">
           <input type="checkbox" name="low_stock" checked={low} onChange={(e) => setParams({ low: e.currentTarget.checked ? '1' : undefined, page: undefined })} /> {t.lowStockOnly}
         </label>
-      </form>
+      </SearchFilters>
       <Loaded load={list} label={t.loadingProducts}>
         {(r) => r.data.length === 0 ? (
           <Empty>{params.search || low ? t.noMatch : t.noProducts}</Empty>
@@ -128,21 +120,19 @@ function ProductList({ route, version }: { route: Route; version: number }) {
   );
 }
 
-function ProductDetail({ route, isAdmin, onChanged }: { route: Route; isAdmin: boolean; onChanged: () => void }) {
+function ProductDetail({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
   const t = text(inventoryText);
   const [params, setParams] = useParams(route);
   const id = params.id;
-  const [version, setVersion] = useState(0);
   const [message, setMessage] = useState('');
   const [undo, setUndo] = useState<{ label: string; run: () => Promise<string> } | null>(null);
   const said = useRef<HTMLParagraphElement>(null);
-  const product = useLoad((signal) => api('get', '/products/{id}', { path: { id }, signal }).then((r) => r.data), [id, version]);
+  const product = useLoad((signal) => api('get', '/products/{id}', { path: { id }, signal }).then((r) => r.data), [id], 'product');
   // Every booking says what it did, where focus goes; an adjustment can be undone by its opposite.
   const booked = (said: string, undoIt?: { label: string; run: () => Promise<string> }) => {
     setMessage(said);
     setUndo(undoIt ?? null);
-    setVersion((v) => v + 1);
-    onChanged();
+    changed('product', 'products');
   };
   useEffect(() => {
     if (message) said.current?.focus();
@@ -182,7 +172,7 @@ function ProductDetail({ route, isAdmin, onChanged }: { route: Route; isAdmin: b
             ) : isAdmin && (
               <div class="actions">
                 <a class="button" href={href('inventory', { ...params, edit: p.id })}>{t.editProduct}</a>
-                <DeleteProduct product={p} onDone={() => { onChanged(); setParams({ id: undefined }); }} />
+                <DeleteProduct product={p} onDone={() => { changed('products'); setParams({ id: undefined }); }} />
               </div>
             )}
             <Lots product={p} />
@@ -195,7 +185,7 @@ function ProductDetail({ route, isAdmin, onChanged }: { route: Route; isAdmin: b
               { id: 'ledger', label: t.ledger, href: href('inventory', { ...params, tab: undefined }) },
               { id: 'stock-ins', label: t.stockIns, href: href('inventory', { ...params, tab: 'stock-ins', lpage: undefined }) },
             ]} />
-            {tab === 'ledger' ? <Ledger route={route} id={p.id} version={version} /> : <StockIns route={route} id={p.id} version={version} />}
+            {tab === 'ledger' ? <Ledger route={route} id={p.id} /> : <StockIns route={route} id={p.id} />}
           </>
         )}
       </Loaded>
@@ -230,16 +220,16 @@ function Lots({ product }: { product: Product }) {
   );
 }
 
-function Ledger({ route, id, version }: { route: Route; id: string; version: number }) {
+function Ledger({ route, id }: { route: Route; id: string }) {
   const t = text(inventoryText);
   const [params, setParams] = useParams(route);
   const page = Math.max(1, Number(params.lpage) || 1);
-  const operation = ['stock_in', 'stock_adjust', 'stock_out'].includes(params.op) ? (params.op as 'stock_in') : undefined;
-  const load = useLoad((signal) => api('get', '/products/{id}/movements', { path: { id }, query: { page: String(page), per_page: String(LEDGER_PAGE), operation }, signal }), [id, page, operation, version]);
+  const operation = enums.stock_operation.find((o) => o === params.op);
+  const load = useLoad((signal) => api('get', '/products/{id}/movements', { path: { id }, query: { page: String(page), per_page: String(LEDGER_PAGE), operation }, signal }), [id, page, operation], 'product');
   return (
     <section aria-label={t.ledger} class="stack">
       <SelectField label={t.operation} name="operation" value={operation ?? ''} onChange={(x) => setParams({ op: x || undefined, lpage: undefined }, true)}
-        options={[{ value: '', label: t.allOperations }, ...['stock_in', 'stock_adjust', 'stock_out'].map((o) => ({ value: o, label: t.code(o) }))]} />
+        options={[{ value: '', label: t.allOperations }, ...enums.stock_operation.map((o) => ({ value: o, label: t.code(o) }))]} />
       <Loaded load={load} label={t.loadingLedger}>
         {(r) => r.data.length === 0 ? <Empty>{t.noMovement(!!operation)}</Empty> : (
           <>
@@ -283,11 +273,11 @@ function Ledger({ route, id, version }: { route: Route; id: string; version: num
   );
 }
 
-function StockIns({ route, id, version }: { route: Route; id: string; version: number }) {
+function StockIns({ route, id }: { route: Route; id: string }) {
   const t = text(inventoryText);
   const [params, setParams] = useParams(route);
   const page = Math.max(1, Number(params.lpage) || 1);
-  const load = useLoad((signal) => api('get', '/products/{id}/stock-ins', { path: { id }, query: { page: String(page), per_page: String(LEDGER_PAGE) }, signal }), [id, page, version]);
+  const load = useLoad((signal) => api('get', '/products/{id}/stock-ins', { path: { id }, query: { page: String(page), per_page: String(LEDGER_PAGE) }, signal }), [id, page], 'product');
   return (
     <Loaded load={load} label={t.loadingStockIns}>
       {(r) => r.data.length === 0 ? <Empty>{t.noStockIn}</Empty> : (

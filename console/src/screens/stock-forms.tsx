@@ -1,14 +1,12 @@
 import { useRef } from 'preact/hooks';
 import { api } from '../api/client.ts';
+import { enums } from '../api/enums.ts';
 import { checks, Field, FormError, newIdempotencyKey, SelectField, useForm } from '../components/form.tsx';
+import { useLoad } from '../components/load.tsx';
 import { common } from '../i18n/common.ts';
 import { text } from '../i18n/index.ts';
 import { inventoryText } from '../i18n/inventory.ts';
 
-const STOCK_IN_SOURCES = ['manual_stock_in', 'purchase_order', 'return_goods', 'transfer_in', 'production_complete', 'supplier_direct', 'other'] as const;
-const INCREASE_REASONS = ['inventory_audit_increase', 'return_goods', 'supplier_compensation', 'miscount_correction'] as const;
-const DECREASE_REASONS = ['inventory_audit_decrease', 'damage_writeoff', 'expired_removal', 'loss_theft', 'quality_issue'] as const;
-const ADJUST_SOURCES = ['manual_adjustment', 'inventory_count', 'system_correction', 'other'] as const;
 /** The API's confirmation, with the new stock when it does not already say it. */
 const withStock = (message: string, stock: number) =>
   (message.includes(String(stock)) ? message : `${message} ${text(inventoryText).stockNow(stock)}`);
@@ -38,7 +36,7 @@ export function StockInForm({ productId, onDone }: { productId?: string; onDone:
           body: {
             product_id: productId ?? v.product_id.trim(),
             quantity: v.quantity.trim() === '' ? (undefined as unknown as number) : Number(v.quantity),
-            source: v.source as (typeof STOCK_IN_SOURCES)[number],
+            source: v.source as (typeof enums.stock_in_source)[number],
             note: v.note || undefined,
             received_at: received && !Number.isNaN(received.getTime()) ? received.toISOString() : v.received_at || undefined,
           },
@@ -59,7 +57,7 @@ export function StockInForm({ productId, onDone }: { productId?: string; onDone:
         <Field label={t.quantityReceived} name="quantity" inputMode="numeric" value={v.quantity} error={form.errors.quantity}
           hint={t.quantityHint} onInput={(e) => set('quantity', e.currentTarget.value)} />
         <SelectField label={t.source} name="source" value={v.source} error={form.errors.source} onChange={(x) => set('source', x)}
-          options={STOCK_IN_SOURCES.map((s) => ({ value: s, label: t.code(s) }))} />
+          options={enums.stock_in_source.map((s) => ({ value: s, label: t.code(s) }))} />
         <Field label={t.receivedAt} name="received_at" type="datetime-local" value={v.received_at} error={form.errors.received_at}
           hint={t.receivedAtHint} onInput={(e) => set('received_at', e.currentTarget.value)} />
       </div>
@@ -82,7 +80,12 @@ export function StockAdjustForm({ productId, lots, onDone }: {
   const v = form.values;
   const set = (name: keyof typeof v, value: string) => { key.renew(); form.set(name, value); };
   const amount = Number(v.adjust_quantity);
-  const reasons = [...(amount < 0 ? [] : INCREASE_REASONS), ...(amount > 0 ? [] : DECREASE_REASONS), 'other'];
+  // The API's rules for each reason (which way it may move stock, whether it needs a note): the form
+  // offers only the reasons the change can take.
+  const rules = useLoad((signal) => api('get', '/stock-adjust/reasons', { signal }).then((r) => r.data.reasons), []).data ?? [];
+  const reasons = rules
+    .filter((r) => !(amount > 0 && r.direction === 'decrease') && !(amount < 0 && r.direction === 'increase'))
+    .map((r) => r.reason);
   return (
     <form class="card form" ref={form.formRef} noValidate aria-labelledby="stock-adjust-title" data-form="stock-adjust" onSubmit={(e) => {
       e.preventDefault();
@@ -92,9 +95,9 @@ export function StockAdjustForm({ productId, lots, onDone }: {
           body: {
             ...target,
             adjust_quantity: v.adjust_quantity.trim() === '' ? (undefined as unknown as number) : Number(v.adjust_quantity),
-            reason: (v.reason || undefined) as (typeof INCREASE_REASONS)[number],
+            reason: (v.reason || undefined) as (typeof enums.stock_adjust_reason)[number],
             reason_note: v.reason_note || undefined,
-            source: v.source as (typeof ADJUST_SOURCES)[number],
+            source: v.source as (typeof enums.stock_adjust_source)[number],
           },
           headers: { 'Idempotency-Key': key.get() },
         });
@@ -116,7 +119,7 @@ export function StockAdjustForm({ productId, lots, onDone }: {
         adjust_quantity: checks.required(x.adjust_quantity) || checks.integer(x.adjust_quantity, -1_000_000_000, 1_000_000_000) ||
           (Number(x.adjust_quantity) === 0 ? text(common).notZero : ''),
         reason: checks.required(x.reason),
-        reason_note: x.reason === 'other' && !x.reason_note.trim() ? text(common).noteForOther : '',
+        reason_note: rules.find((r) => r.reason === x.reason)?.needs_note && !x.reason_note.trim() ? text(common).noteForOther : '',
       }));
     }}>
       <h3 id="stock-adjust-title">{t.adjustStock}</h3>
@@ -133,7 +136,7 @@ export function StockAdjustForm({ productId, lots, onDone }: {
         <SelectField label={t.reason} name="reason" value={v.reason} error={form.errors.reason} onChange={(x) => set('reason', x)}
           options={[{ value: '', label: t.chooseReason }, ...reasons.map((r) => ({ value: r, label: t.code(r) }))]} />
         <SelectField label={t.source} name="source" value={v.source} error={form.errors.source} onChange={(x) => set('source', x)}
-          options={ADJUST_SOURCES.map((s) => ({ value: s, label: t.code(s) }))} />
+          options={enums.stock_adjust_source.map((s) => ({ value: s, label: t.code(s) }))} />
       </div>
       <Field label={t.reasonNote} name="reason_note" value={v.reason_note} error={form.errors.reason_note}
         hint={t.reasonNoteHint} onInput={(e) => set('reason_note', e.currentTarget.value)} />
