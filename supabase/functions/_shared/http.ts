@@ -91,7 +91,8 @@ export interface RouteOptions extends RouteDoc {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Relative to the function, e.g. `/:type_code/validate`. */
   path: string;
-  access: Access;
+  /** Who may call: signed-in users and the service key unless a route is declared `public`. */
+  access?: Access;
   /** Turns a refused input, or a body that is not JSON, into the area's own error (business health's). */
   problem?: ProblemMapper;
   /** Checked after authentication, before anything else the route does (limits.ts). */
@@ -108,6 +109,7 @@ export type RouteSpec<S extends Schemas> = RouteOptions & S & {
 };
 
 export interface Route extends RouteOptions, Schemas {
+  access: Access;
   /** Checks the request's parts against the route's schemas and hands back the handler bound to them. */
   parse(request: Received, area: Area): Promise<() => Promise<Reply>>;
 }
@@ -125,6 +127,7 @@ export function route<S extends Schemas>(spec: RouteSpec<S>): Route {
   const bodyOptional = spec.body?.safeParse(undefined).success ?? true;
   return {
     ...spec,
+    access: spec.access ?? 'user',
     async parse({ req, url, caller, params }, area) {
       const check = (schema: z.ZodType, value: unknown) => validate(schema, value, area, spec.problem);
       // A part without a schema reaches the handler as sent, so it is still held to text a column can store.

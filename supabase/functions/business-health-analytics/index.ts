@@ -39,7 +39,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'GET',
         path: '/figures',
-        access: 'user',
         query: figuresQuery,
         concurrency: REPORT_SLOTS,
         summary: 'The figures behind the scores (administrators): revenue, orders, customers and tickets of the ' +

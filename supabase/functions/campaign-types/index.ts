@@ -22,7 +22,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'GET',
         path: '/',
-        access: 'user',
         query: listQuery,
         summary: 'List campaign types, paged and sorted',
         response: listResponse,
@@ -31,7 +30,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'POST',
         path: '/',
-        access: 'user',
         body: createBody,
         problem: catalogueProblem,
         summary: 'Create a campaign type',
@@ -49,7 +47,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'GET',
         path: '/groups',
-        access: 'user',
         summary: 'Active types grouped by attribution layer',
         response: groupsResponse,
         handle: handlers.groups,
@@ -57,7 +54,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'GET',
         path: '/health',
-        access: 'user',
         summary: "The catalogue's health: layer coverage, activity, recommendations",
         response: healthResponse,
         handle: handlers.health,
@@ -65,7 +61,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'PUT',
         path: '/:type_code',
-        access: 'user',
         params: typeCodePath,
         body: updateBody,
         problem: catalogueProblem,
@@ -78,7 +73,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'DELETE',
         path: '/:type_code',
-        access: 'user',
         params: typeCodePath,
         summary: 'Deactivate a campaign type (kept for the campaigns that use it)',
         response: done,
@@ -89,7 +83,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'POST',
         path: '/:type_code/validate',
-        access: 'user',
         params: typeCodePath,
         summary: 'Whether a code names an active campaign type',
         response: validateResponse,

@@ -4,16 +4,7 @@ import type { Tables } from '../_shared/database.types.ts';
 import { containsPattern, type Database, pageOf, type Tx } from '../_shared/db.ts';
 import { ApiError, campaignArea as area } from '../_shared/errors.ts';
 import { type Reply, type RequestContext, successWithJsonText } from '../_shared/http.ts';
-import type {
-  attributionQuery,
-  batchBody,
-  bulkStatusBody,
-  campaignPath,
-  createBody,
-  listQuery,
-  rangeQuery,
-  updateBody,
-} from './schemas.ts';
+import type * as schemas from './schemas.ts';
 import { MAX_RANGE_DAYS } from './schemas.ts';
 
 /** The Campaign resource of seed 03: every field but the bookkeeping ones (creator, deletion). */
@@ -45,7 +36,7 @@ type Campaign = Pick<Tables<'campaigns'>, (typeof CAMPAIGN_FIELDS)[number] | 'al
 
 export function campaignHandlers(db: Database) {
   return {
-    async list(ctx: RequestContext<{ query: typeof listQuery }>): Promise<Reply> {
+    async list(ctx: RequestContext<{ query: typeof schemas.listQuery }>): Promise<Reply> {
       const query = ctx.input.query;
       if (query.start_date && query.end_date && query.start_date > query.end_date) {
         throw new ApiError(422, 'INVALID_DATE_RANGE', 'start_date must not be later than end_date', {
@@ -94,7 +85,7 @@ export function campaignHandlers(db: Database) {
       };
     },
 
-    async create(ctx: RequestContext<{ body: typeof createBody }>): Promise<Reply> {
+    async create(ctx: RequestContext<{ body: typeof schemas.createBody }>): Promise<Reply> {
       const campaign = ctx.input.body;
       const [created] = await db.asCaller(
         ctx.caller,
@@ -105,7 +96,7 @@ export function campaignHandlers(db: Database) {
       return { status: 201, body: { success: true, data: created } };
     },
 
-    async read(ctx: RequestContext<{ params: typeof campaignPath }>): Promise<Reply> {
+    async read(ctx: RequestContext<{ params: typeof schemas.campaignPath }>): Promise<Reply> {
       const { id } = ctx.input.params;
       const [campaign] = await db.asCaller(
         ctx.caller,
@@ -118,7 +109,9 @@ export function campaignHandlers(db: Database) {
       return { body: { success: true, data: campaign } };
     },
 
-    async update(ctx: RequestContext<{ params: typeof campaignPath; body: typeof updateBody }>): Promise<Reply> {
+    async update(
+      ctx: RequestContext<{ params: typeof schemas.campaignPath; body: typeof schemas.updateBody }>,
+    ): Promise<Reply> {
       const { id } = ctx.input.params;
       const changes = ctx.input.body;
       const [updated] = await db.asCaller(
@@ -132,18 +125,18 @@ export function campaignHandlers(db: Database) {
       return { body: { success: true, data: updated } };
     },
 
-    async remove(ctx: RequestContext<{ params: typeof campaignPath }>): Promise<Reply> {
+    async remove(ctx: RequestContext<{ params: typeof schemas.campaignPath }>): Promise<Reply> {
       const { id } = ctx.input.params;
       await db.asCaller(ctx.caller, area, (tx) => tx`select 1 from public.delete_campaign(${id})`);
       return { body: { success: true, message: `Campaign ${id} deleted` } };
     },
 
-    batch(ctx: RequestContext<{ body: typeof batchBody }>): Promise<Reply> {
+    batch(ctx: RequestContext<{ body: typeof schemas.batchBody }>): Promise<Reply> {
       const body = ctx.input.body;
       return setStatuses(ctx.caller, body.campaign_ids, body.data.status);
     },
 
-    bulkStatus(ctx: RequestContext<{ body: typeof bulkStatusBody }>): Promise<Reply> {
+    bulkStatus(ctx: RequestContext<{ body: typeof schemas.bulkStatusBody }>): Promise<Reply> {
       const body = ctx.input.body;
       return setStatuses(ctx.caller, body.campaign_ids, body.status);
     },
@@ -153,7 +146,7 @@ export function campaignHandlers(db: Database) {
       return { body: { success: true, data: stats } };
     },
 
-    async attribution(ctx: RequestContext<{ query: typeof attributionQuery }>): Promise<Reply> {
+    async attribution(ctx: RequestContext<{ query: typeof schemas.attributionQuery }>): Promise<Reply> {
       const query = ctx.input.query;
       const [{ result }] = await db.asCaller(ctx.caller, area, (tx) =>
         tx<{ result: string }[]>`
@@ -163,7 +156,7 @@ export function campaignHandlers(db: Database) {
     },
 
     /** The status history, oldest first: the order attribution walks it in. */
-    async history(ctx: RequestContext<{ params: typeof campaignPath }>): Promise<Reply> {
+    async history(ctx: RequestContext<{ params: typeof schemas.campaignPath }>): Promise<Reply> {
       const { id } = ctx.input.params;
       const rows = await db.asCaller(ctx.caller, area, (tx) =>
         tx<Row[]>`
@@ -178,14 +171,14 @@ export function campaignHandlers(db: Database) {
     },
 
     /** The days with at least one campaign counted, future ones included (public.campaign_calendar). */
-    calendar(ctx: RequestContext<{ query: typeof rangeQuery }>): Promise<Reply> {
+    calendar(ctx: RequestContext<{ query: typeof schemas.rangeQuery }>): Promise<Reply> {
       return analysis(ctx, 'days', (tx, from, to) =>
         tx<Row[]>`
           select * from public.campaign_calendar(${from}::date, ${to}::date) order by date`);
     },
 
     /** Per campaign counted in the range, most revenue first (public.revenue_attribution). */
-    revenueAttribution(ctx: RequestContext<{ query: typeof rangeQuery }>): Promise<Reply> {
+    revenueAttribution(ctx: RequestContext<{ query: typeof schemas.rangeQuery }>): Promise<Reply> {
       return analysis(ctx, 'campaigns', (tx, from, to) =>
         tx<Row[]>`
           select * from public.revenue_attribution(${from}::date, ${to}::date)
@@ -193,14 +186,14 @@ export function campaignHandlers(db: Database) {
     },
 
     /** Per pair of campaigns counted on the same days, most days together first (public.campaign_collaboration). */
-    collaboration(ctx: RequestContext<{ query: typeof rangeQuery }>): Promise<Reply> {
+    collaboration(ctx: RequestContext<{ query: typeof schemas.rangeQuery }>): Promise<Reply> {
       return analysis(ctx, 'pairs', (tx, from, to) =>
         tx<Row[]>`
           select * from public.campaign_collaboration(${from}::date, ${to}::date)
           order by overlap_days desc, first_overlap_date, campaign_1_id, campaign_2_id`);
     },
 
-    async metrics(ctx: RequestContext<{ params: typeof campaignPath }>): Promise<Reply> {
+    async metrics(ctx: RequestContext<{ params: typeof schemas.campaignPath }>): Promise<Reply> {
       const { id } = ctx.input.params;
       const metrics = await db.asCaller(ctx.caller, area, (tx) => campaignMetrics(tx, id));
       if (!metrics) throw notFound(id);
@@ -210,7 +203,7 @@ export function campaignHandlers(db: Database) {
   };
 
   async function analysis(
-    ctx: RequestContext<{ query: typeof rangeQuery }>,
+    ctx: RequestContext<{ query: typeof schemas.rangeQuery }>,
     key: string,
     read: (tx: Tx, from: string, to: string) => Promise<Row[]>,
   ): Promise<Reply> {

@@ -42,7 +42,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'GET',
         path: '/',
-        access: 'user',
         query: listQuery,
         summary: 'List campaigns: search, status and date filters, paged',
         response: listResponse,
@@ -52,7 +51,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'POST',
         path: '/',
-        access: 'user',
         body: createBody,
         summary: 'Create a campaign (as draft)',
         status: 201,
@@ -70,7 +68,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'GET',
         path: '/stats',
-        access: 'user',
         summary: 'Counts by status and budgets',
         response: statsResponse,
         handle: handlers.stats,
@@ -78,7 +75,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'GET',
         path: '/attribution',
-        access: 'user',
         query: attributionQuery,
         summary: "How a day's attribution (and an order amount) splits across the active campaigns",
         response: attributionResponse,
@@ -87,7 +83,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'GET',
         path: '/calendar',
-        access: 'user',
         query: rangeQuery,
         summary: 'The overlap calendar of a range of days (at most 366), future days included: the campaigns ' +
           'counted on each day with their normalized weights, and its revenue',
@@ -98,7 +93,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'GET',
         path: '/collaboration',
-        access: 'user',
         query: rangeQuery,
         summary: 'The pairs of campaigns counted on the same days of a range (at most 366 days)',
         response: collaborationResponse,
@@ -108,7 +102,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'GET',
         path: '/revenue-attribution',
-        access: 'user',
         query: rangeQuery,
         summary: 'The revenue attributed to each campaign over a range of days (at most 366)',
         response: revenueAttributionResponse,
@@ -118,7 +111,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'POST',
         path: '/batch',
-        access: 'user',
         body: batchBody,
         summary: 'Batch operation: move campaigns to a status, all or none',
         response: statusesResponse,
@@ -133,7 +125,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'PUT',
         path: '/bulk-status',
-        access: 'user',
         body: bulkStatusBody,
         summary: 'Move campaigns to a status, all or none',
         response: statusesResponse,
@@ -144,7 +135,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'GET',
         path: '/:id',
-        access: 'user',
         params: campaignPath,
         summary: 'One campaign',
         response: campaignResponse,
@@ -154,7 +144,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'PUT',
         path: '/:id',
-        access: 'user',
         params: campaignPath,
         body: updateBody,
         summary: 'Change a campaign (only the fields sent), including its status',
@@ -166,7 +155,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'DELETE',
         path: '/:id',
-        access: 'user',
         params: campaignPath,
         summary: 'Delete a campaign (soft: kept for history)',
         response: done,
@@ -176,7 +164,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'GET',
         path: '/:id/metrics',
-        access: 'user',
         params: campaignPath,
         summary: "A campaign's attributed revenue, days and competition, day by day",
         response: metricsResponse,
@@ -186,7 +173,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'GET',
         path: '/:id/history',
-        access: 'user',
         params: campaignPath,
         summary: "A campaign's status history, oldest first: each move with when, by whom and in which role",
         response: historyResponse,

@@ -24,7 +24,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'GET',
         path: '/',
-        access: 'user',
         query: listQuery,
         summary: 'List orders: ordered_from/ordered_before window, status, customer; paged, sorted; with totals',
         response: listResponse,

@@ -24,7 +24,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'GET',
         path: '/',
-        access: 'user',
         query: listQuery,
         summary: 'List products with their current stock: search, low-stock and active filters, paged and sorted',
         response: listResponse,
@@ -33,7 +32,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'POST',
         path: '/',
-        access: 'user',
         body: createBody,
         summary: 'Create a product (administrators and the service key)',
         status: 201,
@@ -45,7 +43,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'GET',
         path: '/:id',
-        access: 'user',
         params: productPath,
         summary: 'One product with its lots (those the caller may see), in FIFO drawing order',
         response: productResponse,
@@ -55,7 +52,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'PUT',
         path: '/:id',
-        access: 'user',
         params: productPath,
         body: updateBody,
         summary: 'Change a product (only the fields sent): sku, name, is_active, reorder_level',
@@ -67,7 +63,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'DELETE',
         path: '/:id',
-        access: 'user',
         params: productPath,
         summary: 'Delete a product (soft: kept for the ledger, deactivated); refused while it holds stock',
         response: done,
@@ -77,7 +72,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'GET',
         path: '/:id/movements',
-        access: 'user',
         params: productPath,
         query: movementsQuery,
         summary: "The product's movement ledger, newest first, paged: who, why, delta, stock before and after",
@@ -88,7 +82,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'GET',
         path: '/:id/stock-ins',
-        access: 'user',
         params: productPath,
         query: stockInsQuery,
         summary: "The product's stock-in history, newest first, paged",

@@ -21,7 +21,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'POST',
         path: '/',
-        access: 'user',
         body: stockAdjustBody,
         summary: 'Adjust stock with a reason',
         response: stockAdjustResponse,
@@ -32,7 +31,6 @@ export function createHandler(deps: Dependencies) {
       route({
         method: 'GET',
         path: '/reasons',
-        access: 'user',
         summary: 'The adjustment reasons: which way each may move stock and whether it needs a note',
         response: stockAdjustReasonsResponse,
         handle: handlers.reasons,

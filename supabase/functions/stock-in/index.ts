@@ -19,7 +19,6 @@ export function createHandler(deps: Dependencies) {
     routes: [route({
       method: 'POST',
       path: '/',
-      access: 'user',
       body: stockInBody,
       summary: 'Receive stock into a new inventory record (lot)',
       status: 201,

@@ -20,7 +20,6 @@ export function createHandler(deps: Dependencies) {
     routes: [route({
       method: 'POST',
       path: '/',
-      access: 'user',
       body: stockOutBody,
       summary: 'Take stock out, oldest lots first (FIFO)',
       response: stockOutResponse,
