@@ -56,6 +56,7 @@ const EXPECTED: Record<string, Partial<Record<(typeof ROLES)[number], string>>> 
   'public.product_stock': readOnly,
   'public.products': readOnly,
   'public.revenue_attribution_analysis': readOnly,
+  'public.stock_adjust_reasons': readOnly,
   'public.stock_in_history': readOnly,
   'public.stock_movements': readOnly,
   'public.stock_movements_id_seq': {},
