@@ -4,6 +4,21 @@
 -- Declared in precedence order, highest first: ordering by the enum is ordering by precedence.
 create type public.attribution_layer as enum ('site-wide', 'target-oriented', 'category-specific', 'general');
 
+-- What a layer weighs in attribution (docs/attribution.md): a campaign's raw weight is its weight times
+-- its layer's multiplier times (50 + priority) / 100. private.campaign_attribution_shares reads it, and the
+-- catalogue's groups serve it (GET /campaign-types/groups), so what the console says is what is applied.
+create or replace view public.attribution_layers with (security_invoker = true) as
+select
+  l.layer as attribution_layer,
+  case l.layer when 'site-wide' then 1.50 when 'target-oriented' then 1.25 else 1.00 end::numeric(3, 2) as multiplier
+from unnest(enum_range(null::public.attribution_layer)) as l (layer);
+
+revoke all on public.attribution_layers from anon;
+
+revoke insert, update, delete, truncate on public.attribution_layers from authenticated, service_role;
+
+grant select on public.attribution_layers to authenticated, service_role;
+
 create table public.campaign_type_config (
   type_code text primary key
     constraint campaign_type_config_type_code_format

@@ -2,6 +2,7 @@
 // not call supabase.rpc. It must answer exactly what the database function answers for the caller.
 import { describe, expect, it } from 'vitest';
 import { asRole, call, database, DEMO_ADMIN_ID, tokens } from '../support/client.ts';
+import { attributions, freshDay, withActiveCampaigns } from '../support/campaigns.ts';
 
 const sql = database();
 const today = new Date().toISOString().slice(0, 10);
@@ -37,5 +38,27 @@ describe('the attribution endpoint', () => {
 
   it('requires a signed-in caller', async () => {
     expect((await call(`campaigns/attribution?date=${today}`, { token: tokens.anon })).status).toBe(401);
+  });
+});
+
+describe('the layer multipliers', () => {
+  it('the catalogue serves the multipliers attribution applies to each layer', async () => {
+    const groups = await call('campaign-types/groups');
+    expect(groups.status).toBe(200);
+    const layers = ['site-wide', 'target-oriented', 'category-specific'] as const;
+    const served = layers.map((layer) => groups.body.data[layer].multiplier as number);
+    expect(new Set(served).size).toBe(3);
+    // Weight 1 and priority 50 make a raw weight of exactly the layer's multiplier.
+    const day = freshDay();
+    const rawWeights = await withActiveCampaigns(
+      sql,
+      day,
+      layers.map((layer) => ({ layer, weight: 1, priority: 50 })),
+      async (tx, ids) => {
+        const answer = await attributions(tx, day);
+        return ids.map((id) => answer.attributions.find((a: { campaign_id: string }) => a.campaign_id === id).raw_weight);
+      },
+    );
+    expect(rawWeights).toEqual(served);
   });
 });

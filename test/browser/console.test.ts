@@ -166,11 +166,16 @@ describe.skipIf(!hasChromium)(
       }
     });
 
-    it('campaign types: the catalogue by layer, its health, and checking a code', async () => {
+    it('campaign types: the catalogue by layer with what each layer counts for in attribution, its health, and checking a code', async () => {
       step = 'campaign-types';
       await page.goto(`${base}#/campaign-types`);
       await waitForScreen(page, 'campaign-types');
       expect(await page.locator('tr[data-type-code="brand_week"]').count()).toBe(1);
+      const shown = await page.locator('[data-layer-multiplier]').evaluateAll((els) => els.map((e) => Number((e as HTMLElement).dataset.layerMultiplier)));
+      const sql = postgres(scratch.url, { max: 1, onnotice: () => {} });
+      const applied = await sql`select multiplier::float8 from public.attribution_layers order by attribution_layer`;
+      await sql.end();
+      expect(shown).toEqual(applied.map((r) => r.multiplier));
       await page.getByLabel('Type code').fill('brand_week');
       await page.getByRole('button', { name: 'Check' }).click();
       await page.getByText('valid', { exact: true }).waitFor();

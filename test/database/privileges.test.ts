@@ -40,6 +40,7 @@ const EXPECTED: Record<string, Partial<Record<(typeof ROLES)[number], string>>> 
   'private.pending_customer_score_transactions': {},
   'private.pending_customer_scores': {},
   'private.rate_limit_windows': {},
+  'public.attribution_layers': readOnly,
   'public.campaign_collaboration_analysis': readOnly,
   'public.campaign_overlap_calendar': readOnly,
   'public.campaign_stats': readOnly,

@@ -131,6 +131,7 @@ function Catalogue({ types, groups, isAdmin, onChanged, params }: {
               {group && <span class="muted">{group.display_name}</span>}
             </h2>
             {group?.description && <p class="muted">{group.description}</p>}
+            {group && <p class="muted" data-layer-multiplier={group.multiplier}>{t.layerMultiplier(String(group.multiplier))}</p>}
             {inLayer.length === 0 ? <Empty>{t.noTypeInLayer}</Empty> : (
               <div class="table-wrap" tabIndex={0} role="region" aria-label={layerLabel(layer)}>
                 <table>

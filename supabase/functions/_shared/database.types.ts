@@ -589,6 +589,14 @@ export type Database = {
       };
     };
     Views: {
+      'attribution_layers': {
+        Row: {
+          'attribution_layer': Database['public']['Enums']['attribution_layer'] | null;
+          'multiplier': number | null;
+        };
+        ComputedFields: never;
+        Relationships: [];
+      };
       'campaign_collaboration_analysis': {
         Row: {
           'campaign_1_id': string | null;

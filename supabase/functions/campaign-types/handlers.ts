@@ -45,15 +45,19 @@ export function catalogueHandlers(db: Database) {
     },
 
     async groups(ctx: RequestContext): Promise<Reply> {
-      const rows = await db.asCaller(ctx.caller, area, (tx) =>
-        tx<Row[]>`
+      const { rows, multipliers } = await db.asCaller(ctx.caller, area, async (tx) => ({
+        rows: await tx<Row[]>`
           select * from public.campaign_type_config
           where is_active
-          order by attribution_layer, default_priority desc, type_code`);
+          order by attribution_layer, default_priority desc, type_code`,
+        multipliers: await tx<{ attribution_layer: string; multiplier: number }[]>`
+          select attribution_layer, multiplier from public.attribution_layers`,
+      }));
       const data = Object.fromEntries(
         enums.attribution_layer.map((layer) => {
           const types = rows.filter((row) => row.attribution_layer === layer);
-          return [layer, { layer, ...LAYER_INFO[layer], types, total_count: types.length }];
+          const { multiplier } = multipliers.find((m) => m.attribution_layer === layer)!;
+          return [layer, { layer, ...LAYER_INFO[layer], multiplier, types, total_count: types.length }];
         }),
       );
       return { body: { success: true, data } };

@@ -24,6 +24,9 @@ const group = z.object({
   layer: z.enum(enums.attribution_layer),
   display_name: z.string(),
   description: z.string(),
+  multiplier: z.number().describe(
+    "What the layer weighs in attribution: a campaign's raw weight is its weight times this times (50 + priority) / 100",
+  ),
   types: z.array(campaignType),
   total_count: z.number().int(),
 });

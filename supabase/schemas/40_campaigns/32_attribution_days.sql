@@ -39,12 +39,11 @@ begin
   with candidate as materialized (
     select c.id, c.name, c.campaign_type, c.attribution_layer, c.attribution_weight, c.priority_score,
            c.start_date, c.end_date,
-           (c.attribution_weight * 100)::bigint
-             * case c.attribution_layer when 'site-wide' then 150 when 'target-oriented' then 125 else 100 end
-             * (50 + c.priority_score) as raw_millionths,
+           (c.attribution_weight * 100)::bigint * (l.multiplier * 100)::bigint * (50 + c.priority_score) as raw_millionths,
            row_number() over (order by c.attribution_layer, c.priority_score desc, c.attribution_weight desc, c.id)
              as precedence
     from public.campaigns c
+    join public.attribution_layers l on l.attribution_layer = c.attribution_layer
     where c.deleted_at is null
       and c.end_date >= from_date
       and c.start_date <= to_date
