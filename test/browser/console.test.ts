@@ -341,7 +341,16 @@ describe.skipIf(!hasChromium)(
 
       step = 'stock-adjust-undo';
       const adjust = page.locator('form[data-form="stock-adjust"]');
+      // The reasons offered are those stock-adjust accepts for the change's direction.
+      const offered = () => adjust.getByLabel('Reason', { exact: true }).locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value).filter(Boolean));
+      const reasons = postgres(scratch.url, { max: 1, onnotice: () => {} });
+      const accepted = async (refused: string) =>
+        (await reasons`select reason::text from public.stock_adjust_reasons where direction::text <> ${refused}`).map((r) => r.reason);
+      await adjust.getByLabel('Change (+ or −)').fill('-3');
+      await expect.poll(offered).toEqual(await accepted('increase'));
       await adjust.getByLabel('Change (+ or −)').fill('3');
+      await expect.poll(offered).toEqual(await accepted('decrease'));
+      await reasons.end();
       await adjust.getByLabel('Reason', { exact: true }).selectOption('inventory_audit_increase');
       await adjust.getByRole('button', { name: 'Book adjustment' }).click();
       await page.waitForFunction((n) => Number(document.querySelector('table.ledger')?.getAttribute('data-total')) === n, ledgerBefore + 2);
