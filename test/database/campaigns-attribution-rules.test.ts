@@ -11,7 +11,7 @@ import {
   todayUtc,
   withActiveCampaigns,
 } from '../support/campaigns.ts';
-import { asRole, call, database, DEMO_CUSTOMER_ID, tokens } from '../support/client.ts';
+import { asRole, call, callRetryingLocks, database, DEMO_CUSTOMER_ID, tokens } from '../support/client.ts';
 import { seededRandom } from '../support/random.ts';
 
 const sql = database();
@@ -176,7 +176,7 @@ describe('activity per day comes from the status history', () => {
   it('a campaign completed today still counts for every day it was active, and not after', async () => {
     const id = await campaignIn(['active'], { campaign_type: 'vip_exclusive', start_date: addDays(today, -3), end_date: addDays(today, 3) });
     await backdate(id, [`${addDays(today, -5)}T09:00:00Z`, `${addDays(today, -3)}T08:00:00Z`]);
-    const res = await call(`campaigns/${id}`, { method: 'PUT', body: { status: 'completed' } });
+    const res = await callRetryingLocks(`campaigns/${id}`, { method: 'PUT', body: { status: 'completed' } });
     expect(res.status).toBe(200);
     const days = [-4, -3, -2, -1, 0, 1, 2].map((n) => addDays(today, n));
     expect(await countedDays(id, days)).toEqual(days.slice(1, 5));

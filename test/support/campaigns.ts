@@ -2,7 +2,7 @@
 import { randomInt } from 'node:crypto';
 import type postgres from 'postgres';
 import { expect } from 'vitest';
-import { asRole, call, DEMO_ADMIN_ID, type Sql, tokens, unique } from './client.ts';
+import { asRole, call, callRetryingLocks, DEMO_ADMIN_ID, type Sql, tokens, unique } from './client.ts';
 
 export const admin = { role: 'authenticated', sub: DEMO_ADMIN_ID } as const;
 
@@ -44,7 +44,7 @@ export async function campaignIn(statuses: string[], overrides: Record<string, u
   const created = await createCampaign(overrides);
   expect(created.status, created.text).toBe(201);
   for (const status of statuses) {
-    const moved = await call(`campaigns/${created.body.data.id}`, { method: 'PUT', body: { status } });
+    const moved = await callRetryingLocks(`campaigns/${created.body.data.id}`, { method: 'PUT', body: { status } });
     expect(moved.status, moved.text).toBe(200);
   }
   return created.body.data.id;

@@ -58,6 +58,20 @@ export async function call<T = any>(path: string, options: CallOptions = {}): Pr
   return { status: res.status, headers: res.headers, body: parsed as T, text };
 }
 
+/**
+ * `call`, retried as the API asks when another request held the same rows past the lock timeout (409
+ * LOCK_TIMEOUT with Retry-After): for tests whose subject is not that contention, on a database the other
+ * test files write at the same time.
+ */
+export async function callRetryingLocks<T = any>(path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
+  for (let attempt = 1; ; attempt++) {
+    const res = await call<T>(path, options);
+    const code = (res.body as { code?: string; error?: { code?: string } } | undefined);
+    if (res.status !== 409 || attempt === 3 || (code?.code ?? code?.error?.code) !== 'LOCK_TIMEOUT') return res;
+    await new Promise((resolve) => setTimeout(resolve, 1000 * Number(res.headers.get('retry-after') ?? 1)));
+  }
+}
+
 /** A direct database connection, closed after the file's tests. */
 export function database(max = 4) {
   const sql = postgres(dbUrl, {
