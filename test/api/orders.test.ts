@@ -81,6 +81,14 @@ describe('GET /orders', () => {
     expect(byStatus.body.pagination.total_count).toBe(2);
   });
 
+  it('the average order value is rounded as business health rounds it: half a cent up, in decimal', async () => {
+    const customer = await createCustomer(sql, 'average');
+    // 1.005 exactly, which binary floating point holds as 1.00499999…
+    await orders(customer, [{ hoursAgo: 3, amount: 1 }, { hoursAgo: 2, amount: 1.01 }]);
+    const res = await list({ customer_id: customer });
+    expect(res.body.summary).toMatchObject({ counted_orders: 2, revenue: 2.01, average_order_value: 1.01 });
+  });
+
   it('a customer sees only their own orders; an anonymous caller none', async () => {
     const user = await createUser(sql);
     const [{ id: own }] = await sql`

@@ -42,10 +42,13 @@ export function orderHandlers(db: Database) {
           () => tx<{ count: number }[]>`select count(*) from public.orders o where ${where}`,
         );
         // Counted, completed and cancelled as business health reads them at `as_of` (docs/business-health.md).
-        const [totals] = await tx<Omit<Summary, 'as_of' | 'average_order_value'>[]>`
+        // The average rounded in decimal, as business health rounds it (private.health_period_figures).
+        const [totals] = await tx<Omit<Summary, 'as_of'>[]>`
           select count(*) as orders,
                  count(*) filter (where counted) as counted_orders,
                  coalesce(sum(o.total_amount) filter (where counted), 0) as revenue,
+                 round(sum(o.total_amount) filter (where counted) / nullif(count(*) filter (where counted), 0), 2)
+                   as average_order_value,
                  count(*) filter (where o.completed_at < ${asOf}::timestamptz) as completed,
                  count(*) filter (where o.cancelled_at < ${asOf}::timestamptz) as cancelled,
                  count(distinct o.customer_id) as customers
@@ -56,14 +59,11 @@ export function orderHandlers(db: Database) {
         return { result, totals };
       });
       const reply = pageReply(result, page, perPage);
-      const averageOrderValue = totals.counted_orders > 0
-        ? Math.round((totals.revenue / totals.counted_orders) * 100) / 100
-        : null;
       return {
         ...reply,
         body: {
           ...(reply.body as Record<string, unknown>),
-          summary: { as_of: new Date(asOf).toISOString(), ...totals, average_order_value: averageOrderValue },
+          summary: { as_of: new Date(asOf).toISOString(), ...totals },
         },
       };
     },
