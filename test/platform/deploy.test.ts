@@ -32,7 +32,7 @@ const names = await deployedFunctions();
  * functions whose deno.json say the same are checked in one run with that file (what each one's own deploy
  * would use), so _shared is checked once per distinct deno.json rather than once per function.
  */
-async function checkAlone(group: string[]): Promise<string> {
+async function checkWithOwnConfig(group: string[]): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), `deploy-${group[0]}-`));
   try {
     for (const name of group) await cp(path.join(FUNCTIONS, name), path.join(dir, 'functions', name), { recursive: true });
@@ -66,7 +66,7 @@ describe('every function deploys with only its own settings', () => {
   });
 
   it('each resolves and type-checks with only its own folder’s deno.json', async () => {
-    const results = await Promise.all((await byConfig()).map(async (group) => [group.join(', '), await checkAlone(group)] as const));
+    const results = await Promise.all((await byConfig()).map(async (group) => [group.join(', '), await checkWithOwnConfig(group)] as const));
     expect(results.filter(([, result]) => result !== 'ok')).toEqual([]);
     expect(results.flatMap(([group]) => group.split(', ')).sort()).toEqual(names);
   }, 120_000);

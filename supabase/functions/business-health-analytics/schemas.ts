@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { ApiError } from '../_shared/errors.ts';
-import type { FieldProblem } from '../_shared/validation.ts';
+import { enumOf, type FieldProblem } from '../_shared/validation.ts';
 
 export const PERIODS = ['7d', '30d', '90d'] as const;
 export const PARAMETERS = ['period', 'includeSystemHealth', 'includeTrends', 'includeInsights'] as const;
@@ -24,7 +24,7 @@ export type HealthRequest = z.infer<typeof requestBody>;
 
 /** The figures behind the scores: the period only. */
 export const figuresQuery = z.strictObject({
-  period: z.enum(PERIODS, `must be one of ${PERIODS.join(', ')}`).default('30d'),
+  period: enumOf(PERIODS).default('30d'),
 });
 
 export function invalidParameter(parameter: string, provided: unknown, expected: unknown[]): ApiError {

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ApiError } from '../_shared/errors.ts';
 import { isAttributionLayer } from '../_shared/layers.ts';
 import type { FieldProblem } from '../_shared/validation.ts';
-import { patchBody, queryBoolean, queryInteger, twoDecimals } from '../_shared/validation.ts';
+import { enumOf, patchBody, queryBoolean, queryInteger, twoDecimals } from '../_shared/validation.ts';
 
 export const TYPE_CODE_PATTERN = /^[a-z][a-z0-9_]*$/;
 export const WEIGHT_RANGE = '0.00-9.99';
@@ -78,7 +78,7 @@ export const listQuery = z
     includeInactive: queryBoolean.optional(),
     page: queryInteger(1, 1_000_000).optional(),
     per_page: queryInteger(1, 200).optional(),
-    sort_by: z.enum(SORTABLE_COLUMNS, `must be one of ${SORTABLE_COLUMNS.join(', ')}`).optional(),
+    sort_by: enumOf(SORTABLE_COLUMNS).optional(),
     sort_order: z.enum(['asc', 'desc'], 'must be asc or desc').optional(),
   })
   .refine((query) => query.sort_order === undefined || query.sort_by !== undefined, {

@@ -19,7 +19,7 @@ export const listQuery = z
     customer_id: z.string().pipe(uuid).optional(),
     page: queryInteger(1, 1_000_000).optional(),
     per_page: queryInteger(1, 200).optional(),
-    sort_by: z.enum(SORTABLE_COLUMNS, `must be one of ${SORTABLE_COLUMNS.join(', ')}`).optional(),
+    sort_by: enumOf(SORTABLE_COLUMNS).optional(),
     sort_order: z.enum(['asc', 'desc'], 'must be asc or desc').optional(),
   })
   .refine(

@@ -60,7 +60,7 @@ export const listQuery = z
     is_active: queryBoolean.optional(),
     include_deleted: queryBoolean.optional(),
     ...paging,
-    sort_by: z.enum(SORTABLE_COLUMNS, `must be one of ${SORTABLE_COLUMNS.join(', ')}`).optional(),
+    sort_by: enumOf(SORTABLE_COLUMNS).optional(),
     sort_order: z.enum(['asc', 'desc'], 'must be asc or desc').optional(),
   })
   .refine((query) => query.sort_order === undefined || query.sort_by !== undefined, {

@@ -15,7 +15,7 @@ export function stockInHandlers(db: Database) {
           select public.stock_in(
             product_id => ${body.product_id}::uuid,
             quantity => ${body.quantity}::bigint,
-            source => ${body.source ?? 'manual_stock_in'},
+            source => ${body.source ?? null},
             note => ${body.note ?? null},
             received_at => ${body.received_at ?? null}::timestamptz,
             idempotency_key => ${key}
