@@ -43,11 +43,7 @@ revoke update on public.user_roles from authenticated, service_role;
 -- a policy on user_roles itself can call it without recursing through that policy.
 create or replace function private.is_admin()
 returns boolean
-language sql
-stable
-security definer
-set search_path = ''
-as $$
+language sql stable security definer set search_path = '' as $$
   select coalesce(auth.role() = 'service_role', false)
       or exists (
         select 1
@@ -76,9 +72,7 @@ create policy "admins revoke roles" on public.user_roles
 -- Keeps `updated_at` honest whoever writes the row.
 create or replace function private.touch_updated_at()
 returns trigger
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 begin
   new.updated_at := now();
   return new;
@@ -90,9 +84,7 @@ $$;
 -- the machine-readable code, `detail` the human message, `hint` a JSON object of details.
 create or replace function private.raise_api_error(status integer, code text, message text, details jsonb default null)
 returns void
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 begin
   raise exception using
     errcode = 'PT' || status::text,
@@ -110,10 +102,7 @@ grant execute on function private.raise_api_error(integer, text, text, jsonb) to
 -- (`_shared/validation.ts` oneOf), from the enum type that holds the list.
 create or replace function private.one_of(allowed anyarray)
 returns text
-language sql
-immutable
-set search_path = ''
-as $$
+language sql immutable set search_path = '' as $$
   select 'must be one of ' || array_to_string(allowed, ', ')
 $$;
 
@@ -127,10 +116,7 @@ grant execute on function private.one_of(anyarray) to authenticated, service_rol
 -- seed and a logical replica write): derived data must follow every write.
 create or replace function private.keep_derived_data(source regclass, trigger_prefix text, maintainer regproc)
 returns void
-language plpgsql
-volatile
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 declare
   t record;
 begin

@@ -78,9 +78,7 @@ revoke delete on public.campaign_type_config from authenticated, service_role;
 
 create or replace function public.create_campaign_type(config jsonb)
 returns public.campaign_type_config
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 declare
   created public.campaign_type_config;
   existing public.campaign_type_config;
@@ -137,9 +135,7 @@ $$;
 -- Only the keys present in `changes` are written; a JSON null clears an optional field.
 create or replace function public.update_campaign_type(type_code text, changes jsonb)
 returns public.campaign_type_config
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 declare
   updated public.campaign_type_config;
 begin
@@ -174,9 +170,7 @@ $$;
 -- nothing and succeeds.
 create or replace function public.deactivate_campaign_type(type_code text)
 returns public.campaign_type_config
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 declare
   result public.campaign_type_config;
 begin

@@ -112,10 +112,7 @@ revoke all on public.customers, public.orders from anon;
 -- health figure changes): order writers never wait on each other's rows there.
 create or replace function private.order_writer_slot()
 returns smallint
-language plpgsql
-volatile
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 declare
   candidate smallint;
 begin
@@ -135,10 +132,7 @@ revoke execute on function private.order_writer_slot() from public, anon, authen
 -- Whether the caller's RLS shows every order, so the stored daily revenue is what they would sum.
 create or replace function private.sees_all_orders()
 returns boolean
-language sql
-stable
-set search_path = ''
-as $$
+language sql stable set search_path = '' as $$
   select (select private.is_admin())
       or exists (select 1 from pg_catalog.pg_roles r
                  where r.rolname = current_user and (r.rolsuper or r.rolbypassrls))

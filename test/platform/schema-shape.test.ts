@@ -1,7 +1,9 @@
 /**
  * The schema reads in one sitting: `supabase/schemas/` is the one current definition of every object, so
  * its pieces are kept to what a person reads at once. A file past 600 lines is split by what it holds; a
- * function past 150 lines is two functions.
+ * function past 150 lines is two functions. A function's attributes stand on one line before its body
+ * (`language plpgsql stable security definer set search_path = '' as $$`), so what it may do is read at a
+ * glance and a hundred headers do not repeat the same five lines.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -26,6 +28,23 @@ function functionLengths(text: string): { name: string; lines: number }[] {
   return found;
 }
 
+/** Each function's header: the lines from `create ... function` to the one that opens its body. */
+function functionHeaders(text: string): { name: string; header: string[] }[] {
+  const lines = text.split('\n');
+  const found = [];
+  for (let i = 0; i < lines.length; i++) {
+    const name = /^create (?:or replace )?function ([\w.]+)/.exec(lines[i])?.[1];
+    if (!name) continue;
+    let end = i;
+    while (end < lines.length && !/\bas \$\$$/.test(lines[end])) end++;
+    found.push({ name, header: lines.slice(i, end + 1) });
+    i = end;
+  }
+  return found;
+}
+
+const ATTRIBUTE = /^(language \w+|stable|immutable|volatile|security (definer|invoker)|parallel \w+|strict|set \w+ = .+)$/;
+
 describe('the schema in pieces a person reads at once', () => {
   it('finds the schema files and their functions', () => {
     expect(files.length).toBeGreaterThan(10);
@@ -46,5 +65,18 @@ describe('the schema in pieces a person reads at once', () => {
       functionLengths(readFileSync(path.join(SCHEMAS, f), 'utf8')).filter((fn) => fn.lines > 150).map((fn) => ({ file: f, ...fn }))
     );
     expect(long).toEqual([]);
+  });
+
+  it("writes each function's attributes on one line, search_path pinned there", () => {
+    const headers = files.flatMap((f) => functionHeaders(readFileSync(path.join(SCHEMAS, f), 'utf8')).map((h) => ({ file: f, ...h })));
+    expect(headers.length).toBeGreaterThan(100);
+    const scattered = headers
+      .filter(({ header }) => {
+        const last = header[header.length - 1];
+        return !/^language \w+ .*set search_path = '' .*as \$\$$/.test(last) ||
+          header.slice(0, -1).some((line) => ATTRIBUTE.test(line.trim()));
+      })
+      .map(({ file, name }) => `${file}: ${name}`);
+    expect(scattered).toEqual([]);
   });
 });

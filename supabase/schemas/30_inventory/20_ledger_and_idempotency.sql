@@ -59,11 +59,7 @@ create index stock_movements_operator_idx on public.stock_movements (operator_id
 -- operator themself; anyone else gets null. auth.users is not readable by the caller, hence definer.
 create or replace function private.operator_email(operator_id uuid)
 returns text
-language sql
-stable
-security definer
-set search_path = ''
-as $$
+language sql stable security definer set search_path = '' as $$
   select u.email::text
   from auth.users u
   where u.id = operator_id

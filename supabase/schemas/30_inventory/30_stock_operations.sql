@@ -9,10 +9,7 @@
 -- CHECK constraints are the backstop should a future change forget it.
 
 create or replace function private.stock_operator(out operator_id uuid, out operator_role text, out operator_key text)
-language plpgsql
-stable
-set search_path = ''
-as $$
+language plpgsql stable set search_path = '' as $$
 begin
   operator_role := auth.role();
   if operator_role = 'service_role' then
@@ -30,9 +27,7 @@ $$;
 -- The same 400 the edge functions' zod validation gives, for callers that come through supabase.rpc.
 create or replace function private.invalid_stock_field(field text, value jsonb, rule text)
 returns void
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 begin
   perform private.raise_api_error(400, 'VALIDATION_ERROR', format('Invalid %s: %s', field, rule),
     jsonb_build_object('field', field, 'value', value, 'constraint', rule));
@@ -45,18 +40,13 @@ $$;
 -- as jsonb in SQL, where a timestamptz would otherwise come out as `2026-11-23T16:00:00.123456+00:00`.
 create or replace function private.api_timestamp(instant timestamptz)
 returns text
-language sql
-stable
-set search_path = ''
-as $$
+language sql stable set search_path = '' as $$
   select to_char(instant at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
 $$;
 
 create or replace function private.check_stock_quantity(field text, value bigint)
 returns void
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 begin
   if value is null then
     perform private.invalid_stock_field(field, null, 'required');
@@ -70,10 +60,7 @@ $$;
 -- stored answer; after it, the key is taken over by the next request that uses it.
 create or replace function private.idempotency_ttl()
 returns interval
-language sql
-immutable
-set search_path = ''
-as $$
+language sql immutable set search_path = '' as $$
   select interval '24 hours'
 $$;
 
@@ -84,9 +71,7 @@ $$;
 -- where the platform has it (below), and run by one keyed stock request in a hundred (claim_idempotency_key).
 create or replace function private.purge_idempotency_records(max_rows integer default null)
 returns integer
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 declare
   purged integer;
 begin
@@ -111,9 +96,7 @@ $$;
 -- call in a hundred also purges up to 1000 expired records, so they do not pile up where pg_cron is absent.
 create or replace function private.claim_idempotency_key(operator text, idempotency_key text, operation text, request jsonb)
 returns jsonb
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 declare
   hashed text := encode(
     sha256(convert_to(jsonb_build_object('operation', operation, 'request', request)::text, 'UTF8')), 'hex');
@@ -162,9 +145,7 @@ $$;
 
 create or replace function private.remember_response(operator text, idempotency_key text, response jsonb)
 returns jsonb
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 begin
   if idempotency_key is not null then
     update public.idempotency_records r
@@ -177,9 +158,7 @@ $$;
 
 create or replace function private.lock_product(product_id uuid)
 returns public.products
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 declare
   product public.products;
 begin
@@ -200,9 +179,7 @@ create or replace function private.log_movement(
   operator_id uuid, operator_role text
 )
 returns void
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 declare
   stock_now bigint;
 begin
@@ -230,9 +207,7 @@ create or replace function private.draw_fifo(
   product_id uuid, quantity bigint, operation_id uuid, operation text, details jsonb, operator_id uuid, operator_role text
 )
 returns jsonb
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 declare
   remaining bigint := quantity;
   candidate record;
@@ -266,9 +241,7 @@ $$;
 
 create or replace function private.insufficient_stock(product_id uuid, inventory_id uuid, requested bigint, available bigint)
 returns void
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 begin
   perform private.raise_api_error(422, 'INSUFFICIENT_STOCK',
     format('Insufficient stock: %s requested, %s available', requested, available),
@@ -286,10 +259,7 @@ create or replace function public.stock_in(
   idempotency_key text default null
 )
 returns jsonb
-language plpgsql
-security definer
-set search_path = ''
-as $$
+language plpgsql security definer set search_path = '' as $$
 declare
   operator record;
   replay jsonb;
@@ -363,10 +333,7 @@ create or replace function public.stock_out(
   idempotency_key text default null
 )
 returns jsonb
-language plpgsql
-security definer
-set search_path = ''
-as $$
+language plpgsql security definer set search_path = '' as $$
 declare
   operator record;
   replay jsonb;
@@ -419,10 +386,7 @@ create or replace function public.stock_adjust(
   idempotency_key text default null
 )
 returns jsonb
-language plpgsql
-security definer
-set search_path = ''
-as $$
+language plpgsql security definer set search_path = '' as $$
 declare
   rule public.stock_adjust_reasons;
   operator record;

@@ -6,9 +6,7 @@
 
 create or replace function private.require_product_admin()
 returns void
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 begin
   if not private.is_admin() then
     perform private.raise_api_error(403, 'FORBIDDEN', 'Administrator permission is required to manage products');
@@ -20,9 +18,7 @@ $$;
 -- range; `required` names the fields that must be present.
 create or replace function private.check_product_fields(fields jsonb, required text[])
 returns void
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 declare
   field text;
   value jsonb;
@@ -74,9 +70,7 @@ $$;
 
 create or replace function private.duplicate_sku(sku text)
 returns void
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 begin
   perform private.raise_api_error(409, 'DUPLICATE_SKU',
     format('SKU %s is already taken (by a live or a deleted product: SKUs are never reused)', sku),
@@ -86,9 +80,7 @@ $$;
 
 create or replace function private.product_not_found(product_id uuid)
 returns void
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 begin
   perform private.raise_api_error(404, 'PRODUCT_NOT_FOUND', format('Product %s does not exist', product_id),
     jsonb_build_object('product_id', product_id));
@@ -98,9 +90,7 @@ $$;
 -- `product`: sku and name, optionally is_active (default true) and reorder_level (default 10, the column's).
 create or replace function public.create_product(product jsonb)
 returns public.products
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 declare
   created public.products;
 begin
@@ -122,9 +112,7 @@ $$;
 -- Only the keys present in `changes` are written. A deleted product is not found: it cannot be edited.
 create or replace function public.update_product(product_id uuid, changes jsonb)
 returns public.products
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 declare
   updated public.products;
 begin
@@ -160,9 +148,7 @@ $$;
 -- product row lock orders the check against concurrent stock changes.
 create or replace function public.delete_product(product_id uuid)
 returns public.products
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 declare
   product public.products;
 begin

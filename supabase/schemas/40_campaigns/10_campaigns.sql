@@ -81,10 +81,7 @@ create index campaign_status_history_campaign_idx
 -- move (see the rules trigger).
 create or replace function private.campaign_status_move_allowed(from_status public.campaign_status, to_status public.campaign_status)
 returns boolean
-language sql
-immutable
-set search_path = ''
-as $$
+language sql immutable set search_path = '' as $$
   select (from_status::text, to_status::text) in (
     ('draft', 'active'), ('draft', 'cancelled'),
     ('active', 'paused'), ('active', 'completed'), ('active', 'cancelled'),
@@ -97,10 +94,7 @@ $$;
 -- and the API answers it with every campaign, so the console offers the moves this rule accepts.
 create or replace function public.allowed_transitions(campaign public.campaigns)
 returns public.campaign_status[]
-language sql
-stable
-set search_path = ''
-as $$
+language sql stable set search_path = '' as $$
   select coalesce(array_agg(s order by s), '{}')
   from unnest(enum_range(null::public.campaign_status)) s
   where private.campaign_status_move_allowed(campaign.status, s)
@@ -108,9 +102,7 @@ $$;
 
 create or replace function private.campaign_field_error(status integer, code text, message text, field text, value jsonb, rule text)
 returns void
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 begin
   perform private.raise_api_error(status, code, message,
     jsonb_build_object('field', field, 'value', value, 'constraint', rule));
@@ -120,9 +112,7 @@ $$;
 -- Every rule a single row can break, raised with the area's codes whoever writes the row.
 create or replace function private.campaigns_rules()
 returns trigger
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 declare
   type_config public.campaign_type_config;
   final_field text;
@@ -222,10 +212,7 @@ $$;
 -- campaign activated and completed in one transaction was never active on any day.
 create or replace function private.campaigns_record_status()
 returns trigger
-language plpgsql
-security definer
-set search_path = ''
-as $$
+language plpgsql security definer set search_path = '' as $$
 begin
   if tg_op = 'INSERT' or new.status <> old.status then
     insert into public.campaign_status_history (campaign_id, from_status, to_status, changed_at, changed_by, changed_by_role)
@@ -304,11 +291,7 @@ create index campaigns_attribution_period_idx
 -- caller's query then reads those ids under RLS as usual, so the policy still decides what is returned.
 create or replace function private.matching_campaign_ids(pattern text)
 returns setof uuid
-language sql
-stable
-security definer
-set search_path = ''
-as $$
+language sql stable security definer set search_path = '' as $$
   select c.id
   from public.campaigns c
   where c.deleted_at is null

@@ -5,10 +5,7 @@
 
 create or replace function private.require_campaign_admin()
 returns void
-language plpgsql
-stable
-set search_path = ''
-as $$
+language plpgsql stable set search_path = '' as $$
 begin
   if not private.is_admin() then
     perform private.raise_api_error(403, 'FORBIDDEN', 'Administrator permission is required to change campaigns',
@@ -19,9 +16,7 @@ $$;
 
 create or replace function private.campaign_not_found(campaign_id uuid)
 returns void
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 begin
   perform private.raise_api_error(404, 'CAMPAIGN_NOT_FOUND', format('Campaign %s does not exist', campaign_id),
     jsonb_build_object('field', 'id', 'value', campaign_id, 'constraint', 'an existing campaign'));
@@ -32,10 +27,7 @@ $$;
 -- a concurrent race has committed, so it is visible here.
 create or replace function private.campaign_overlap_message(campaign_id uuid, start_date date, end_date date)
 returns text
-language sql
-stable
-set search_path = ''
-as $$
+language sql stable set search_path = '' as $$
   select coalesce(
     (select format('Site-wide campaign %s (%s) is already active from %s to %s', c.id, c.name, c.start_date, c.end_date)
      from public.campaigns c
@@ -49,9 +41,7 @@ $$;
 
 create or replace function public.create_campaign(campaign jsonb)
 returns public.campaigns
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 declare
   created public.campaigns;
 begin
@@ -78,9 +68,7 @@ $$;
 -- Only the keys present in `changes` are written; a JSON null clears description or target_audience.
 create or replace function public.update_campaign(campaign_id uuid, changes jsonb)
 returns public.campaigns
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 declare
   current public.campaigns;
   updated public.campaigns;
@@ -125,9 +113,7 @@ $$;
 
 create or replace function public.delete_campaign(campaign_id uuid)
 returns public.campaigns
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 declare
   deleted public.campaigns;
 begin
@@ -147,9 +133,7 @@ $$;
 -- then aborts the whole transaction.
 create or replace function public.set_campaign_statuses(campaign_ids uuid[], status text)
 returns setof public.campaigns
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 declare
   target public.campaign_status;
   ordered uuid[];

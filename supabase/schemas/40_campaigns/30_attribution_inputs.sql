@@ -30,11 +30,7 @@ grant select on private.order_daily_revenue to authenticated, service_role;
 
 create or replace function private.is_revenue_status(status text)
 returns boolean
-language sql
-immutable
-parallel safe
-set search_path = ''
-as $$
+language sql immutable parallel safe set search_path = '' as $$
   select status in ('paid', 'shipped', 'delivered', 'completed')
 $$;
 
@@ -46,10 +42,7 @@ grant execute on function private.is_revenue_status(text) to authenticated, serv
 -- transaction writes.
 create or replace function private.apply_daily_revenue_changes(days date[], amounts numeric[])
 returns void
-language plpgsql
-volatile
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 begin
     insert into private.order_daily_revenue as r (order_date, slot, revenue)
     select c.order_date, w.slot, sum(c.amount)
@@ -66,10 +59,7 @@ $$;
 -- definer because order writers (administrators) have no rights on `private`.
 create or replace function private.orders_maintain_daily_revenue()
 returns trigger
-language plpgsql
-security definer
-set search_path = ''
-as $$
+language plpgsql security definer set search_path = '' as $$
 begin
   if tg_op = 'INSERT' then
     perform private.apply_daily_revenue_changes(array_agg(n.order_date), array_agg(n.total_amount))
@@ -137,10 +127,7 @@ grant select on private.campaign_active_spans to authenticated, service_role;
 -- Recomputes the stretches of these campaigns from their whole history.
 create or replace function private.refresh_campaign_active_spans(campaign_ids uuid[])
 returns void
-language sql
-volatile
-set search_path = ''
-as $$
+language sql set search_path = '' as $$
   delete from private.campaign_active_spans s where s.campaign_id = any(campaign_ids);
   insert into private.campaign_active_spans (opened_by, campaign_id, first_day, last_day)
   select p.id, p.campaign_id, (p.changed_at at time zone 'UTC')::date,

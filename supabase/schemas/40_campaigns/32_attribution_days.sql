@@ -27,12 +27,8 @@ returns table (
   attribution_strength text,
   entry text
 )
-language plpgsql
-stable
-set search_path = ''
 -- Planned for each call: one day and a whole history want different plans.
-set plan_cache_mode = 'force_custom_plan'
-as $$
+language plpgsql stable set search_path = '' set plan_cache_mode = 'force_custom_plan' as $$
 #variable_conflict use_column
 begin
   return query
@@ -200,10 +196,7 @@ revoke all on private.campaign_attribution_pending from public, anon, authentica
 -- status history), only the days in one of the two and not both.
 create or replace function private.campaign_days_to_recompute(campaign_ids uuid[], membership_only boolean)
 returns datemultirange
-language sql
-stable
-set search_path = ''
-as $$
+language sql stable set search_path = '' as $$
   select coalesce(range_agg(case when membership_only then (x.stored - x.counted) + (x.counted - x.stored)
                                  else x.stored + x.counted end), '{}')
   from (
@@ -226,10 +219,7 @@ $$;
 -- private.campaign_attribution_shares.
 create or replace function private.recompute_campaign_attribution_days(days datemultirange)
 returns void
-language plpgsql
-volatile
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 declare
   stretch daterange;
 begin
@@ -263,10 +253,7 @@ $$;
 -- on `private`; campaigns are taken in id order so two statements cannot deadlock on each other.
 create or replace function private.campaign_history_maintain_spans()
 returns trigger
-language plpgsql
-security definer
-set search_path = ''
-as $$
+language plpgsql security definer set search_path = '' as $$
 declare
   ids uuid[];
 begin
@@ -298,10 +285,7 @@ select private.keep_derived_data('public.campaign_status_history', 'campaign_his
 -- campaign has no history yet, so it counts on no day.
 create or replace function private.campaigns_maintain_attribution()
 returns trigger
-language plpgsql
-security definer
-set search_path = ''
-as $$
+language plpgsql security definer set search_path = '' as $$
 declare
   ids uuid[];
 begin
@@ -336,11 +320,7 @@ select private.keep_derived_data('public.campaigns', 'campaigns_attribution', 'p
 -- them once. Deferring only postpones the work: what is still pending at commit is recomputed then.
 create or replace function private.defer_campaign_attribution(campaign_ids uuid[])
 returns void
-language sql
-volatile
-security definer
-set search_path = ''
-as $$
+language sql security definer set search_path = '' as $$
   insert into private.campaign_attribution_pending (campaign_id)
   select distinct i.id from unnest(campaign_ids) i(id) where i.id is not null order by 1
   on conflict do nothing
@@ -348,11 +328,7 @@ $$;
 
 create or replace function private.flush_campaign_attribution()
 returns void
-language plpgsql
-volatile
-security definer
-set search_path = ''
-as $$
+language plpgsql security definer set search_path = '' as $$
 declare
   ids uuid[];
 begin
@@ -366,10 +342,7 @@ $$;
 
 create or replace function private.campaign_attribution_pending_flush()
 returns trigger
-language plpgsql
-security definer
-set search_path = ''
-as $$
+language plpgsql security definer set search_path = '' as $$
 begin
   perform private.flush_campaign_attribution();
   return null;

@@ -29,13 +29,9 @@ returns table (
   day_amount numeric(14, 2),
   attributed_amount numeric(14, 2)
 )
-language plpgsql
-stable
-set search_path = ''
 -- Planned for each call: the branches not taken are left out of the plan, and one day and a whole
 -- history want different plans.
-set plan_cache_mode = 'force_custom_plan'
-as $$
+language plpgsql stable set search_path = '' set plan_cache_mode = 'force_custom_plan' as $$
 #variable_conflict use_column
 declare
   stored_revenue boolean := revenue_as_amount and private.sees_all_orders();
@@ -126,10 +122,7 @@ create or replace function private.campaign_attributions_json(
   target_date date, order_amount numeric default null, max_entries integer default null
 )
 returns text
-language plpgsql
-stable
-set search_path = ''
-as $$
+language plpgsql stable set search_path = '' as $$
 declare
   result text;
 begin
@@ -168,10 +161,7 @@ grant execute on function private.campaign_attributions_json(date, numeric, inte
 
 create or replace function public.calculate_campaign_attributions(target_date date, order_amount numeric default null)
 returns jsonb
-language sql
-stable
-set search_path = ''
-as $$
+language sql stable set search_path = '' as $$
   select private.campaign_attributions_json(target_date, order_amount)::jsonb
 $$;
 
@@ -192,10 +182,7 @@ returns table (
   competition_intensity text,
   daily_attribution jsonb
 )
-language sql
-stable
-set search_path = ''
-as $$
+language sql stable set search_path = '' as $$
   with days as materialized (
     select r.attribution_date, r.total_active_campaigns, r.normalized_weight, r.attributed_amount
     from public.campaigns c

@@ -12,10 +12,7 @@
 
 create or replace function private.check_analysis_range(from_date date, to_date date)
 returns void
-language plpgsql
-stable
-set search_path = ''
-as $$
+language plpgsql stable set search_path = '' as $$
 begin
   if from_date is null then
     perform private.campaign_field_error(400, 'VALIDATION_ERROR', 'from_date is required', 'from_date', null, 'required');
@@ -44,10 +41,7 @@ returns table (
   total_revenue numeric,
   competition_intensity text
 )
-language plpgsql
-stable
-set search_path = ''
-as $$
+language plpgsql stable set search_path = '' as $$
 #variable_conflict use_column
 begin
   perform private.check_analysis_range(from_date, to_date);
@@ -92,10 +86,7 @@ returns table (
   total_attributed_revenue numeric,
   avg_attribution_weight numeric
 )
-language plpgsql
-stable
-set search_path = ''
-as $$
+language plpgsql stable set search_path = '' as $$
 #variable_conflict use_column
 begin
   perform private.check_analysis_range(from_date, to_date);
@@ -135,10 +126,7 @@ returns table (
   last_overlap_date date,
   same_layer boolean
 )
-language plpgsql
-stable
-set search_path = ''
-as $$
+language plpgsql stable set search_path = '' as $$
 #variable_conflict use_column
 begin
   perform private.check_analysis_range(from_date, to_date);

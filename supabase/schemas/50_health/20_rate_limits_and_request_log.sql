@@ -26,9 +26,7 @@ create policy "admins read rate limits" on private.rate_limit_windows
 -- One in a hundred calls also prunes windows older than two minutes, so abandoned buckets do not pile up.
 create or replace function private.hit_rate_limit(p_bucket text, p_limit integer)
 returns table (hits integer, allowed boolean, retry_after integer)
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 declare
   v_now timestamptz := clock_timestamp();
   v_window timestamptz := to_timestamp(floor(extract(epoch from v_now) / 60) * 60);
@@ -71,9 +69,7 @@ create policy "admins read request outcomes" on private.function_requests
 -- dimension reads only the last 15 minutes.
 create or replace function private.record_function_request(p_function text, p_status integer, p_duration_ms integer)
 returns void
-language plpgsql
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 begin
   if random() < 0.01 then
     delete from private.function_requests r where r.at < now() - interval '1 day';

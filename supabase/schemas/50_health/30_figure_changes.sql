@@ -93,11 +93,7 @@ returns table (
   state integer, days smallint, customers integer, score_sum integer, scores_1_mod_3 integer,
   scores_2_mod_3 integer, scores_of_3 integer, repeat_customers integer
 )
-language plpgsql
-immutable
-parallel safe
-set search_path = ''
-as $$
+language plpgsql immutable parallel safe set search_path = '' as $$
 begin
   return query
     select s.state, w.days, 1, s.score, (s.score % 3 = 1)::integer, (s.score % 3 = 2)::integer,
@@ -116,10 +112,7 @@ $$;
 -- plans a SQL function that is not inlined again on every call (0.5 ms here), PL/pgSQL once per session.
 create or replace function private.add_health_figure_changes(changes private.health_figure_changes[])
 returns void
-language plpgsql
-volatile
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 begin
     insert into private.health_figure_changes as f (
       days, hour, slot, orders, completed, cancelled, due, on_time, revenue, previous_revenue, revenue_orders,
@@ -161,13 +154,8 @@ $$;
 -- they are; either may be null): each order's steps are its own, so this reads nothing but the rows given.
 create or replace function private.apply_order_figure_changes(removed public.orders[], added public.orders[])
 returns void
-language plpgsql
-volatile
-set search_path = ''
-set work_mem = '256MB'
 -- Planned once per connection: planning each time would cost more than a small write's changes.
-set plan_cache_mode = 'force_generic_plan'
-as $$
+language plpgsql set search_path = '' set work_mem = '256MB' set plan_cache_mode = 'force_generic_plan' as $$
 declare
   changes private.health_figure_changes[];
 begin

@@ -7,10 +7,7 @@
 -- their scores stay as they were.
 create or replace function private.changed_customer_scores(removed public.orders[], added public.orders[])
 returns table (customer_id uuid, first_change timestamptz)
-language plpgsql
-stable
-set search_path = ''
-as $$
+language plpgsql stable set search_path = '' as $$
 begin
   return query
     select c.customer_id, min(c.ordered_at)
@@ -35,12 +32,7 @@ $$;
 -- orders as they are now: one row per moment their counts change, with the state those counts give.
 create or replace function private.customer_state_walk(customers uuid[], first_changes timestamptz[])
 returns table (customer_id uuid, at timestamptz, state integer)
-language plpgsql
-stable
-set search_path = ''
-set work_mem = '256MB'
-set plan_cache_mode = 'force_generic_plan'
-as $$
+language plpgsql stable set search_path = '' set work_mem = '256MB' set plan_cache_mode = 'force_generic_plan' as $$
 #variable_conflict use_column
 begin
   if cardinality(customers) > 1000 then
@@ -168,12 +160,7 @@ $$;
 -- transaction rescoring the same customers; the walk's statement then reads what that one committed.
 create or replace function private.apply_customer_score_changes(customers uuid[], first_changes timestamptz[])
 returns void
-language plpgsql
-volatile
-set search_path = ''
-set work_mem = '256MB'
-set plan_cache_mode = 'force_generic_plan'
-as $$
+language plpgsql set search_path = '' set work_mem = '256MB' set plan_cache_mode = 'force_generic_plan' as $$
 declare
   changes private.health_figure_changes[];
 begin
@@ -284,10 +271,7 @@ $$;
 -- tests' recompute).
 create or replace function private.apply_health_figure_changes(removed public.orders[], added public.orders[])
 returns void
-language plpgsql
-volatile
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 begin
   perform private.apply_order_figure_changes(removed, added);
   perform private.apply_customer_score_changes(array_agg(c.customer_id order by c.customer_id),
@@ -328,10 +312,7 @@ from public, anon, authenticated, service_role;
 -- Keeps the customers of a statement's order writes for rescoring at commit.
 create or replace function private.defer_customer_score_changes(removed public.orders[], added public.orders[])
 returns void
-language plpgsql
-volatile
-set search_path = ''
-as $$
+language plpgsql set search_path = '' as $$
 begin
   insert into private.pending_customer_scores as p (customer_id, first_change)
   select c.customer_id, c.first_change from private.changed_customer_scores(removed, added) c
@@ -349,10 +330,7 @@ $$;
 -- reason as the statement triggers.
 create or replace function private.rescore_pending_customers()
 returns trigger
-language plpgsql
-security definer
-set search_path = ''
-as $$
+language plpgsql security definer set search_path = '' as $$
 declare
   customers uuid[];
   first_changes timestamptz[];
@@ -382,10 +360,7 @@ alter table private.pending_customer_score_transactions enable always trigger pe
 -- Security definer because order writers (administrators) have no rights on `private`.
 create or replace function private.orders_maintain_health_figures()
 returns trigger
-language plpgsql
-security definer
-set search_path = ''
-as $$
+language plpgsql security definer set search_path = '' as $$
 declare
   removed public.orders[];
   added public.orders[];

@@ -6,22 +6,14 @@
 -- scale runs downwards (lower is better, e.g. hours or milliseconds).
 create or replace function private.health_scale(x numeric, floor_at numeric, target numeric)
 returns numeric
-language sql
-immutable
-parallel safe
-set search_path = ''
-as $$
+language sql immutable parallel safe set search_path = '' as $$
   select greatest(0, least(1, (x - floor_at) / (target - floor_at)))
 $$;
 
 -- CONTRACT §3B: bands by lower bound on the unrounded score, so 89.99 is 良好 and 90 is 優秀.
 create or replace function private.health_rating(score numeric)
 returns text
-language sql
-immutable
-parallel safe
-set search_path = ''
-as $$
+language sql immutable parallel safe set search_path = '' as $$
   select case
     when score >= 90 then '優秀'
     when score >= 75 then '良好'
@@ -35,11 +27,7 @@ $$;
 -- the seeds' Traditional Chinese, which is also the key, or English (`en`).
 create or replace function private.health_word(word text, language text)
 returns text
-language sql
-immutable
-parallel safe
-set search_path = ''
-as $$
+language sql immutable parallel safe set search_path = '' as $$
   select case when language = 'en' then
     case word
       when '優秀' then 'Excellent'
@@ -58,11 +46,7 @@ $$;
 -- Percent change from `previous` to `current`; from 0 to a positive value is 100, from 0 to 0 is 0.
 create or replace function private.health_percent_change(current_value numeric, previous_value numeric)
 returns numeric
-language sql
-immutable
-parallel safe
-set search_path = ''
-as $$
+language sql immutable parallel safe set search_path = '' as $$
   select case
     when previous_value = 0 then case when current_value > 0 then 100 else 0 end
     else (current_value - previous_value) / previous_value * 100
@@ -73,11 +57,7 @@ $$;
 -- figures are rounded to 2 decimals afterwards.
 create or replace function private.health_trend(customer_change numeric, operational_change numeric)
 returns jsonb
-language sql
-immutable
-parallel safe
-set search_path = ''
-as $$
+language sql immutable parallel safe set search_path = '' as $$
   select jsonb_build_object(
     'direction', case when avg_change > 2 then '上升' when avg_change < -2 then '下降' else '持平' end,
     'change', round(abs(avg_change), 2),
@@ -102,11 +82,7 @@ $$;
 -- each customer's counts; test/database/business-health-rollups.test.ts holds them to this formula.
 create or replace function private.health_average_rfm_score(recency_days numeric[], orders bigint[], spend numeric[])
 returns numeric
-language sql
-immutable
-parallel safe
-set search_path = ''
-as $$
+language sql immutable parallel safe set search_path = '' as $$
   select avg((1 + width_bucket(-c.recency_days, array[-30, -14, -7, -3]::numeric[])
             + 1 + width_bucket(c.orders, array[2, 3, 6, 10]::bigint[])
             + 1 + width_bucket(c.spend, array[1000, 5000, 10000, 20000]::numeric[]))::numeric / 3)
@@ -115,32 +91,20 @@ $$;
 
 create or replace function private.health_rfm_score(recency_days numeric, orders bigint, spend numeric)
 returns numeric
-language sql
-immutable
-parallel safe
-set search_path = ''
-as $$
+language sql immutable parallel safe set search_path = '' as $$
   select private.health_average_rfm_score(array[recency_days], array[orders], array[spend])
 $$;
 
 -- Average response score over tickets: scale(hours, 24, 1) for each.
 create or replace function private.health_average_response_score(hours numeric[])
 returns numeric
-language sql
-immutable
-parallel safe
-set search_path = ''
-as $$
+language sql immutable parallel safe set search_path = '' as $$
   select avg(greatest(0, least(1, (t.hours - 24) / (1 - 24)))) from unnest(hours) t(hours)
 $$;
 
 create or replace function private.health_response_score(hours numeric)
 returns numeric
-language sql
-immutable
-parallel safe
-set search_path = ''
-as $$
+language sql immutable parallel safe set search_path = '' as $$
   select private.health_average_response_score(array[hours])
 $$;
 
@@ -148,11 +112,7 @@ $$;
 -- of the previous period (score 0). No revenue is 0; revenue after none is the target met.
 create or replace function private.health_revenue_score(current_revenue numeric, previous_revenue numeric)
 returns numeric
-language sql
-immutable
-parallel safe
-set search_path = ''
-as $$
+language sql immutable parallel safe set search_path = '' as $$
   select case
     when current_revenue <= 0 then 0
     when previous_revenue <= 0 then 10
@@ -164,11 +124,7 @@ $$;
 -- with no rating are scored on resolution alone.
 create or replace function private.health_satisfaction_score(average_rating numeric, resolution_rate numeric)
 returns numeric
-language sql
-immutable
-parallel safe
-set search_path = ''
-as $$
+language sql immutable parallel safe set search_path = '' as $$
   select case
     when resolution_rate is null then 0
     when average_rating is null then 10 * resolution_rate
@@ -180,11 +136,7 @@ $$;
 -- on-time half follows completion.
 create or replace function private.health_fulfillment_score(completion_rate numeric, on_time_rate numeric)
 returns numeric
-language sql
-immutable
-parallel safe
-set search_path = ''
-as $$
+language sql immutable parallel safe set search_path = '' as $$
   select case
     when completion_rate is null then 0
     else 10 * (0.5 * completion_rate + 0.5 * coalesce(on_time_rate, completion_rate))
@@ -194,11 +146,7 @@ $$;
 -- products: share of active products in stock weighs 0.6, share sold in the period 0.4. No product is 0.
 create or replace function private.health_products_score(in_stock_share numeric, active_share numeric)
 returns numeric
-language sql
-immutable
-parallel safe
-set search_path = ''
-as $$
+language sql immutable parallel safe set search_path = '' as $$
   select case when in_stock_share is null then 0 else 10 * (0.6 * in_stock_share + 0.4 * active_share) end
 $$;
 
@@ -206,11 +154,7 @@ $$;
 -- 5 s → 0) and database connection headroom (0.2; up to half the connections in use → 1, 95 % → 0).
 create or replace function private.health_system_score(success_rate numeric, p95_ms numeric, connection_usage numeric)
 returns numeric
-language sql
-immutable
-parallel safe
-set search_path = ''
-as $$
+language sql immutable parallel safe set search_path = '' as $$
   select 10 * (0.5 * success_rate
              + 0.3 * private.health_scale(p95_ms, 5000, 500)
              + 0.2 * private.health_scale(connection_usage, 0.95, 0.5))
@@ -219,11 +163,7 @@ $$;
 -- How far an insight can be trusted, from the number of observations behind it: 20 → 0.5, 180 → 0.9.
 create or replace function private.health_confidence(observations bigint)
 returns numeric
-language sql
-immutable
-parallel safe
-set search_path = ''
-as $$
+language sql immutable parallel safe set search_path = '' as $$
   select round(observations::numeric / (observations + 20), 2)
 $$;
 

@@ -18,10 +18,7 @@ returns table (
   previous_revenue numeric, revenue_orders bigint, previous_revenue_orders bigint, customers bigint,
   score_sum bigint, scores_1_mod_3 bigint, scores_2_mod_3 bigint, scores_of_3 bigint, repeat_customers bigint
 )
-language plpgsql
-stable
-set search_path = ''
-as $$
+language plpgsql stable set search_path = '' as $$
 declare
   first_hour timestamptz;
   last_hour timestamptz;
@@ -82,11 +79,7 @@ $$;
 -- the moment, and planning them anew would cost more than they do.
 create or replace function private.health_boundary(as_of timestamptz)
 returns timestamptz
-language plpgsql
-stable
-set search_path = ''
-set plan_cache_mode = 'force_generic_plan'
-as $$
+language plpgsql stable set search_path = '' set plan_cache_mode = 'force_generic_plan' as $$
 declare
   hour_start timestamptz := date_bin('1 hour', as_of, timestamptz '2000-01-01 00:00+00');
   hour_end timestamptz := hour_start + interval '1 hour';
@@ -122,11 +115,7 @@ returns table (
   orders bigint, completed bigint, cancelled bigint, due bigint, on_time bigint, revenue numeric, previous_revenue numeric,
   revenue_orders bigint
 )
-language plpgsql
-stable
-set search_path = ''
-set plan_cache_mode = 'force_custom_plan'
-as $$
+language plpgsql stable set search_path = '' set plan_cache_mode = 'force_custom_plan' as $$
 declare
   span interval := make_interval(hours => 24 * days);
   boundary timestamptz := private.health_boundary(as_of);
@@ -200,11 +189,7 @@ $$;
 -- customers' scores, each (R + F + M) / 3 as numeric, to the last digit.
 create or replace function private.health_window_customer_figures(as_of timestamptz, days integer)
 returns table (customers bigint, average_rfm numeric, repeat_customers bigint)
-language plpgsql
-stable
-set search_path = ''
-set plan_cache_mode = 'force_custom_plan'
-as $$
+language plpgsql stable set search_path = '' set plan_cache_mode = 'force_custom_plan' as $$
 declare
   boundary timestamptz := private.health_boundary(as_of);
   lo timestamptz := least(boundary, as_of);
@@ -284,10 +269,7 @@ returns table (
   orders bigint, completed bigint, cancelled bigint, due bigint, on_time bigint,
   revenue numeric, previous_revenue numeric, week_orders bigint, week_completed bigint
 )
-language sql
-stable
-set search_path = ''
-as $$
+language sql stable set search_path = '' as $$
   select p.orders, p.completed, p.cancelled, p.due, p.on_time, p.revenue, p.previous_revenue,
          case when days > 7 then w.orders else p.orders end, case when days > 7 then w.completed else p.completed end
   from private.health_window_order_figures(as_of, days) p
@@ -299,10 +281,7 @@ create or replace function private.health_customer_figures(as_of timestamptz, da
 returns table (
   customers bigint, average_rfm numeric, repeat_customers bigint, week_customers bigint, week_average_rfm numeric
 )
-language sql
-stable
-set search_path = ''
-as $$
+language sql stable set search_path = '' as $$
   select p.customers, p.average_rfm, p.repeat_customers,
          case when days > 7 then w.customers else p.customers end,
          case when days > 7 then w.average_rfm else p.average_rfm end
@@ -318,10 +297,7 @@ $$;
 -- population), new customers (created in the window), tickets opened in it and resolved by then.
 create or replace function private.health_period_figures(as_of timestamptz, days integer)
 returns jsonb
-language plpgsql
-stable
-set search_path = ''
-as $$
+language plpgsql stable set search_path = '' as $$
 begin
   return (
     select jsonb_object_agg(p.name, jsonb_build_object(
@@ -348,12 +324,7 @@ returns table (
   tickets bigint, resolved bigint, rated bigint, average_rating numeric,
   response_score numeric, average_response_hours numeric
 )
-language plpgsql
-stable
-set search_path = ''
-set work_mem = '64MB'
-set plan_cache_mode = 'force_custom_plan'
-as $$
+language plpgsql stable set search_path = '' set work_mem = '64MB' set plan_cache_mode = 'force_custom_plan' as $$
 begin
   return query
   with t as (
@@ -378,10 +349,7 @@ $$;
 -- database's connection usage now. No request logged means no failure seen.
 create or replace function private.health_system_figures(as_of timestamptz)
 returns table (requests bigint, failures bigint, success_rate numeric, p95_ms numeric, connection_usage numeric)
-language sql
-stable
-set search_path = ''
-as $$
+language sql stable set search_path = '' as $$
   select count(*),
          count(*) filter (where r.status >= 500),
          coalesce(1 - (count(*) filter (where r.status >= 500))::numeric / nullif(count(*), 0), 1),
@@ -417,10 +385,7 @@ to service_role;
 -- functions leave no ledger to rewind.
 create or replace function private.health_product_figures(as_of timestamptz, days integer)
 returns table (products bigint, in_stock_share numeric, sold_share numeric)
-language plpgsql
-stable
-set search_path = ''
-as $$
+language plpgsql stable set search_path = '' as $$
 begin
   return query
   with active as (

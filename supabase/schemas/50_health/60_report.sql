@@ -12,10 +12,7 @@ returns table (
   n integer, applies boolean, title text, title_en text, description text, description_en text, type text,
   impact text, observations bigint, category text, actions text[], actions_en text[]
 )
-language sql
-stable
-set search_path = ''
-as $$
+language sql stable set search_path = '' as $$
   select v.*
   from jsonb_to_record(figures) as f(
     days integer, include_system boolean, language text,
@@ -152,10 +149,7 @@ grant execute on function private.health_insight_rules(jsonb) to service_role;
 -- The five most important insights that apply, in the report's language, most important first.
 create or replace function private.health_insights(figures jsonb)
 returns jsonb
-language sql
-stable
-set search_path = ''
-as $$
+language sql stable set search_path = '' as $$
   select coalesce(jsonb_agg(jsonb_build_object(
            'title', case when english then title_en else title end,
            'description', case when english then description_en else description end,
@@ -188,10 +182,7 @@ create or replace function private.health_report(
   language text default 'zh-TW'
 )
 returns jsonb
-language plpgsql
-stable
-set search_path = ''
-as $$
+language plpgsql stable set search_path = '' as $$
 declare
   days integer := case period when '7d' then 7 when '30d' then 30 when '90d' then 90 end;
   stage text := 'parameters';
@@ -334,11 +325,7 @@ create or replace function health.business_health(
   language text default 'zh-TW'
 )
 returns jsonb
-language plpgsql
-stable
-security definer
-set search_path = ''
-as $$
+language plpgsql stable security definer set search_path = '' as $$
 declare
   banned_until text;
 begin
@@ -363,11 +350,7 @@ grant execute on function health.business_health(text, boolean, boolean, boolean
 -- only: they are amounts, which the report, open to anyone, never carries.
 create or replace function health.business_figures(period text)
 returns jsonb
-language plpgsql
-stable
-security definer
-set search_path = ''
-as $$
+language plpgsql stable security definer set search_path = '' as $$
 declare
   days integer := case period when '7d' then 7 when '30d' then 30 when '90d' then 90 end;
 begin
