@@ -1,0 +1,25 @@
+// `npm run bench:writes -- --smoke` end to end, so the order-writes harness keeps working between full
+// runs. A file of its own, so it runs beside the HTTP harness's smoke rather than after it.
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT } from '../../scripts/lib/stack.mjs';
+import { runSmoke } from '../support/bench.ts';
+
+describe('the order-writes benchmark harness', () => {
+  it('measures the order write path beside the trigger-less copy and writes its report', async () => {
+    const { code, output } = await runSmoke('bench/order-writes.mjs');
+    expect(code, output).toBe(0);
+    const report = JSON.parse(await readFile(path.join(ROOT, 'bench/results/order-writes-smoke.json'), 'utf8'));
+    expect(report.mode).toBe('smoke');
+    expect(report.single.new_customer.p50).toBeGreaterThan(0);
+    expect(report.single.heavy_customer.p50).toBeGreaterThan(0);
+    expect(report.concurrent.map((c: any) => `${c.writers} ${c.table}`)).toEqual([
+      '8 orders', '8 orders_without_triggers', '32 orders', '32 orders_without_triggers',
+    ]);
+    for (const run of report.concurrent) {
+      expect(run.orders_per_second, `${run.writers} ${run.table}`).toBeGreaterThan(0);
+      expect(run.errors, `${run.writers} ${run.table}`).toEqual({});
+    }
+  }, 120_000);
+});
