@@ -5,7 +5,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // The stack, and the store console's build (served by that stack at /console/, driven by test/browser).
-    globalSetup: ['test/support/stack.ts', 'test/support/console-build.ts'],
+    globalSetup: ['test/support/global-setup.ts'],
     // The stack under test is shared by every file; two workers keep a 2-core machine busy without
     // starving PostgreSQL and Deno.
     maxWorkers: 2,

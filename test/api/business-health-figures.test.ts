@@ -4,7 +4,7 @@
 // window at its end, with customers and tickets as counted from their tables.
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, prepareDatabase, startFunctions } from '../../scripts/lib/stack.mjs';
+import { freePort, startFunctions } from '../../scripts/lib/stack.mjs';
 import { seedDemo } from '../../scripts/seed-demo.mjs';
 import { createUser, scratchDatabase, tokens } from '../support/client.ts';
 import { contractViolation } from '../support/openapi.ts';
@@ -23,8 +23,7 @@ async function get(path: string, token: string | null = tokens.admin) {
 }
 
 beforeAll(async () => {
-  await scratch.create();
-  await prepareDatabase(scratch.url);
+  await scratch.createMigrated();
   await seedDemo(scratch.url, { orders: 1500, seed: 11, customers: 150, tickets: 120, products: 10, asOf: new Date().toISOString().slice(0, 10) }, { quiet: true });
   // Orders cancelled, refunded and completed inside the current window, and one placed an hour ago.
   sql = postgres(scratch.url, { max: 2, onnotice: () => {}, types: { numeric: { to: 1700, from: [1700], serialize: String, parse: Number } } as never });

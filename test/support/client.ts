@@ -7,6 +7,7 @@ import { ANON_KEY, DEMO_ADMIN_ID, DEMO_CUSTOMER_ID, mintToken, SERVICE_ROLE_KEY 
 
 export const apiUrl = inject('apiUrl');
 export const dbUrl = inject('dbUrl');
+const migratedTemplate = inject('migratedTemplate');
 
 export { ANON_KEY, DEMO_ADMIN_ID, DEMO_CUSTOMER_ID, mintToken, SERVICE_ROLE_KEY };
 
@@ -150,7 +151,9 @@ export function unique(prefix: string) {
 
 /**
  * A database of its own on the suite's server (`<prefix>_<pid>_<time>`), for a test whose data must not
- * reach the shared one: `create()` makes it, and it is dropped after the file's (or the describe's) tests.
+ * reach the shared one: `create()` makes it empty, `createMigrated()` as the migrations and seed leave a
+ * new database (a copy of the suite's database as it was before any test ran), and it is dropped after
+ * the file's (or the describe's) tests.
  */
 export function scratchDatabase(prefix: string) {
   const name = `${prefix}_${process.pid}_${Date.now()}`;
@@ -160,5 +163,10 @@ export function scratchDatabase(prefix: string) {
     await admin.unsafe(`drop database if exists ${name} with (force)`);
     await admin.end({ timeout: 5 });
   });
-  return { name, url, create: () => admin.unsafe(`create database ${name}`) };
+  return {
+    name,
+    url,
+    create: () => admin.unsafe(`create database ${name}`),
+    createMigrated: () => admin.unsafe(`create database ${name} template ${migratedTemplate}`),
+  };
 }

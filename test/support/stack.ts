@@ -2,6 +2,9 @@
  * Boots the stack `npm start` runs, on free ports with a fresh database, once for the whole suite:
  * an embedded PostgreSQL in a temporary folder (or a new database on the server DATABASE_URL names),
  * the bootstrap, migrations and seed through the Supabase CLI, and the one Deno functions server.
+ * Before any test writes to it, the fresh database is copied to a template that `scratchDatabase`'s
+ * `createMigrated()` copies again: a database of a test's own in a quarter of a second, where the CLI
+ * takes three.
  */
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,6 +17,7 @@ declare module 'vitest' {
   export interface ProvidedContext {
     apiUrl: string;
     dbUrl: string;
+    migratedTemplate: string;
   }
 }
 
@@ -41,8 +45,11 @@ export default async function setup(project: TestProject) {
     cleanups.push(() => rm(dir, { recursive: true, force: true }), () => database.stop());
   }
   let apiUrl: string;
+  const migratedTemplate = `store_template_${process.pid}_${Date.now()}`;
   try {
     await prepareDatabase(dbUrl);
+    await copyDatabase(dbUrl, migratedTemplate);
+    cleanups.push(() => dropDatabase(dbUrl, migratedTemplate));
     const functions = await startFunctions({ dbUrl, port: await freePort(), env: { DB_POOL_SIZE: '20' } });
     cleanups.push(() => functions.stop());
     apiUrl = functions.url;
@@ -52,7 +59,24 @@ export default async function setup(project: TestProject) {
   }
   project.provide('apiUrl', apiUrl);
   project.provide('dbUrl', dbUrl);
+  project.provide('migratedTemplate', migratedTemplate);
   return async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
   };
 }
+
+/** Another database on the server of `url` to run `work` from: a database cannot be copied from inside. */
+async function fromBeside<T>(url: string, work: (sql: postgres.Sql) => Promise<T>) {
+  const sql = postgres(Object.assign(new URL(url), { pathname: '/template1' }).toString(), { max: 1, onnotice: () => {} });
+  try {
+    return await work(sql);
+  } finally {
+    await sql.end();
+  }
+}
+
+const copyDatabase = (url: string, name: string) =>
+  fromBeside(url, (sql) => sql.unsafe(`create database ${name} template ${new URL(url).pathname.slice(1)}`));
+
+const dropDatabase = (url: string, name: string) =>
+  fromBeside(url, (sql) => sql.unsafe(`drop database if exists ${name} with (force)`));
