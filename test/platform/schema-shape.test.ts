@@ -13,31 +13,21 @@ import { ROOT } from '../../scripts/lib/stack.mjs';
 const SCHEMAS = path.join(ROOT, 'supabase', 'schemas');
 const files = (readdirSync(SCHEMAS, { recursive: true }) as string[]).filter((f) => f.endsWith('.sql')).sort();
 
-/** Each `create ... function` of `text` with its length in lines, up to the line that closes its body. */
-function functionLengths(text: string): { name: string; lines: number }[] {
+/**
+ * Each `create ... function` of `text`: its header (the lines up to the one that opens its body) and its
+ * length in lines, up to the line that closes its body.
+ */
+function functionsOf(text: string): { name: string; header: string[]; lines: number }[] {
   const lines = text.split('\n');
   const found = [];
   for (let i = 0; i < lines.length; i++) {
     const name = /^create (?:or replace )?function ([\w.]+)/.exec(lines[i])?.[1];
     if (!name) continue;
-    let end = i;
+    let opens = i;
+    while (opens < lines.length && !/\bas \$\$$/.test(lines[opens])) opens++;
+    let end = opens;
     while (end < lines.length && !lines[end].startsWith('$$;')) end++;
-    found.push({ name, lines: end - i + 1 });
-    i = end;
-  }
-  return found;
-}
-
-/** Each function's header: the lines from `create ... function` to the one that opens its body. */
-function functionHeaders(text: string): { name: string; header: string[] }[] {
-  const lines = text.split('\n');
-  const found = [];
-  for (let i = 0; i < lines.length; i++) {
-    const name = /^create (?:or replace )?function ([\w.]+)/.exec(lines[i])?.[1];
-    if (!name) continue;
-    let end = i;
-    while (end < lines.length && !/\bas \$\$$/.test(lines[end])) end++;
-    found.push({ name, header: lines.slice(i, end + 1) });
+    found.push({ name, header: lines.slice(i, opens + 1), lines: end - i + 1 });
     i = end;
   }
   return found;
@@ -48,7 +38,7 @@ const ATTRIBUTE = /^(language \w+|stable|immutable|volatile|security (definer|in
 describe('the schema in pieces a person reads at once', () => {
   it('finds the schema files and their functions', () => {
     expect(files.length).toBeGreaterThan(10);
-    const all = files.flatMap((f) => functionLengths(readFileSync(path.join(SCHEMAS, f), 'utf8')));
+    const all = files.flatMap((f) => functionsOf(readFileSync(path.join(SCHEMAS, f), 'utf8')));
     expect(all.length).toBeGreaterThan(100);
     expect(all.every((f) => f.lines > 3)).toBe(true);
   });
@@ -62,13 +52,13 @@ describe('the schema in pieces a person reads at once', () => {
 
   it('has no function over 150 lines', () => {
     const long = files.flatMap((f) =>
-      functionLengths(readFileSync(path.join(SCHEMAS, f), 'utf8')).filter((fn) => fn.lines > 150).map((fn) => ({ file: f, ...fn }))
+      functionsOf(readFileSync(path.join(SCHEMAS, f), 'utf8')).filter((fn) => fn.lines > 150).map((fn) => ({ file: f, ...fn }))
     );
     expect(long).toEqual([]);
   });
 
   it("writes each function's attributes on one line, search_path pinned there", () => {
-    const headers = files.flatMap((f) => functionHeaders(readFileSync(path.join(SCHEMAS, f), 'utf8')).map((h) => ({ file: f, ...h })));
+    const headers = files.flatMap((f) => functionsOf(readFileSync(path.join(SCHEMAS, f), 'utf8')).map((h) => ({ file: f, ...h })));
     expect(headers.length).toBeGreaterThan(100);
     const scattered = headers
       .filter(({ header }) => {
