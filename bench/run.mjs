@@ -246,10 +246,10 @@ async function benchmark() {
     const results = [];
     for (const scenario of scenarios.filter((s) => !values.only || new RegExp(values.only, 'i').test(s.name))) {
       const requests = requestsOf(stack, scenario);
-      const databaseCeiling = (concurrency) =>
+      const databaseCeilings = (concurrencies) =>
         runDeno('bench/db-ceiling.ts', {
           SCENARIO: scenario.name,
-          CONNECTIONS: String(concurrency),
+          CONNECTIONS: concurrencies.join(','),
           DURATION: String(duration),
           ...(smoke ? { AMOUNT: String(SMOKE_REQUESTS) } : {}),
           DB_POOL_SIZE: String(POOL_SIZE),
@@ -261,12 +261,11 @@ async function benchmark() {
       // otherwise be measured as the next one's latency.
       const endpoint = await withCpu(stack, () => runAutocannon(functions.url, requests));
       await settle(database.url);
-      const ceiling = await databaseCeiling(connections);
+      // The ceiling at the same concurrency, then one at a time, in one Deno process.
+      const [ceiling, singleCeiling] = await databaseCeilings([connections, 1]);
       await settle(database.url);
       // One request at a time: the latency a single user sees, without queueing behind 31 others.
       const single = await withCpu(stack, () => runAutocannon(functions.url, requests, 1));
-      await settle(database.url);
-      const singleCeiling = await databaseCeiling(1);
       results.push({
         scenario: scenario.name,
         kind: scenario.kind,
