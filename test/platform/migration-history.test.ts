@@ -8,10 +8,10 @@ import { describe, expect, it } from 'vitest';
 import { MigrationHistoryError, prepareDatabase, upToDate } from '../../scripts/lib/stack.mjs';
 import { scratchDatabase } from '../support/client.ts';
 
-const scratch = scratchDatabase('old_history');
-
 /** Thrown to roll a transaction back once it has been looked at. */
 class RollBack extends Error {}
+
+const scratch = scratchDatabase('old_history');
 const url = scratch.url;
 
 describe('a database built by migrations this checkout no longer has', () => {

@@ -7,9 +7,9 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * short files fill in around them.
  */
 const LONGEST_FIRST = [
-  'test/browser/console.test.ts', // ~65 s: every screen, in two languages and at phone width
-  'test/platform/npm-start.test.ts', // ~40 s: seven starts of the whole stack
-  'test/platform/bench-smoke.test.ts', // ~25 s: its own database, data set and ten scenarios
+  'test/browser/console.test.ts', // ~55 s: every screen, in two languages and at phone width
+  'test/platform/bench-smoke.test.ts', // ~21 s: its own database, data set and ten scenarios
+  'test/platform/npm-start.test.ts', // ~19 s: seven starts of the whole stack
   'test/platform/serve-threats.test.ts', // ~18 s: waits for the server's deadlines to pass
   'test/platform/bench-writes-smoke.test.ts', // ~12 s
   'test/database/business-health-rollups.test.ts', // ~15 s
