@@ -6,10 +6,7 @@
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { MigrationHistoryError, prepareDatabase, upToDate } from '../../scripts/lib/stack.mjs';
-import { scratchDatabase } from '../support/client.ts';
-
-/** Thrown to roll a transaction back once it has been looked at. */
-class RollBack extends Error {}
+import { rolledBack, scratchDatabase } from '../support/client.ts';
 
 const scratch = scratchDatabase('old_history');
 const url = scratch.url;
@@ -46,7 +43,7 @@ describe('a database the migrations and seed files were applied to', () => {
     const sql = postgres(current.url, { max: 1, onnotice: () => {} });
     try {
       const seen: Record<string, boolean> = {};
-      await sql.begin(async (tx) => {
+      await rolledBack(sql, async (tx) => {
         seen.before = await upToDate(tx, { seed: true });
         await tx`update supabase_migrations.seed_files set hash = 'changed' where path = 'supabase/seed.sql'`;
         seen.seedChanged = await upToDate(tx, { seed: true });
@@ -56,9 +53,6 @@ describe('a database the migrations and seed files were applied to', () => {
         await tx`delete from supabase_migrations.schema_migrations
                  where version = (select max(version) from supabase_migrations.schema_migrations)`;
         seen.migrationMissing = await upToDate(tx, { seed: false });
-        throw new RollBack();
-      }).catch((error) => {
-        if (!(error instanceof RollBack)) throw error;
       });
       expect(seen).toEqual({ before: true, seedChanged: false, seedChangedWithoutSeed: true, neverSeeded: false, migrationMissing: false });
     } finally {
