@@ -18,17 +18,17 @@ const CUSTOMERS = Number(process.argv[2] ?? 20000);
 const sql = postgres(db.url, { max: 1, onnotice: () => {} });
 const p50 = async (tx, period) => {
   const t = [];
-  for (let i = 0; i < 12; i++) { const s = performance.now(); await tx`select private.health_report(${period}, true, true, true, now()) as report`; if (i >= 2) t.push(performance.now() - s); }
+  for (let i = 0; i < 12; i++) { const s = performance.now(); await tx`select private.health_report(${period}, true, true, true, private.now()) as report`; if (i >= 2) t.push(performance.now() - s); }
   t.sort((a, b) => a - b); return t[Math.floor(t.length / 2)].toFixed(1);
 };
 try {
   await sql.begin(async (tx) => {
-    const [{ into }] = await tx`select now() - date_trunc('hour', now()) as into`;
+    const [{ into }] = await tx`select private.now() - date_trunc('hour', private.now()) as into`;
     console.log('into the hour', into);
     console.log('before', await p50(tx, '7d'), await p50(tx, '30d'), await p50(tx, '90d'));
     await tx`set constraints private.pending_customer_score_transactions_rescore immediate`;
     await tx`insert into public.orders (customer_id, status, total_amount, ordered_at, promised_at)
-             select c.id, 'paid', 100 + i % 900, date_trunc('hour', now()) + (now() - date_trunc('hour', now())) * (i::float8 / 20001), now() + interval '2 days'
+             select c.id, 'paid', 100 + i % 900, date_trunc('hour', private.now()) + (private.now() - date_trunc('hour', private.now())) * (i::float8 / 20001), private.now() + interval '2 days'
              from generate_series(1, 20000) i
              join (select id, row_number() over (order by id) n from public.customers) c on c.n = 1 + (i * 7) % ${CUSTOMERS}`;
     console.log(`with 20,000 orders of ${CUSTOMERS} customers in the current hour`, await p50(tx, '7d'), await p50(tx, '30d'), await p50(tx, '90d'));

@@ -18,7 +18,7 @@ export async function generateInventory(url, { products, lotsPerProduct }) {
           product_id => p.id,
           quantity => 50 + (lot * 37 + i) % 200,
           source => 'purchase_order',
-          received_at => now() - make_interval(days => 90 - lot * 20)
+          received_at => private.now() - make_interval(days => 90 - lot * 20)
         )
         from generate_series(1, ${products}::int) i
         cross join generate_series(1, ${lotsPerProduct}::int) lot
@@ -92,7 +92,7 @@ export async function generateCampaigns(url, { total, activeToday }) {
                p.status::public.campaign_status, p.start_date,
                case when p.status = 'active' then current_date + 1 + p.i % 20 else p.start_date + 3 + p.i % 20 end,
                1000 + p.i % 50000, p.campaign_type, t.attribution_layer, t.default_weight, t.default_priority,
-               (p.start_date - 7)::timestamptz, now()
+               (p.start_date - 7)::timestamptz, private.now()
         from planned p
         join public.campaign_type_config t on t.type_code = p.campaign_type
         on conflict (id) do nothing`;

@@ -4,6 +4,8 @@
  * `supabase functions deploy` ships; only the URL prefix is stripped here. CONTRACT §0 also asks for
  * the seeds' `/api/...` and `/api/v1/...` aliases.
  */
+// First, so that a run at a chosen moment (`npm run test:at`) moves this process's clock before anything reads it.
+import './lib/clock.mjs';
 import { Hono } from 'hono';
 import { compress } from 'hono/compress';
 import { serveStatic } from 'hono/serve-static';

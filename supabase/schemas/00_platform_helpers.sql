@@ -21,6 +21,28 @@ alter default privileges in schema public revoke all on sequences from anon, aut
 
 grant usage on schema private to authenticated, service_role;
 
+-- The database's clock. Every time the schema reads (column defaults, "today", windows, expiries) comes
+-- from here, never from now() or clock_timestamp() directly, so the test suite can run the whole store at
+-- a chosen moment: `npm run test:at` starts PostgreSQL with `store.clock_offset` (an interval) and the
+-- functions and the tests with the same offset (docs/architecture.md, "The clock"). Unset, as everywhere
+-- but there, it is now() itself.
+create or replace function private.now()
+returns timestamptz
+language sql stable set search_path = '' as $$
+  select pg_catalog.now() + coalesce(nullif(pg_catalog.current_setting('store.clock_offset', true), '')::interval, interval '0')
+$$;
+
+-- clock_timestamp() on the same clock: the moment of the call, not of the transaction's start.
+create or replace function private.clock_timestamp()
+returns timestamptz
+language sql set search_path = '' as $$
+  select pg_catalog.clock_timestamp() + coalesce(nullif(pg_catalog.current_setting('store.clock_offset', true), '')::interval, interval '0')
+$$;
+
+revoke execute on function private.now(), private.clock_timestamp() from public, anon;
+
+grant execute on function private.now(), private.clock_timestamp() to authenticated, service_role;
+
 -- Names sorted as people read them: "Product 2" before "Product 10" (ICU's numeric ordering), the same
 -- for every language; lists that sort by a name or code use it.
 create collation if not exists private.natural_order (provider = icu, locale = 'und-u-kn-true');
@@ -28,7 +50,7 @@ create collation if not exists private.natural_order (provider = icu, locale = '
 create table public.user_roles (
   user_id uuid not null references auth.users (id) on delete cascade,
   role text not null constraint user_roles_role_known check (role in ('admin')),
-  granted_at timestamptz not null default now(),
+  granted_at timestamptz not null default private.now(),
   primary key (user_id, role)
 );
 
@@ -74,7 +96,7 @@ create or replace function private.touch_updated_at()
 returns trigger
 language plpgsql set search_path = '' as $$
 begin
-  new.updated_at := now();
+  new.updated_at := private.now();
   return new;
 end
 $$;

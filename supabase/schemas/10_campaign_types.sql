@@ -42,8 +42,8 @@ create table public.campaign_type_config (
   description text
     constraint campaign_type_config_description_length check (char_length(description) <= 1000),
   is_active boolean not null default true,
-  created_at timestamptz not null default now(),
-  updated_at timestamptz not null default now()
+  created_at timestamptz not null default private.now(),
+  updated_at timestamptz not null default private.now()
 );
 
 create index campaign_type_config_listing_idx

@@ -7,8 +7,8 @@ create table public.customers (
   user_id uuid unique references auth.users (id) on delete set null,
   email text not null constraint customers_email_format check (email ~ '^[^@\s]+@[^@\s]+$' and char_length(email) <= 320),
   name text not null constraint customers_name_length check (char_length(name) between 1 and 200),
-  created_at timestamptz not null default now(),
-  updated_at timestamptz not null default now()
+  created_at timestamptz not null default private.now(),
+  updated_at timestamptz not null default private.now()
 );
 
 create unique index customers_email_key on public.customers (lower(email));
@@ -24,7 +24,7 @@ create table public.orders (
     constraint orders_status_known check (status = any (enum_range(null::public.order_status)::text[])),
   total_amount numeric(12, 2) not null constraint orders_total_amount_not_negative check (total_amount >= 0),
   item_count integer not null default 1 constraint orders_item_count_positive check (item_count > 0),
-  ordered_at timestamptz not null default now(),
+  ordered_at timestamptz not null default private.now(),
   order_date date generated always as ((ordered_at at time zone 'UTC')::date) stored,
   -- The delivery date promised at checkout: on time means delivered by then.
   promised_at timestamptz,
@@ -32,7 +32,7 @@ create table public.orders (
   delivered_at timestamptz,
   completed_at timestamptz,
   cancelled_at timestamptz,
-  updated_at timestamptz not null default now(),
+  updated_at timestamptz not null default private.now(),
   constraint orders_delivery_after_order check (delivered_at is null or delivered_at >= ordered_at),
   constraint orders_completed_has_time check (status <> 'completed' or completed_at is not null),
   constraint orders_cancelled_has_time check (status <> 'cancelled' or cancelled_at is not null)

@@ -49,7 +49,7 @@ where not p.is_active and p.sku = 'SAUCE-SOY-500'
 update public.products set is_active = true where id in (select id from seed_inactive_products);
 
 -- (sku, quantity, source, days ago received): several lots per product for the first ten.
-select public.stock_in(p.id, lot.quantity, lot.source, lot.note, now() - make_interval(days => lot.days_ago))
+select public.stock_in(p.id, lot.quantity, lot.source, lot.note, private.now() - make_interval(days => lot.days_ago))
 from (
   values
     ('TEA-OOLONG-150', 40, 'purchase_order', 'PO-2026-0101', 60),

@@ -72,7 +72,7 @@ with plan (key, name, description, campaign_type, start_offset, end_offset, stat
     (30, 'Winter Collection', 'Planned launch of the winter collection.', 'seasonal_collection', 10, 40, 'draft', 40000, '[]')
 ),
 placed as (
-  select p.*, md5('demo-campaign-' || p.key)::uuid as id, (now() at time zone 'UTC')::date as today
+  select p.*, md5('demo-campaign-' || p.key)::uuid as id, (private.now() at time zone 'UTC')::date as today
   from plan p
 ),
 inserted as (
@@ -81,7 +81,7 @@ inserted as (
   select p.id, p.name, p.description, p.status::public.campaign_status, p.today + p.start_offset, p.today + p.end_offset,
          p.budget, 'All members', p.campaign_type, t.attribution_layer, t.default_weight, t.default_priority,
          '00000000-0000-4000-8000-000000000001',
-         ((p.today + least(p.start_offset - 7, -1)) + time '09:00') at time zone 'UTC', now()
+         ((p.today + least(p.start_offset - 7, -1)) + time '09:00') at time zone 'UTC', private.now()
   from placed p
   join public.campaign_type_config t on t.type_code = p.campaign_type
   on conflict (id) do nothing
@@ -100,7 +100,7 @@ cross join lateral (
   select 0 as n, 'draft' as status, ((p.today + least(p.start_offset - 7, -1)) + time '09:00') at time zone 'UTC' as changed_at
   union all
   select e.n, e.move ->> 0,
-         coalesce(((p.today + (e.move ->> 1)::integer) + (e.move ->> 2)::time) at time zone 'UTC', now())
+         coalesce(((p.today + (e.move ->> 1)::integer) + (e.move ->> 2)::time) at time zone 'UTC', private.now())
   from jsonb_array_elements(p.moves::jsonb) with ordinality as e(move, n)
 ) m;
 
@@ -109,7 +109,7 @@ select set_config('session_replication_role', 'origin', false);
 -- Forty customers and 3 to 12 orders a day over the last 120 days, most fulfilled, a few cancelled.
 insert into public.customers (id, email, name, created_at)
 select md5('demo-customer-' || n)::uuid, format('shopper%s@example.com', n), format('Demo Shopper %s', n),
-       now() - interval '150 days'
+       private.now() - interval '150 days'
 from generate_series(1, 40) as n
 on conflict do nothing;
 
@@ -130,10 +130,10 @@ from (
               else 'completed' end as status,
          round((300 + abs(hashtext(format('a%s-%s', d, k))) % 470000 / 100.0)::numeric, 2) as total_amount,
          1 + abs(hashtext(format('i%s-%s', d, k))) % 4 as item_count,
-         (((now() at time zone 'UTC')::date + d) + make_interval(mins => abs(hashtext(format('t%s-%s', d, k))) % 1440))
+         (((private.now() at time zone 'UTC')::date + d) + make_interval(mins => abs(hashtext(format('t%s-%s', d, k))) % 1440))
            at time zone 'UTC' as ordered_at
   from generate_series(-119, 0) as d
   cross join lateral generate_series(1, 3 + abs(hashtext('n' || d)) % 10) as k
 ) o
-where o.ordered_at <= now()
+where o.ordered_at <= private.now()
 on conflict (id) do nothing;

@@ -29,13 +29,13 @@ beforeAll(async () => {
   sql = postgres(scratch.url, { max: 2, onnotice: () => {}, types: { numeric: { to: 1700, from: [1700], serialize: String, parse: Number } } as never });
   await sql`
     update public.orders set status = 'cancelled', cancelled_at = ordered_at + interval '2 hours'
-    where id in (select id from public.orders where ordered_at > now() - interval '20 days' order by id limit 15)`;
+    where id in (select id from public.orders where ordered_at > private.now() - interval '20 days' order by id limit 15)`;
   await sql`
     update public.orders set status = 'refunded'
-    where id in (select id from public.orders where ordered_at > now() - interval '50 days' and status <> 'cancelled' order by id desc limit 10)`;
+    where id in (select id from public.orders where ordered_at > private.now() - interval '50 days' and status <> 'cancelled' order by id desc limit 10)`;
   await sql`
     insert into public.orders (customer_id, status, total_amount, ordered_at)
-    select id, 'paid', 1234.55, now() - interval '1 hour' from public.customers order by id limit 3`;
+    select id, 'paid', 1234.55, private.now() - interval '1 hour' from public.customers order by id limit 3`;
   functions = await startFunctions({ dbUrl: scratch.url, port: await freePort(), env: { DB_POOL_SIZE: '3' } });
 }, 120_000);
 

@@ -183,8 +183,8 @@ describe('no raw figures in the response', () => {
                                  values (${`${randomUUID()}@health-raw.test`}, 'Raw') returning id`;
     customerId = customer.id;
     await sql`insert into public.orders (customer_id, status, total_amount, ordered_at)
-              values (${customerId}, 'paid', ${marker}, now() - interval '1 day'),
-                     (${customerId}, 'paid', ${marker}, now() - interval '40 days')`;
+              values (${customerId}, 'paid', ${marker}, private.now() - interval '1 day'),
+                     (${customerId}, 'paid', ${marker}, private.now() - interval '40 days')`;
     for (const period of ['7d', '30d', '90d']) {
       const res = await health({ period });
       expect(res.status).toBe(200);

@@ -76,7 +76,7 @@ describe('Idempotency-Key', () => {
     const productId = await createProduct(sql);
     const key = unique('stale');
     const first = await post('stock-in', { product_id: productId, quantity: 3 }, key);
-    await sql`update public.idempotency_records set created_at = now() - interval '25 hours' where idempotency_key = ${key}`;
+    await sql`update public.idempotency_records set created_at = private.now() - interval '25 hours' where idempotency_key = ${key}`;
     const later = await post('stock-in', { product_id: productId, quantity: 3 }, key);
     expect(later.status).toBe(201);
     expect(later.body.inventory_id).not.toBe(first.body.inventory_id);

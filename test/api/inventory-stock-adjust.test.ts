@@ -42,7 +42,7 @@ describe('stock-adjust, product mode', () => {
     });
     const [lot] = await sql`
       select product_id, quantity::int, available_quantity::int, note, source,
-             now() - received_at < interval '1 minute' as received_now
+             private.now() - received_at < interval '1 minute' as received_now
       from public.inventory_records where id = ${res.body.inventory_id}`;
     expect(lot).toEqual({
       product_id: productId,
@@ -163,7 +163,7 @@ describe('stock-adjust, record mode', () => {
   it('a record of a deleted product is 404 PRODUCT_NOT_FOUND', async () => {
     const productId = await createProduct(sql);
     const lot = await stockIn(productId, 5);
-    await sql`update public.products set deleted_at = now() where id = ${productId}`;
+    await sql`update public.products set deleted_at = private.now() where id = ${productId}`;
     const res = await adjust({ inventory_id: lot, adjust_quantity: -1, reason: 'damage_writeoff' });
     expect(res.status).toBe(404);
     expect(res.body).toMatchObject({ code: 'PRODUCT_NOT_FOUND' });

@@ -45,7 +45,7 @@ describe('stock-in', () => {
     const res = await call('stock-in', { method: 'POST', body: { product_id: productId, quantity: 1 } });
     expect(res.status).toBe(201);
     const [lot] = await sql`
-      select source, now() - received_at < interval '1 minute' as recent from public.inventory_records
+      select source, private.now() - received_at < interval '1 minute' as recent from public.inventory_records
       where id = ${res.body.inventory_id}`;
     expect(lot).toEqual({ source: 'manual_stock_in', recent: true });
   });

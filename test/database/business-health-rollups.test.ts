@@ -239,7 +239,7 @@ describe('business health from the kept figure changes', () => {
       // 800 orders over the last 100 days, then 400 in this hour up to now; a third of those promised,
       // completed or cancelled later in this hour, and a few placed later in it.
       await tx`
-        with h as (select now() as now, date_bin('1 hour', now(), timestamptz '2000-01-01 00:00+00') as start)
+        with h as (select private.now() as now, date_bin('1 hour', private.now(), timestamptz '2000-01-01 00:00+00') as start)
         insert into public.orders (customer_id, status, total_amount, ordered_at, promised_at, delivered_at, completed_at, cancelled_at)
         select c, s, (120 + 991 * i % 7000)::numeric(12, 2), t,
                case when i % 3 = 0 then later else t + interval '2 days' end,
@@ -256,7 +256,7 @@ describe('business health from the kept figure changes', () => {
           h.now + (h.start + interval '1 hour' - h.now) * (i % 5 + 1) / 7)) w(t, later)`;
       await tx`set constraints private.pending_customer_score_transactions_rescore immediate`;
       const [{ moments, ahead }] = await tx`
-        with h as (select now() as now, date_bin('1 hour', now(), timestamptz '2000-01-01 00:00+00') as start)
+        with h as (select private.now() as now, date_bin('1 hour', private.now(), timestamptz '2000-01-01 00:00+00') as start)
         select array[h.now::text, (h.now + interval '1 microsecond')::text, (h.start + interval '1 microsecond')::text,
                      (h.start + (h.now - h.start) / 2)::text, (h.start + interval '1 hour' - interval '1 microsecond')::text] as moments,
                private.health_boundary(h.now) = h.start + interval '1 hour' or h.now = h.start as ahead

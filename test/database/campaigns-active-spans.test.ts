@@ -74,7 +74,7 @@ describe('stretches of activity (kept by triggers on the status history)', () =>
 
       await tx`update public.campaigns set status = 'active' where id = ${id}`;
       await tx`update public.campaigns set status = 'completed' where id = ${id}`;
-      const today = (await tx`select to_char((now() at time zone 'UTC')::date, 'YYYY-MM-DD') as today`)[0].today;
+      const today = (await tx`select to_char((private.now() at time zone 'UTC')::date, 'YYYY-MM-DD') as today`)[0].today;
       expect(await spans(tx, id)).toEqual([['2001-01-02', today]]);
     });
   });

@@ -55,7 +55,7 @@ async function plant(tx: Tx, seed: number, count: number) {
       insert into public.campaign_status_history (campaign_id, to_status, changed_at, changed_by_role)
       select ${id}, m.status::public.campaign_status, m.at::timestamptz, 'postgres'
       from jsonb_to_recordset(${tx.json(moves.map(([s, at]) => ({ status: s, at })))}) m(status text, at text)
-      where m.at::timestamptz <= now()`;
+      where m.at::timestamptz <= private.now()`;
   }
   // Two campaigns weighted 0 alone on days of their own: the day's share is split equally.
   for (const n of [0, 1]) {
@@ -64,7 +64,7 @@ async function plant(tx: Tx, seed: number, count: number) {
       values (${`Zero ${n}`}, 'active', ${addDays(today, 200)}, ${addDays(today, 203)}, 'brand_week', 'category-specific', 0, ${n * 10})
       returning id`;
     await tx`insert into public.campaign_status_history (campaign_id, to_status, changed_at, changed_by_role)
-             values (${id}, 'active', now() - interval '1 day', 'postgres')`;
+             values (${id}, 'active', private.now() - interval '1 day', 'postgres')`;
     ids.push(id);
   }
   await tx`select set_config('session_replication_role', 'origin', true)`;
@@ -131,7 +131,7 @@ function computedMetrics(tx: Tx, id: string) {
       select r.*
       from public.campaigns c
       cross join lateral private.campaign_attribution_rows(
-        c.start_date, least(c.end_date, (now() at time zone 'UTC')::date), null, true, null, true) r
+        c.start_date, least(c.end_date, (private.now() at time zone 'UTC')::date), null, true, null, true) r
       where c.id = ${id} and c.deleted_at is null
     ),
     days as (
@@ -186,7 +186,7 @@ function computedRanges(tx: Tx, from: string, to: string) {
                 case when count(*) >= 4 then 'high' when count(*) >= 2 then 'medium' else 'low' end as competition_intensity
          from r group by r.attribution_date) x) as calendar,
       (select coalesce(json_agg(x order by x.campaign_id), '[]')::text from (
-         select r.campaign_id, r.campaign_name, r.campaign_type, r.attribution_layer, (now() at time zone 'UTC')::date as analysis_date,
+         select r.campaign_id, r.campaign_name, r.campaign_type, r.attribution_layer, (private.now() at time zone 'UTC')::date as analysis_date,
                 count(*)::integer as active_days, min(r.attribution_date) as first_active_date,
                 max(r.attribution_date) as last_active_date, sum(r.attributed_amount) as total_attributed_revenue,
                 round(avg(r.normalized_weight), 4) as avg_attribution_weight

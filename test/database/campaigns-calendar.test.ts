@@ -7,8 +7,11 @@ import type postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { addDays, admin, attributions, freshDay, todayUtc } from '../support/campaigns.ts';
 import { asRole, database, DEMO_CUSTOMER_ID, unique } from '../support/client.ts';
+import { runFileAt } from '../support/clock.ts';
 
-const sql = database();
+// Early in the day, every run: a test that plants "today" at a later hour fails here whatever the hour.
+const clock = runFileAt('00:30');
+const sql = database(4, { clock });
 const today = todayUtc();
 
 type Tx = postgres.TransactionSql;
@@ -124,17 +127,20 @@ describe('the calendar agrees with calculate_campaign_attributions for every day
   it('on future days an active campaign counts within its dates; a draft or paused one does not; weights as by hand', async () => {
     const day = freshDay();
     const ids: Record<string, string> = {};
+    // Created yesterday and activated now: created "today at 09:00" was a creation after the activation
+    // until 09:00 (UTC), which left every campaign a draft.
+    const created = at(addDays(today, -1));
     const { calendar, answers } = await inSnapshot(async (tx) => {
       // 1.20 x 1.00 x 1.10 = 1.32 (brand_week) and 1.60 x 1.25 x 1.35 = 2.70 (vip_exclusive): 1.32 / 4.02 =
       // 0.328358 and 2.70 / 4.02 = 0.671642; the missing unit goes to the larger remainder (0.58).
-      ids.category = await plant(tx, 'brand_week', day, addDays(day, 9), [['active', null]], at(today), { weight: 1.2, priority: 60 });
-      ids.target = await plant(tx, 'vip_exclusive', addDays(day, 5), addDays(day, 14), [['active', null]], at(today), {
+      ids.category = await plant(tx, 'brand_week', day, addDays(day, 9), [['active', null]], created, { weight: 1.2, priority: 60 });
+      ids.target = await plant(tx, 'vip_exclusive', addDays(day, 5), addDays(day, 14), [['active', null]], created, {
         weight: 1.6,
         priority: 85,
       });
-      ids.draft = await plant(tx, 'brand_week', day, addDays(day, 14), [], at(today));
-      ids.paused = await plant(tx, 'vip_exclusive', day, addDays(day, 14), [['active', null], ['paused', null]], at(today));
-      ids.cancelled = await plant(tx, 'brand_week', day, addDays(day, 14), [['active', null], ['cancelled', null]], at(today));
+      ids.draft = await plant(tx, 'brand_week', day, addDays(day, 14), [], created);
+      ids.paused = await plant(tx, 'vip_exclusive', day, addDays(day, 14), [['active', null], ['paused', null]], created);
+      ids.cancelled = await plant(tx, 'brand_week', day, addDays(day, 14), [['active', null], ['cancelled', null]], created);
     }, async (tx) => {
       const calendar = await tx`select date::text, active_campaigns, total_revenue from public.campaign_calendar(${addDays(day, -3)}, ${addDays(day, 17)})
                                 order by date`;

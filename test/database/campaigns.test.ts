@@ -132,7 +132,7 @@ describe('row level security and grants', () => {
     const id = await campaignIn(['active']);
     const remove = await asRole(sql, admin, (tx) => tx`delete from public.campaigns where id = ${id}`);
     expect(remove.error?.code).toBe('42501');
-    const rewrite = await asRole(sql, admin, (tx) => tx`update public.campaign_status_history set changed_at = now() - interval '1 year'
+    const rewrite = await asRole(sql, admin, (tx) => tx`update public.campaign_status_history set changed_at = private.now() - interval '1 year'
                                                          where campaign_id = ${id}`);
     expect(rewrite.error?.code).toBe('42501');
     const forge = await asRole(sql, admin, (tx) => tx`insert into public.campaign_status_history (campaign_id, to_status, changed_by_role)

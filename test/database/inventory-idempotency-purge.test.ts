@@ -12,7 +12,7 @@ async function record(db: typeof sql | Parameters<Parameters<typeof rolledBack>[
   const operator = unique('purge-operator');
   await db`
     insert into public.idempotency_records (operator, idempotency_key, operation, request_hash, response, created_at)
-    values (${operator}, 'key', 'stock_in', 'hash', '{}', now() - ${age}::interval)`;
+    values (${operator}, 'key', 'stock_in', 'hash', '{}', private.now() - ${age}::interval)`;
   return operator;
 }
 

@@ -64,7 +64,7 @@ describe('inventory row-level security, in SQL', () => {
     const softDelete = await asRole(
       sql,
       admin,
-      (tx) => tx`update public.products set deleted_at = now() where id = ${productId} returning id`,
+      (tx) => tx`update public.products set deleted_at = private.now() where id = ${productId} returning id`,
     );
     expect(softDelete.result).toHaveLength(1);
     for (const caller of [admin, service]) {

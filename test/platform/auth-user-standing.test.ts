@@ -41,16 +41,16 @@ describe('the token of a user who may no longer act', () => {
 
   it("a soft-deleted user's token is refused (Supabase Auth keeps the row with deleted_at)", async () => {
     const user = await createUser(sql);
-    await sql`update auth.users set deleted_at = now() where id = ${user.id}`;
+    await sql`update auth.users set deleted_at = private.now() where id = ${user.id}`;
     await expectRefusedEverywhere(user.token, /no longer exists/);
   });
 
   it("a banned user's token is refused while the ban lasts, and accepted once it has passed", async () => {
     const banned = await createUser(sql);
-    await sql`update auth.users set banned_until = now() + interval '1 day' where id = ${banned.id}`;
+    await sql`update auth.users set banned_until = private.now() + interval '1 day' where id = ${banned.id}`;
     await expectRefusedEverywhere(banned.token, /banned/);
     const served = await createUser(sql);
-    await sql`update auth.users set banned_until = now() - interval '1 second' where id = ${served.id}`;
+    await sql`update auth.users set banned_until = private.now() - interval '1 second' where id = ${served.id}`;
     expect((await call('products', { token: served.token })).status).toBe(200);
   });
 

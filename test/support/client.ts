@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import postgres from 'postgres';
 import { afterAll, inject } from 'vitest';
+import type { FileClock } from './clock.ts';
 import { contractViolation } from './openapi.ts';
 import { ANON_KEY, DEMO_ADMIN_ID, DEMO_CUSTOMER_ID, mintToken, SERVICE_ROLE_KEY } from '../../scripts/lib/keys.mjs';
 
@@ -73,11 +74,15 @@ export async function callRetryingLocks<T = any>(path: string, options: CallOpti
   }
 }
 
-/** A direct database connection, closed after the file's tests. */
-export function database(max = 4) {
+/**
+ * A direct database connection, closed after the file's tests; with `clock`, its sessions run at the
+ * file's own moment (`runFileAt`).
+ */
+export function database(max = 4, { clock }: { clock?: FileClock } = {}) {
   const sql = postgres(dbUrl, {
     max,
     onnotice: () => {},
+    connection: clock ? { 'store.clock_offset': clock.postgresOffset } : {},
     types: { numeric: { to: 1700, from: [1700], serialize: String, parse: Number } } as never,
   });
   afterAll(() => sql.end({ timeout: 5 }));

@@ -5,7 +5,7 @@ export async function createProduct(sql: Sql, { deleted = false } = {}): Promise
   const sku = unique('SKU').toUpperCase();
   const [{ id }] = await sql<{ id: string }[]>`
     insert into public.products (sku, name, deleted_at)
-    values (${sku}, ${`Test product ${sku}`}, ${deleted ? sql`now()` : null})
+    values (${sku}, ${`Test product ${sku}`}, ${deleted ? sql`private.now()` : null})
     returning id`;
   return id;
 }

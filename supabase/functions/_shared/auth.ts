@@ -30,7 +30,7 @@ export interface AuthConfig {
 export function userStandingFromDatabase(db: Database): (userId: string) => Promise<UserStanding> {
   return async (userId) => {
     const [user] = await db.bounded(db.sql<{ banned: boolean }[]>`
-      select coalesce(banned_until > now(), false) as banned
+      select coalesce(banned_until > private.now(), false) as banned
       from auth.users
       where id = ${userId} and deleted_at is null`);
     return !user ? 'gone' : user.banned ? 'banned' : 'active';

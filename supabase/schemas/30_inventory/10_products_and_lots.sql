@@ -51,8 +51,8 @@ create table public.products (
   is_active boolean not null default true,
   current_stock bigint not null default 0 constraint products_current_stock_not_negative check (current_stock >= 0),
   deleted_at timestamptz,
-  created_at timestamptz not null default now(),
-  updated_at timestamptz not null default now(),
+  created_at timestamptz not null default private.now(),
+  updated_at timestamptz not null default private.now(),
   -- Low on stock when current_stock <= reorder_level (public.product_stock.low_stock). The default, 10, is
   -- also public.create_product's.
   reorder_level integer not null default 10
@@ -72,10 +72,10 @@ create table public.inventory_records (
       source = any (enum_range(null::public.stock_in_source)::text[] || enum_range(null::public.stock_adjust_source)::text[])
     ),
   note text constraint inventory_records_note_length check (char_length(note) <= 1000),
-  received_at timestamptz not null default now(),
+  received_at timestamptz not null default private.now(),
   -- clock_timestamp, not now(): lots created in one transaction still have an order ("latest record").
-  created_at timestamptz not null default clock_timestamp(),
-  updated_at timestamptz not null default now(),
+  created_at timestamptz not null default private.clock_timestamp(),
+  updated_at timestamptz not null default private.now(),
   -- No foreign key to auth.users: the audit trail outlives a deleted user.
   created_by uuid,
   created_by_role text not null

@@ -14,7 +14,7 @@ create table public.stock_in_history (
   operator_id uuid,
   operator_role text not null
     constraint stock_in_history_operator_role_known check (operator_role in ('authenticated', 'service_role')),
-  created_at timestamptz not null default now()
+  created_at timestamptz not null default private.now()
 );
 
 create index stock_in_history_product_idx on public.stock_in_history (product_id, created_at desc);
@@ -41,7 +41,7 @@ create table public.stock_movements (
   operator_id uuid,
   operator_role text not null
     constraint stock_movements_operator_role_known check (operator_role in ('authenticated', 'service_role')),
-  created_at timestamptz not null default now(),
+  created_at timestamptz not null default private.now(),
   constraint stock_movements_stock_arithmetic
     check (stock_before >= 0 and stock_after >= 0 and stock_after = stock_before + delta),
   constraint stock_movements_record_arithmetic
@@ -79,7 +79,7 @@ create table public.idempotency_records (
   operation text not null,
   request_hash text not null,
   response jsonb,
-  created_at timestamptz not null default now(),
+  created_at timestamptz not null default private.now(),
   primary key (operator, idempotency_key)
 );
 

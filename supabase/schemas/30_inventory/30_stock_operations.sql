@@ -78,7 +78,7 @@ begin
   with expired as (
     select r.operator, r.idempotency_key
     from public.idempotency_records r
-    where r.created_at < now() - private.idempotency_ttl()
+    where r.created_at < (select private.now() - private.idempotency_ttl())
     limit purge_idempotency_records.max_rows
     for update skip locked
   )
@@ -126,10 +126,10 @@ begin
   where r.operator = claim_idempotency_key.operator and r.idempotency_key = claim_idempotency_key.idempotency_key
   for update;
 
-  if existing.created_at < now() - private.idempotency_ttl() then
+  if existing.created_at < private.now() - private.idempotency_ttl() then
     update public.idempotency_records r
     set operation = claim_idempotency_key.operation, request_hash = hashed,
-        response = null, created_at = now()
+        response = null, created_at = private.now()
     where r.operator = claim_idempotency_key.operator and r.idempotency_key = claim_idempotency_key.idempotency_key;
     return null;
   end if;
@@ -280,7 +280,7 @@ begin
   end if;
   -- Goods cannot have been received in the future (received_at orders FIFO and dates the history); five
   -- minutes ahead is tolerated as the client's clock skew.
-  if received_at > now() + interval '5 minutes' then
+  if received_at > private.now() + interval '5 minutes' then
     perform private.invalid_stock_field('received_at', to_jsonb(private.api_timestamp(received_at)),
       'not later than 5 minutes from now');
   end if;
@@ -301,7 +301,7 @@ begin
   insert into public.inventory_records (product_id, quantity, available_quantity, source, note, received_at,
                                         created_by, created_by_role)
   values (product.id, stock_in.quantity, stock_in.quantity, stock_in.source, stock_in.note,
-          coalesce(stock_in.received_at, now()), operator.operator_id, operator.operator_role)
+          coalesce(stock_in.received_at, private.now()), operator.operator_id, operator.operator_role)
   returning * into lot;
 
   insert into public.stock_in_history (inventory_record_id, product_id, quantity, source, note, received_at,
@@ -481,7 +481,7 @@ begin
         insert into public.inventory_records (product_id, quantity, available_quantity, source, note, received_at,
                                               created_by, created_by_role)
         values (product.id, adjust_quantity, adjust_quantity, stock_adjust.source,
-                format('Initial stock adjustment: %s', reason), now(), operator.operator_id, operator.operator_role)
+                format('Initial stock adjustment: %s', reason), private.now(), operator.operator_id, operator.operator_role)
         returning * into lot;
       end if;
       perform private.log_movement(gen_random_uuid(), 'stock_adjust', lot, adjust_quantity, details,

@@ -168,7 +168,7 @@ begin
       jsonb_build_object('product_id', product.id, 'current_stock', product.current_stock));
   end if;
 
-  update public.products p set deleted_at = now(), is_active = false
+  update public.products p set deleted_at = private.now(), is_active = false
   where p.id = product.id
   returning p.* into product;
   return product;

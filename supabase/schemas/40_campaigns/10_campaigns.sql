@@ -33,8 +33,8 @@ create table public.campaigns (
     constraint campaigns_attribution_weight_range check (attribution_weight between 0 and 9.99 and scale(attribution_weight) <= 2),
   priority_score smallint not null constraint campaigns_priority_score_range check (priority_score between 0 and 100),
   created_by uuid,
-  created_at timestamptz not null default now(),
-  updated_at timestamptz not null default now(),
+  created_at timestamptz not null default private.now(),
+  updated_at timestamptz not null default private.now(),
   -- Soft delete: the row stays for history, and disappears from every read and from attribution.
   deleted_at timestamptz,
   constraint campaigns_date_range check (start_date <= end_date),
@@ -67,7 +67,7 @@ create table public.campaign_status_history (
   -- Null for the row written when the campaign is created.
   from_status public.campaign_status,
   to_status public.campaign_status not null,
-  changed_at timestamptz not null default now(),
+  changed_at timestamptz not null default private.now(),
   -- No foreign key to auth.users: the trail outlives a deleted user.
   changed_by uuid,
   changed_by_role text not null
@@ -217,7 +217,7 @@ begin
   if tg_op = 'INSERT' or new.status <> old.status then
     insert into public.campaign_status_history (campaign_id, from_status, to_status, changed_at, changed_by, changed_by_role)
     values (new.id, case when tg_op = 'UPDATE' then old.status end, new.status,
-            greatest(now(), (select max(h.changed_at) from public.campaign_status_history h
+            greatest(private.now(), (select max(h.changed_at) from public.campaign_status_history h
                                where h.campaign_id = new.id)),
             auth.uid(), coalesce(auth.role(), session_user));
   end if;

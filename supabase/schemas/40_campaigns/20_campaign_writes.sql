@@ -118,7 +118,7 @@ declare
   deleted public.campaigns;
 begin
   perform private.require_campaign_admin();
-  update public.campaigns c set deleted_at = now()
+  update public.campaigns c set deleted_at = private.now()
   where c.id = campaign_id and c.deleted_at is null
   returning c.* into deleted;
   if not found then

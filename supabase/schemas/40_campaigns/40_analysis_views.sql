@@ -95,7 +95,7 @@ begin
          c.name,
          c.campaign_type,
          r.attribution_layer,
-         (now() at time zone 'UTC')::date,
+         (private.now() at time zone 'UTC')::date,
          count(*)::integer,
          min(r.attribution_date),
          max(r.attribution_date),
@@ -160,17 +160,17 @@ grant execute on function public.campaign_collaboration(date, date) to authentic
 -- The seed's views: the functions over every day up to today (UTC).
 create or replace view public.campaign_overlap_calendar with (security_invoker = true) as
 select c.date, c.active_campaign_count, c.active_campaigns, c.active_layers, c.total_revenue, c.competition_intensity
-from public.campaign_calendar('-infinity', (now() at time zone 'UTC')::date) c;
+from public.campaign_calendar('-infinity', (private.now() at time zone 'UTC')::date) c;
 
 create or replace view public.revenue_attribution_analysis with (security_invoker = true) as
 select a.campaign_id, a.campaign_name, a.campaign_type, a.attribution_layer, a.analysis_date, a.active_days,
        a.first_active_date, a.last_active_date, a.total_attributed_revenue, a.avg_attribution_weight
-from public.revenue_attribution('-infinity', (now() at time zone 'UTC')::date) a;
+from public.revenue_attribution('-infinity', (private.now() at time zone 'UTC')::date) a;
 
 create or replace view public.campaign_collaboration_analysis with (security_invoker = true) as
 select c.campaign_1_id, c.campaign_1_name, c.campaign_1_layer, c.campaign_2_id, c.campaign_2_name, c.campaign_2_layer,
        c.overlap_days, c.first_overlap_date, c.last_overlap_date, c.same_layer
-from public.campaign_collaboration('-infinity', (now() at time zone 'UTC')::date) c;
+from public.campaign_collaboration('-infinity', (private.now() at time zone 'UTC')::date) c;
 
 revoke all on public.campaign_overlap_calendar, public.revenue_attribution_analysis,
   public.campaign_collaboration_analysis from anon;

@@ -9,13 +9,13 @@ create table public.support_tickets (
   subject text not null constraint support_tickets_subject_length check (char_length(subject) between 1 and 300),
   status text not null default 'open'
     constraint support_tickets_status_known check (status in ('open', 'pending', 'resolved', 'closed')),
-  opened_at timestamptz not null default now(),
+  opened_at timestamptz not null default private.now(),
   first_response_at timestamptz,
   resolved_at timestamptz,
   -- 1 (very unhappy) to 5 (very happy), given by the customer after resolution; null when not rated.
   satisfaction_rating smallint constraint support_tickets_rating_range check (satisfaction_rating between 1 and 5),
-  created_at timestamptz not null default now(),
-  updated_at timestamptz not null default now(),
+  created_at timestamptz not null default private.now(),
+  updated_at timestamptz not null default private.now(),
   constraint support_tickets_response_after_open check (first_response_at is null or first_response_at >= opened_at),
   constraint support_tickets_resolved_after_open check (resolved_at is null or resolved_at >= opened_at),
   constraint support_tickets_resolved_has_time check (status not in ('resolved', 'closed') or resolved_at is not null)

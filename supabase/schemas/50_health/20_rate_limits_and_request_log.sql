@@ -28,7 +28,7 @@ create or replace function private.hit_rate_limit(p_bucket text, p_limit integer
 returns table (hits integer, allowed boolean, retry_after integer)
 language plpgsql set search_path = '' as $$
 declare
-  v_now timestamptz := clock_timestamp();
+  v_now timestamptz := private.clock_timestamp();
   v_window timestamptz := to_timestamp(floor(extract(epoch from v_now) / 60) * 60);
 begin
   if random() < 0.01 then
@@ -54,7 +54,7 @@ create table private.function_requests (
   function_name text not null,
   status smallint not null,
   duration_ms integer not null constraint function_requests_duration_not_negative check (duration_ms >= 0),
-  at timestamptz not null default now()
+  at timestamptz not null default private.now()
 );
 
 create index function_requests_at_idx on private.function_requests (function_name, at);
@@ -72,7 +72,7 @@ returns void
 language plpgsql set search_path = '' as $$
 begin
   if random() < 0.01 then
-    delete from private.function_requests r where r.at < now() - interval '1 day';
+    delete from private.function_requests r where r.at < (select private.now()) - interval '1 day';
   end if;
   insert into private.function_requests (function_name, status, duration_ms)
   values (p_function, p_status, greatest(p_duration_ms, 0));

@@ -332,13 +332,13 @@ begin
   -- A signed token whose account is gone or banned no longer speaks for anyone.
   if auth.role() = 'authenticated' then
     select to_jsonb(u) ->> 'banned_until' into banned_until from auth.users u where u.id = (select auth.uid());
-    if not found or banned_until::timestamptz > now() then
+    if not found or banned_until::timestamptz > private.now() then
       perform private.raise_api_error(403, 'PERMISSION_DENIED', 'This account may not view business health');
     end if;
   elsif coalesce(auth.role(), '') not in ('anon', 'service_role') then
     perform private.raise_api_error(403, 'PERMISSION_DENIED', 'This role may not view business health');
   end if;
-  return private.health_report(period, include_system, include_trends, include_insights, now(), language);
+  return private.health_report(period, include_system, include_trends, include_insights, private.now(), language);
 end
 $$;
 
@@ -361,7 +361,7 @@ begin
     perform private.raise_api_error(400, 'INVALID_PARAMETER', 'Invalid period', jsonb_build_object(
       'parameter', 'period', 'provided', period, 'expected', jsonb_build_array('7d', '30d', '90d')));
   end if;
-  return jsonb_build_object('period', period, 'as_of', private.api_timestamp(now())) || private.health_period_figures(now(), days);
+  return jsonb_build_object('period', period, 'as_of', private.api_timestamp(private.now())) || private.health_period_figures(private.now(), days);
 end
 $$;
 
