@@ -69,4 +69,17 @@ describe('the schema in pieces a person reads at once', () => {
       .map(({ file, name }) => `${file}: ${name}`);
     expect(scattered).toEqual([]);
   });
+
+  it('reads the time only through private.now() and private.clock_timestamp(), so a run at a chosen moment moves all of it', () => {
+    const direct = files.flatMap((f) =>
+      readFileSync(path.join(SCHEMAS, f), 'utf8').split('\n').flatMap((line, i) => {
+        const code = line.split('--')[0];
+        return /(?<![\w.])(now|clock_timestamp|statement_timestamp|transaction_timestamp|timeofday)\(\)|\b(current_date|current_timestamp|current_time|localtimestamp|localtime)\b/i
+            .test(code)
+          ? [`${f}:${i + 1}: ${line.trim()}`]
+          : [];
+      })
+    );
+    expect(direct).toEqual([]);
+  });
 });
