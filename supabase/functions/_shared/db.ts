@@ -96,7 +96,15 @@ const CONNECTION_FAILURES = new Set([
 function serverUnavailable(code: string): boolean {
   return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300' ||
     // A statement cancelled by its timeout: the database is too slow to answer now, which the client may retry.
-    code === '57014';
+    code === STATEMENT_CANCELLED;
+}
+
+/** A statement cancelled, by its timeout or by an operator (pg_cancel_backend): its connection lives on. */
+const STATEMENT_CANCELLED = '57014';
+
+/** True when the failure took the connection with it, so nothing more can be sent on it. */
+function connectionGone(error: unknown): boolean {
+  return isUnavailable(error) && !(error instanceof postgres.PostgresError && error.code === STATEMENT_CANCELLED);
 }
 
 /** True when the failure is the database being away, not the request: the client may retry it. */
@@ -214,7 +222,9 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
             committing = true;
             return result;
           } catch (error) {
-            if (!isUnavailable(error)) throw error;
+            // A cancelled statement leaves its connection open in a failed transaction: postgres.js must
+            // roll it back, or the connection stays idle in that transaction, out of the pool for good.
+            if (!connectionGone(error)) throw error;
             // postgres.js answers a failed transaction with a ROLLBACK on the same connection. Once that
             // connection is gone, the ROLLBACK is queued on a connection without a socket and throws from a
             // timer, where nothing can catch it, ending the whole process (porsager/postgres#1154, #1208).
