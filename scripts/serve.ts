@@ -211,8 +211,26 @@ const ALLOWED_HOSTS = (Deno.env.get('ALLOWED_HOSTS') ?? '').split(',').map((h) =
   Boolean,
 );
 
-function hostAllowed(host: string | null): boolean {
-  if (!host) return false;
+/**
+ * A Host header that is a host and nothing else (RFC 9110): a name of letters, digits, `-` and `_` between
+ * dots, an IPv4 address or a bracketed IPv6 address, then an optional port. Checked before anything reads
+ * the request's URL, which Deno builds from it: a Host holding `/`, `?` or `#` would otherwise choose the
+ * path (`evil.example/local/sign-in?.localhost`), and one the URL parser refuses would throw.
+ */
+const HOST = /^(?:(?<name>[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?)|\[[0-9a-f:.]+\])(?::(?<port>\d{1,5}))?$/i;
+
+function hostWellFormed(host: string | null): host is string {
+  const parts = host === null ? null : HOST.exec(host);
+  if (!parts) return false;
+  const { name, port } = parts.groups!;
+  if (port !== undefined && Number(port) > 65_535) return false;
+  if (name !== undefined && /^[\d.]+$/.test(name) && !/^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/.test(name)) {
+    return false;
+  }
+  return URL.canParse(`http://${host}/`);
+}
+
+function hostAllowed(host: string): boolean {
   const name = host.toLowerCase().replace(/:\d+$/, '');
   if (name === 'localhost' || name.endsWith('.localhost')) return true;
   if (/^\d{1,3}(\.\d{1,3}){3}$/.test(name) || /^\[[0-9a-f:.]+\]$/.test(name)) return true;
@@ -238,16 +256,22 @@ function unknownVersion(url: URL, req: Request): Response | Promise<Response> | 
 }
 
 async function route(req: Request): Promise<Response> {
-  // Behind the TCP front the server sees `http+unix://<host>/...`; everything here speaks of `http:`, and
-  // the pages that read their own URL get a request under it (a function's is rebuilt below anyway).
-  const url = new URL(req.url.replace(/^http\+unix:/, 'http:'));
-  if (!hostAllowed(req.headers.get('host'))) {
+  const host = req.headers.get('host');
+  if (!hostWellFormed(host)) {
+    return Response.json({ success: false, error: 'The Host header is not a host name', code: 'INVALID_HOST' }, {
+      status: 400,
+    });
+  }
+  if (!hostAllowed(host)) {
     return Response.json({
       success: false,
       error: 'This host is not allowed; add it to ALLOWED_HOSTS to serve it (see docs/local-stack.md)',
       code: 'HOST_NOT_ALLOWED',
     }, { status: 403 });
   }
+  // Behind the TCP front the server sees `http+unix://<host>/...`; everything here speaks of `http:`, and
+  // the pages that read their own URL get a request under it (a function's is rebuilt below anyway).
+  const url = new URL(req.url.replace(/^http\+unix:/, 'http:'));
   const versioned = unknownVersion(url, req);
   if (versioned) return versioned;
   if (url.pathname === CONSOLE || url.pathname.startsWith(`${CONSOLE}/`)) return consoleFile(forwarded(url, req));

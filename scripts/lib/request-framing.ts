@@ -4,7 +4,8 @@
  * of HTTP to give every request a deadline: it must know when a request has started, when its headers are
  * complete, and when its body is. Parsing proper stays with Deno's server; when this reader cannot follow a
  * stream (a malformed chunk size, an unknown transfer coding), it says so and the front falls back to the
- * idle deadline. A head too large for Deno's server it reports, for the front to refuse.
+ * idle deadline. A head too large for Deno's server, or one naming more than one Host, it reports for the
+ * front to refuse in JSON (Deno's server would answer either with an empty 400).
  */
 
 export type Phase =
@@ -16,8 +17,11 @@ export type Phase =
   | 'body'
   /** This reader cannot follow the stream any further. */
   | 'opaque'
-  /** The request line and headers passed `MAX_HEAD_BYTES` without ending. */
-  | 'oversized';
+  /** A head the front answers itself (`refusal` says why); nothing more of the stream is read. */
+  | 'refused';
+
+/** Why a head is refused: a request line past `MAX_HEAD_BYTES`, a head past it, more than one Host. */
+export type Refusal = 'url-too-long' | 'headers-too-large' | 'several-hosts';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -38,15 +42,15 @@ export class RequestFraming {
   phase: Phase = 'idle';
   /** Requests begun, counting from the connection's first. */
   requestsStarted = 0;
-  /** With `oversized`: whether the request line alone is past the limit (a URL too long). */
-  requestLineTooLong = false;
+  /** With `refused`: why. */
+  refusal: Refusal | undefined;
   #head = '';
   #body: BodyState | undefined;
 
   /** Reads the next bytes the client sent; returns the phase they leave the stream in. */
   feed(bytes: Uint8Array): Phase {
     let at = 0;
-    while (at < bytes.length && this.phase !== 'opaque' && this.phase !== 'oversized') {
+    while (at < bytes.length && this.phase !== 'opaque' && this.phase !== 'refused') {
       at = this.phase === 'body' ? this.#readBody(bytes, at) : this.#readHead(bytes, at);
     }
     return this.phase;
@@ -66,8 +70,10 @@ export class RequestFraming {
       const end = lf === -1 ? bytes.length : lf + 1;
       this.#head += latin1(bytes, at, end);
       if (this.#head.length > MAX_HEAD_BYTES) {
-        this.phase = 'oversized';
-        this.requestLineTooLong = !this.#head.includes('\n');
+        this.phase = 'refused';
+        // The request line alone is past the limit when no line ends within it, whatever follows.
+        const lineEnd = this.#head.indexOf('\n');
+        this.refusal = lineEnd === -1 || lineEnd > MAX_HEAD_BYTES ? 'url-too-long' : 'headers-too-large';
         this.#head = '';
         return bytes.length;
       }
@@ -81,6 +87,11 @@ export class RequestFraming {
   #headersDone(at: number): number {
     const head = this.#head;
     this.#head = '';
+    if ((head.match(/\nhost\s*:/gi)?.length ?? 0) > 1) {
+      this.phase = 'refused';
+      this.refusal = 'several-hosts';
+      return at;
+    }
     const encoding = /\ntransfer-encoding\s*:([^\r\n]*)/i.exec(head)?.[1].trim().toLowerCase();
     if (encoding !== undefined) {
       if (!encoding.endsWith('chunked')) {

@@ -8,7 +8,7 @@
  * arriving and no bytes either way for `idleTimeoutMs` is closed. A connection is one file descriptor until
  * its first request is whole, so unfinished ones cost a third of what they did.
  */
-import { MAX_HEAD_BYTES, RequestFraming } from './request-framing.ts';
+import { MAX_HEAD_BYTES, type Refusal, RequestFraming } from './request-framing.ts';
 
 export interface Timeouts {
   headerTimeoutMs: number;
@@ -48,16 +48,18 @@ const SWEEP_MS = 250;
 /** How long a refused request's remaining bytes are read and dropped, so its answer is not lost to a reset. */
 const DRAIN_MS = 1_000;
 
-/** The answer to a head past `MAX_HEAD_BYTES`, in the local server's own envelope (`scripts/serve.ts`). */
-function refusal(requestLineTooLong: boolean): Uint8Array {
+/** The answer to a refused head (`RequestFraming.refusal`), in the local server's own envelope (`scripts/serve.ts`). */
+function refusal(reason: Refusal): Uint8Array {
   const limit = MAX_HEAD_BYTES.toLocaleString('en');
-  const [status, body] = requestLineTooLong
-    ? ['414 URI Too Long', { success: false, error: `The URL is longer than ${limit} bytes`, code: 'URI_TOO_LONG' }]
-    : ['431 Request Header Fields Too Large', {
+  const [status, body] = {
+    'url-too-long': ['414 URI Too Long', { success: false, error: `The URL is longer than ${limit} bytes`, code: 'URI_TOO_LONG' }],
+    'headers-too-large': ['431 Request Header Fields Too Large', {
       success: false,
       error: `The request line and headers are larger than ${limit} bytes`,
       code: 'REQUEST_HEADERS_TOO_LARGE',
-    }];
+    }],
+    'several-hosts': ['400 Bad Request', { success: false, error: 'The Host header is not a host name', code: 'INVALID_HOST' }],
+  }[reason] as [string, object];
   const json = JSON.stringify(body);
   return new TextEncoder().encode(
     `HTTP/1.1 ${status}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${json.length}\r\n` +
@@ -76,7 +78,7 @@ export function serveFront(options: FrontOptions): { close(): void } {
       return connection.requestStart + options.headerTimeoutMs;
     }
     if (framing.phase === 'body') return connection.requestStart + options.requestTimeoutMs;
-    if (framing.phase === 'oversized') return connection.requestStart + DRAIN_MS;
+    if (framing.phase === 'refused') return connection.requestStart + DRAIN_MS;
     return connection.lastActivity + options.idleTimeoutMs;
   };
   const sweep = setInterval(() => {
@@ -105,9 +107,9 @@ export function serveFront(options: FrontOptions): { close(): void } {
         const read = await connection.client.read(buffer);
         if (read === null) break;
         const bytes = buffer.subarray(0, read);
-        if (connection.framing.phase === 'oversized') continue;
+        if (connection.framing.phase === 'refused') continue;
         const started = connection.framing.requestsStarted;
-        if (connection.framing.feed(bytes) === 'oversized') {
+        if (connection.framing.feed(bytes) === 'refused') {
           await refuse(connection);
           continue;
         }
@@ -135,7 +137,7 @@ export function serveFront(options: FrontOptions): { close(): void } {
   }
 
   /**
-   * Answers a head too large with 414 or 431 and stops sending; the rest of what the client sends is read
+   * Answers a refused head (414, 431 or 400) and stops sending; the rest of what the client sends is read
    * and dropped until it closes or `DRAIN_MS` pass. A response of the HTTP server still under way on this
    * connection (a pipelined request) is cut off with it.
    */
@@ -143,7 +145,7 @@ export function serveFront(options: FrontOptions): { close(): void } {
     connection.upstream?.close();
     connection.upstream = undefined;
     connection.requestStart = Date.now();
-    await writeAll(connection.client, refusal(connection.framing.requestLineTooLong));
+    await writeAll(connection.client, refusal(connection.framing.refusal!));
     await connection.client.closeWrite();
   }
 

@@ -150,4 +150,14 @@ describe('oversized requests', () => {
     expect(res.status).toBe(414);
     expect(await res.json()).toMatchObject({ success: false, code: 'URI_TOO_LONG' });
   });
+
+  it('a URL just past the limit, whose end arrives with the headers, is a 414 too, not a 431', async () => {
+    for (const length of [66_000, 100_000, 130_000]) {
+      const res = await fetch(`${apiUrl}/functions/v1/campaign-types?q=${'a'.repeat(length)}`, {
+        headers: { authorization: `Bearer ${tokens.customer}` },
+      });
+      expect(res.status, String(length)).toBe(414);
+      expect(await res.json()).toMatchObject({ success: false, code: 'URI_TOO_LONG' });
+    }
+  });
 });

@@ -61,13 +61,24 @@ describe('where a request ends, so its deadline ends with it', () => {
     expect(phases('POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n')).toEqual(['opaque']);
   });
 
-  it('a head past the limit is reported as oversized, a long URL told apart from long headers', () => {
+  it('a head past the limit is refused, a long URL told apart from long headers however the bytes arrive', () => {
     const longUrl = new RequestFraming();
     longUrl.feed(bytes(`GET /?${'a'.repeat(MAX_HEAD_BYTES)}`));
-    expect([longUrl.phase, longUrl.requestLineTooLong]).toEqual(['oversized', true]);
+    expect([longUrl.phase, longUrl.refusal]).toEqual(['refused', 'url-too-long']);
+    // A request line of 65.6 to 130 KB whose end arrives in the read that crosses the limit is still a long URL.
+    const longUrlEnded = new RequestFraming();
+    longUrlEnded.feed(bytes(`GET /?${'a'.repeat(MAX_HEAD_BYTES + 1_000)} HTTP/1.1\r\nHost: x\r\n\r\n`));
+    expect([longUrlEnded.phase, longUrlEnded.refusal]).toEqual(['refused', 'url-too-long']);
     const longHeaders = new RequestFraming();
     longHeaders.feed(bytes(`GET / HTTP/1.1\r\nX-A: ${'a'.repeat(MAX_HEAD_BYTES / 2)}\r\nX-B: ${'b'.repeat(MAX_HEAD_BYTES / 2)}`));
-    expect([longHeaders.phase, longHeaders.requestLineTooLong]).toEqual(['oversized', false]);
+    expect([longHeaders.phase, longHeaders.refusal]).toEqual(['refused', 'headers-too-large']);
     expect(phases(`GET / HTTP/1.1\r\nX-A: ${'a'.repeat(MAX_HEAD_BYTES - 100)}\r\n\r\n`)).toEqual(['idle']);
+  });
+
+  it('a head naming two Hosts is refused, one Host is not', () => {
+    const twoHosts = new RequestFraming();
+    twoHosts.feed(bytes('GET / HTTP/1.1\r\nHost: localhost\r\nhost : evil.example\r\n\r\n'));
+    expect([twoHosts.phase, twoHosts.refusal]).toEqual(['refused', 'several-hosts']);
+    expect(phases('GET / HTTP/1.1\r\nHost: localhost\r\nX-Host: evil.example\r\n\r\n')).toEqual(['idle']);
   });
 });

@@ -2,6 +2,7 @@
 // allowedHosts advisories are the threat list): it must read no file outside console/dist whatever the path's
 // spelling, answer no foreign Host (DNS rebinding), and offer its local sign-in to no other site.
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -121,6 +122,58 @@ describe('DNS rebinding: only loopback names and IP addresses, unless allowed', 
       body: '{"as":"admin"}',
     });
     expect(sameSite.status).toBe(200);
+  });
+});
+
+describe('a Host that is not a host name', () => {
+  /** One request written byte for byte on a socket of its own: its status and body. */
+  function rawBytes(text: string) {
+    return new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const socket = connect(Number(api.port), api.hostname, () => socket.end(text));
+      let data = '';
+      socket.setEncoding('latin1');
+      socket.on('data', (chunk) => (data += chunk));
+      socket.on('error', reject);
+      socket.on('close', () => {
+        const [head, ...rest] = data.split('\r\n\r\n');
+        resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), body: rest.join('\r\n\r\n') });
+      });
+    });
+  }
+
+  const request = (hosts: string[], line = 'GET /console/config.json HTTP/1.1', headers: string[] = [], body = '') =>
+    rawBytes(`${line}\r\n${[...hosts.map((h) => `Host: ${h}`), ...headers, 'Connection: close'].join('\r\n')}\r\n\r\n${body}`);
+
+  it('answers a malformed Host with a JSON 400, never a 500, whatever follows it', async () => {
+    const malformed = [
+      ['[evil.example]'],
+      ['999.999.999.999'],
+      ['256.1.1.1:80'],
+      ['a:80:1'],
+      ['localhost:99999'],
+      [''],
+      ['a b'],
+      ['localhost', 'evil.example'],
+      ['localhost, evil.example'],
+      ['evil.example/local/sign-in?.localhost'],
+      ['evil.example?.localhost'],
+      ['evil.example#.localhost'],
+      ['user@localhost'],
+      ['local\u00e9host'],
+    ];
+    for (const hosts of malformed) {
+      const res = await request(hosts);
+      expect(res.status, JSON.stringify(hosts)).toBe(400);
+      expect(JSON.parse(res.body), JSON.stringify(hosts)).toMatchObject({ success: false, code: 'INVALID_HOST' });
+    }
+  });
+
+  it('never lets the Host choose the route: a path in it signs nobody in', async () => {
+    const body = '{"as":"admin"}';
+    const res = await request(['evil.example/local/sign-in?.localhost'], 'POST /x HTTP/1.1',
+      ['Content-Type: application/json', `Content-Length: ${body.length}`], body);
+    expect(res.status).toBe(400);
+    expect(res.body).not.toContain('access_token');
   });
 });
 
