@@ -118,6 +118,19 @@ describe('npm start', () => {
     }
     const health = await fetch(`${base}/business-health-analytics`, { method: 'POST', body: '{"period":"7d"}', headers: { 'content-type': 'application/json' } });
     expect(health.status).toBe(200);
+    // No proxy stands in front of npm start: a fresh X-Forwarded-For (or X-Real-IP) per request is no
+    // fresh address, and the anonymous limit (60 a minute) still holds.
+    const statuses = [];
+    for (let i = 0; i < 70; i++) {
+      const res = await fetch(`${base}/business-health-analytics`, {
+        method: 'POST',
+        body: '{"period":"7d","includeTrends":false,"includeInsights":false}',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': `10.1.${i}.1`, 'x-real-ip': `10.2.${i}.1` },
+      });
+      await res.body?.cancel();
+      statuses.push(res.status);
+    }
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(10);
     const stock = await fetch(`${base}/stock-in`, { method: 'POST', body: '{}', headers: admin });
     expect(stock.status).toBe(400);
 

@@ -1,7 +1,9 @@
 /**
  * Boots the stack `npm start` runs, on free ports with a fresh database, once for the whole suite:
  * an embedded PostgreSQL in a temporary folder (or a new database on the server DATABASE_URL names),
- * the bootstrap, migrations and seed through the Supabase CLI, and the one Deno functions server.
+ * the bootstrap, migrations and seed through the Supabase CLI, and the one Deno functions server, which
+ * trusts one proxy hop as a deployed function does (Supabase's gateway), so that a rate-limit test can
+ * give its requests an address of their own.
  * Before any test writes to it, the fresh database is copied to a template that `scratchDatabase`'s
  * `createMigrated()` copies again: a database of a test's own in a quarter of a second, where the CLI
  * takes three.
@@ -50,7 +52,7 @@ export default async function setup(project: TestProject) {
     await prepareDatabase(dbUrl);
     await copyDatabase(dbUrl, migratedTemplate);
     cleanups.push(() => dropDatabase(dbUrl, migratedTemplate));
-    const functions = await startFunctions({ dbUrl, port: await freePort(), env: { DB_POOL_SIZE: '20' } });
+    const functions = await startFunctions({ dbUrl, port: await freePort(), env: { DB_POOL_SIZE: '20', TRUSTED_PROXY_HOPS: '1' } });
     cleanups.push(() => functions.stop());
     apiUrl = functions.url;
   } catch (error) {

@@ -61,10 +61,12 @@ export function rateLimitBucket(
  * The client's address as the deployment's own proxies recorded it. Each proxy appends the address it got
  * the request from to `x-forwarded-for`, so only the last `trustedProxyHops` entries are theirs: anything
  * left of them is what the client sent, and trusting it would let a client pick a fresh rate-limit bucket
- * for every request. One hop is Supabase's gateway; `x-real-ip` is the fallback. Without either every
- * anonymous caller shares one bucket, which fails safe.
+ * for every request. One hop is Supabase's gateway; `x-real-ip` is the fallback. Without either, or with no
+ * hop trusted, every anonymous caller shares one bucket, which fails safe.
  */
 export function clientIp(headers: Headers, trustedProxyHops = 1): string {
+  // No proxy in front (the local server): every address header is the client's own word.
+  if (trustedProxyHops <= 0) return 'unknown';
   const hops = headers.get('x-forwarded-for')?.split(',').map((hop) => hop.trim()).filter(Boolean) ?? [];
   const client = hops.length ? hops[Math.max(hops.length - trustedProxyHops, 0)] : undefined;
   return client || headers.get('x-real-ip')?.trim() || 'unknown';
