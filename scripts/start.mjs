@@ -84,6 +84,7 @@ Store back office is up (ready in ${seconds} s).
 
   Functions   ${functions.url}/functions/v1/<name>   (also /api/<name> and /api/v1/<name>)
   Console     ${functions.url}/console/   (sign in locally as the demo admin or customer)
+  API docs    ${functions.url}/functions/v1/docs   (Swagger UI, every function)
   Database    ${database.url.replace(/:[^:@/]+@/, ':****@')}
   anon key    ${ANON_KEY}
   service key ${SERVICE_ROLE_KEY}

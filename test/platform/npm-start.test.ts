@@ -110,6 +110,8 @@ describe('npm start', () => {
     const base = `http://127.0.0.1:${apiPort}/functions/v1`;
     expect(first.output()).toContain(`http://127.0.0.1:${apiPort}/functions/v1/<name>`);
     expect(first.output()).toContain('anon key');
+    expect(first.output()).toContain(`http://127.0.0.1:${apiPort}/functions/v1/docs`);
+    expect((await fetch(`http://127.0.0.1:${apiPort}/functions/v1/docs`)).status).toBe(200);
     expect(first.output()).toContain('npm run token -- admin');
 
     const admin = { authorization: `Bearer ${token('admin')}`, 'content-type': 'application/json' };

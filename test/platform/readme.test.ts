@@ -19,6 +19,9 @@ describe('README', () => {
     const snippet = /```js\n(\/\/ groups\.mjs[\s\S]*?)```/.exec(readme)?.[1];
     expect(snippet, 'the README has the groups.mjs example').toBeDefined();
     expect(readme).toContain('node --experimental-websocket groups.mjs');
+    // The URL is named where the reader runs it, not guessed inside the snippet.
+    expect(readme).toMatch(/^SUPABASE_URL=http:\/\/127\.0\.0\.1:54321 SUPABASE_ANON_KEY=<anon key> /m);
+    expect(snippet).not.toMatch(/54321/);
     // Inside the project, so `@supabase/supabase-js` resolves from its node_modules as for a reader.
     await mkdir(path.join(ROOT, '.data'), { recursive: true });
     const dir = await mkdtemp(path.join(ROOT, '.data', 'readme-'));
