@@ -366,6 +366,8 @@ const front = serveFront({
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   Deno.addSignalListener(signal, async () => {
+    // A second signal while stopping (Ctrl-C, then a SIGTERM from npm) leaves the first stop to finish.
+    if (stopping) return;
     stopping = true;
     front.close();
     await server?.shutdown();

@@ -42,6 +42,13 @@ export class RequestFraming {
   phase: Phase = 'idle';
   /** Requests begun, counting from the connection's first. */
   requestsStarted = 0;
+  /** Requests whose headers are complete: from the first on, the HTTP server can be handed the stream. */
+  headersCompleted = 0;
+  /**
+   * Between requests, whether bytes have arrived all the same (the empty lines a client may send before a
+   * request line): they begin the next request's header deadline, as its first byte would.
+   */
+  awaitingRequestLine = false;
   /** With `refused`: why. */
   refusal: Refusal | undefined;
   #head = '';
@@ -61,8 +68,12 @@ export class RequestFraming {
     // Empty lines before a request line are ignored, as servers must (RFC 9112 §2.2).
     if (this.phase === 'idle') {
       while (at < bytes.length && (bytes[at] === CR || bytes[at] === LF)) at++;
-      if (at === bytes.length) return at;
+      if (at === bytes.length) {
+        this.awaitingRequestLine ||= at > from;
+        return at;
+      }
       this.phase = 'headers';
+      this.awaitingRequestLine = false;
       this.requestsStarted++;
     }
     for (;;) {
@@ -87,6 +98,7 @@ export class RequestFraming {
   #headersDone(at: number): number {
     const head = this.#head;
     this.#head = '';
+    this.headersCompleted++;
     if ((head.match(/\nhost\s*:/gi)?.length ?? 0) > 1) {
       this.phase = 'refused';
       this.refusal = 'several-hosts';
@@ -102,7 +114,8 @@ export class RequestFraming {
     }
     const lengths = [...head.matchAll(/\ncontent-length\s*:([^\r\n]*)/gi)].map((m) => m[1].trim());
     if (lengths.length === 0) return this.#endRequest(at);
-    if (!lengths.every((value) => value === lengths[0]) || !/^\d{1,15}$/.test(lengths[0])) {
+    // Leading zeros are no part of the size (RFC 9110 reads the digits as a number), so `000…01` is 1.
+    if (!lengths.every((value) => value === lengths[0]) || !/^0*\d{1,15}$/.test(lengths[0])) {
       this.phase = 'opaque';
       return at;
     }

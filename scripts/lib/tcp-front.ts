@@ -74,10 +74,13 @@ export function serveFront(options: FrontOptions): { close(): void } {
 
   const deadline = (connection: Connection): number => {
     const { framing } = connection;
-    if (framing.phase === 'headers' || (framing.phase === 'idle' && framing.requestsStarted === 0)) {
+    if (
+      framing.phase === 'headers' || (framing.phase === 'idle' && (framing.requestsStarted === 0 || framing.awaitingRequestLine))
+    ) {
       return connection.requestStart + options.headerTimeoutMs;
     }
-    if (framing.phase === 'body') return connection.requestStart + options.requestTimeoutMs;
+    // A stream the front cannot follow gets the time of one request in all, however it drips.
+    if (framing.phase === 'body' || framing.phase === 'opaque') return connection.requestStart + options.requestTimeoutMs;
     if (framing.phase === 'refused') return connection.requestStart + DRAIN_MS;
     return connection.lastActivity + options.idleTimeoutMs;
   };
@@ -108,13 +111,15 @@ export function serveFront(options: FrontOptions): { close(): void } {
         if (read === null) break;
         const bytes = buffer.subarray(0, read);
         if (connection.framing.phase === 'refused') continue;
-        const started = connection.framing.requestsStarted;
+        const { requestsStarted: started, awaitingRequestLine: awaiting } = connection.framing;
         if (connection.framing.feed(bytes) === 'refused') {
           await refuse(connection);
           continue;
         }
         connection.lastActivity = Date.now();
-        if (connection.framing.requestsStarted > started && started > 0) {
+        // The next request's deadline runs from its first byte, a blank line before its request line included.
+        const { requestsStarted, awaitingRequestLine } = connection.framing;
+        if (started > 0 && (requestsStarted > started ? !awaiting : awaitingRequestLine && !awaiting)) {
           connection.requestStart = connection.lastActivity;
         }
         if (connection.upstream) {
@@ -122,7 +127,8 @@ export function serveFront(options: FrontOptions): { close(): void } {
           continue;
         }
         waiting.push(bytes.slice());
-        if (connection.framing.phase === 'headers' || connection.framing.requestsStarted === 0) continue;
+        // Handed over as soon as one request's headers are complete, even if half of the next came with it.
+        if (connection.framing.headersCompleted === 0) continue;
         connection.upstream = await Deno.connect({ transport: 'unix', path: options.upstream });
         // Closed by the sweep while connecting: close(connection) has already run without this socket.
         if (connection.closed) return connection.upstream.close();
@@ -197,9 +203,14 @@ export function serveFront(options: FrontOptions): { close(): void } {
 
   return {
     close() {
+      if (stopped) return;
       stopped = true;
       clearInterval(sweep);
-      listener.close();
+      try {
+        listener.close();
+      } catch {
+        // Already closed (the listener failed); the connections below still need closing.
+      }
       for (const connection of open) close(connection);
     },
   };

@@ -55,6 +55,21 @@ describe('where a request ends, so its deadline ends with it', () => {
     expect(completeRequests('\r\n\nGET / HTTP/1.1\nHost: x\n\n')).toEqual({ started: 1, phase: 'idle' });
   });
 
+  it('a Content-Length with leading zeros is its number, however many there are', () => {
+    expect(phases(`POST / HTTP/1.1\r\nContent-Length: ${'0'.repeat(20)}2\r\n\r\n{}`)).toEqual(['idle']);
+    expect(phases(`POST / HTTP/1.1\r\nContent-Length: ${'0'.repeat(20)}2\r\n\r\n{`)).toEqual(['body']);
+  });
+
+  it("blank lines between requests are told apart from silence, and a request's headers are counted complete", () => {
+    const framing = new RequestFraming();
+    framing.feed(bytes(GET));
+    expect([framing.headersCompleted, framing.awaitingRequestLine]).toEqual([1, false]);
+    framing.feed(bytes('\r'));
+    expect([framing.phase, framing.awaitingRequestLine]).toEqual(['idle', true]);
+    framing.feed(bytes('\nGET / HTTP/1.1\r\n'));
+    expect([framing.phase, framing.awaitingRequestLine, framing.headersCompleted]).toEqual(['headers', false, 1]);
+  });
+
   it('a stream it cannot follow is said to be so, not guessed at', () => {
     expect(phases('POST / HTTP/1.1\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n')).toEqual(['opaque']);
     expect(phases('POST / HTTP/1.1\r\nTransfer-Encoding: gzip\r\n\r\n')).toEqual(['opaque']);

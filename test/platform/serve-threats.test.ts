@@ -255,6 +255,41 @@ describe('unfinished connections', () => {
       expect(Date.now() - started).toBeLessThan(2_000);
     });
 
+    it('a complete request arriving with half of the next is answered at once; the half then meets its deadline', async () => {
+      const { socket, closed, received } = await connection(port);
+      socket.write('GET /console/config.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /console/config.json HTTP/1.1\r\nHo');
+      await sleep(500);
+      expect(received()).toMatch(/^HTTP\/1\.1 200/);
+      expect(await closed).toBeLessThan(2_000);
+    });
+
+    it('blank lines dripped between requests start the next header deadline rather than keeping the connection idle', async () => {
+      const { socket, closed, received } = await connection(port);
+      socket.write('GET /console/config.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      await sleep(300);
+      expect(received()).toMatch(/^HTTP\/1\.1 200/);
+      const started = Date.now();
+      const drip = setInterval(() => socket.write('\r'), 200);
+      await Promise.race([closed, sleep(5_000)]);
+      clearInterval(drip);
+      expect(Date.now() - started).toBeLessThan(2_000);
+    });
+
+    it('a stream the front cannot follow is closed once the request deadline passes, however it drips', async () => {
+      for (const opening of [
+        'POST /local/sign-in HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n1000000000000\r\n',
+        `POST /local/sign-in HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n1;${'e'.repeat(600)}`,
+      ]) {
+        const { socket, closed } = await connection(port);
+        socket.write(opening);
+        const drip = setInterval(() => socket.write(opening.includes(';') ? 'e' : 'a'), 200);
+        const ms = await Promise.race([closed, sleep(6_000).then(() => Infinity)]);
+        clearInterval(drip);
+        socket.destroy();
+        expect(ms, opening.slice(0, 80)).toBeLessThan(3_000);
+      }
+    });
+
     it('a slow but punctual client is answered, and an idle keep-alive connection is let go', async () => {
       const { socket, closed, received } = await connection(port);
       socket.write('POST /local/sign-in HTTP/1.1\r\nHost: 127.0.0.1\r\n');

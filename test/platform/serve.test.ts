@@ -1,3 +1,6 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startFunctions } from '../../scripts/lib/stack.mjs';
 import { call, dbUrl, tokens } from '../support/client.ts';
@@ -37,5 +40,23 @@ describe('the local functions server with a CORS allow-list', () => {
     expect(foreign.headers.get('vary')).toBe('Origin');
     const listed = await from('https://shop.example');
     expect(listed.headers.get('access-control-allow-origin')).toBe('https://shop.example');
+  });
+});
+
+describe('stopping the local functions server', () => {
+  it('two stop signals at once: it exits 0, nothing uncaught, and leaves no socket folder behind', async () => {
+    // A temporary folder of its own, so what it leaves there is its alone (under the one it may write to).
+    const temp = await mkdtemp(path.join(tmpdir(), 'store-stop-'));
+    try {
+      const functions = await startFunctions({ dbUrl, port: await freePort(), env: { TMPDIR: temp } });
+      expect(await readdir(temp)).toHaveLength(1);
+      process.kill(functions.pid!, 'SIGTERM');
+      process.kill(functions.pid!, 'SIGINT');
+      expect(await functions.exited).toEqual({ code: 0, signal: null });
+      expect(functions.output()).not.toMatch(/uncaught|error/i);
+      expect(await readdir(temp)).toEqual([]);
+    } finally {
+      await rm(temp, { recursive: true, force: true });
+    }
   });
 });
