@@ -12,8 +12,8 @@ import { freePort, prepareDatabase, startEmbeddedPostgres, startFunctions } from
 import { SERVICE_ROLE_KEY } from '../support/client.ts';
 
 const REQUEST_TIMEOUT_S = 2;
-/** The bound plus what a loaded 2-core machine may add to answer it. */
-const ANSWER_WITHIN_MS = REQUEST_TIMEOUT_S * 1000 + 2500;
+/** The bound plus a second: every request, whatever it waits for (a connection, a report slot), is answered by then. */
+const ANSWER_WITHIN_MS = REQUEST_TIMEOUT_S * 1000 + 1000;
 const STALL_MS = 7000;
 
 let dir: string;
@@ -69,6 +69,9 @@ function requests(): [string, string, RequestInit][] {
     ['products', 'products', { headers: auth }],
     ['campaigns', 'campaigns', { headers: auth }],
     ['anonymous health', 'business-health-analytics', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }],
+    // More reports than the function computes at once (REPORT_SLOTS): the rest wait for a slot, within the bound.
+    ...Array.from({ length: 3 }, (): [string, string, RequestInit] =>
+      ['health', 'business-health-analytics', { method: 'POST', body: '{}', headers: auth }]),
     ['stock-in', 'stock-in', {
       method: 'POST',
       headers: { ...auth, 'idempotency-key': `stall-${++stockIns}` },
@@ -88,7 +91,8 @@ describe('a stalled database', () => {
   it('answers 503 with Retry-After within the request timeout while PostgreSQL is stopped, serves again once it resumes, and applies every acknowledged write', async () => {
     const before = await Promise.all(requests().map(send));
     expect(before.map((a) => [a.name, a.status])).toEqual([
-      ['catalogue', 200], ['products', 200], ['campaigns', 200], ['anonymous health', 200], ['stock-in', 201],
+      ['catalogue', 200], ['products', 200], ['campaigns', 200], ['anonymous health', 200],
+      ['health', 200], ['health', 200], ['health', 200], ['stock-in', 201],
     ]);
 
     const stopped = await serverProcesses();
@@ -104,13 +108,13 @@ describe('a stalled database', () => {
       for (const pid of stopped) process.kill(pid, 'SIGCONT');
     }
     const resumedAt = Date.now();
-    expect(during.length).toBeGreaterThanOrEqual(20);
     for (const answer of during) {
       expect(answer.status, answer.name).toBe(503);
       expect(Number(answer.retryAfter), answer.name).toBeGreaterThan(0);
       expect(answer.ms, answer.name).toBeLessThan(ANSWER_WITHIN_MS);
       expect(JSON.stringify(answer.body), answer.name).toContain('SERVICE_UNAVAILABLE');
     }
+    expect(during.length).toBeGreaterThanOrEqual(20);
     const catalogue = during.find((a) => a.name === 'catalogue')!;
     expect(catalogue.body).toMatchObject({ success: false, error_code: 'SERVICE_UNAVAILABLE' });
 
@@ -121,7 +125,7 @@ describe('a stalled database', () => {
       if (after.every((a) => a.status < 300)) break;
     }
     const servingAgainMs = Date.now() - resumedAt;
-    expect(after.map((a) => a.status)).toEqual([200, 200, 200, 200, 201]);
+    expect(after.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
     acknowledged.push(...after.filter((a) => a.status === 201).map((a) => a.body.inventory_id));
 
     const sql = postgres(database.url, { max: 1, onnotice: () => {} });

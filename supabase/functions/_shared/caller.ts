@@ -5,6 +5,15 @@
 import type { JWTPayload } from 'jose';
 
 export type Caller =
-  | { kind: 'anonymous'; role: 'anon'; userId: null; claims: JWTPayload }
-  | { kind: 'user'; role: 'authenticated'; userId: string; claims: JWTPayload }
-  | { kind: 'service'; role: 'service_role'; userId: null; claims: JWTPayload };
+  & (
+    | { kind: 'anonymous'; role: 'anon'; userId: null; claims: JWTPayload }
+    | { kind: 'user'; role: 'authenticated'; userId: string; claims: JWTPayload }
+    | { kind: 'service'; role: 'service_role'; userId: null; claims: JWTPayload }
+  )
+  & {
+    /**
+     * When the request must be answered by (ms since the epoch), set as it is served: its transaction and
+     * every other wait on the database count toward this one bound rather than each starting its own.
+     */
+    answerBy?: number;
+  };

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import type { Access, Authenticator } from './auth.ts';
 import type { Caller } from './caller.ts';
-import { type Database, DatabaseError } from './db.ts';
+import { type Database, DatabaseError, DatabaseStalled, translateDatabaseError } from './db.ts';
 import { ApiError, type Area } from './errors.ts';
 import { concurrencyLimit, enforceRateLimit, type RateLimits } from './limits.ts';
 import { openApiDocument, type RouteDoc } from './openapi.ts';
@@ -224,15 +224,22 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
         );
       }
       const route = found.r;
-      const caller = await deps.auth.authenticate(req, route.access, area);
-      const run = async () => {
-        if (route.rateLimit) {
-          await enforceRateLimit(deps.db, area, caller, req.headers, route.rateLimit, deps.trustedProxyHops);
-        }
-        const handle = await route.parse({ req, url, caller, params: found.params! }, area);
-        return route.gate ? route.gate(handle) : handle();
-      };
-      return respond(await (route.log ? logged(deps.db, spec.name, run) : run()));
+      // One bound from here to the answer, whatever the request waits on: the user's standing, its rate-limit
+      // row, a report slot, its transaction.
+      const reply = await deps.db.withinBound(async (answerBy) => {
+        const caller: Caller = { ...await deps.auth.authenticate(req, route.access, area), answerBy };
+        const run = async () => {
+          if (route.rateLimit) {
+            await enforceRateLimit(deps.db, area, caller, req.headers, route.rateLimit, deps.trustedProxyHops);
+          }
+          const handle = await route.parse({ req, url, caller, params: found.params! }, area);
+          return route.gate ? route.gate(handle) : handle();
+        };
+        return await (route.log ? logged(deps.db, spec.name, run) : run());
+      }).catch((error) => {
+        throw error instanceof DatabaseStalled ? translateDatabaseError(error, area) : error;
+      });
+      return respond(reply);
     } catch (error) {
       return respond(errorReply(error, area));
     }

@@ -30,6 +30,7 @@ export async function enforceRateLimit(
   try {
     [outcome] = await db.bounded(
       db.sql<typeof outcome[]>`select * from private.hit_rate_limit(${bucket.key}, ${bucket.limit})`,
+      caller.answerBy,
     );
   } catch (error) {
     throw translateDatabaseError(error, area);
