@@ -9,9 +9,15 @@ const handler = () => new Response(body, { headers: { 'content-type': 'applicati
 const port = Number(Deno.env.get('PORT'));
 
 if (Deno.env.get('BEHIND_FRONT')) {
-  const upstream = `${await Deno.makeTempDir({ prefix: 'http-ceiling-' })}/http.sock`;
+  const folder = await Deno.makeTempDir({ prefix: 'http-ceiling-' });
+  const upstream = `${folder}/http.sock`;
   Deno.serve({ path: upstream, onListen: () => {} }, handler);
   serveFront({ hostname: '127.0.0.1', port, upstream, ...timeoutsFromEnv() });
+  // The bench ends this process with SIGTERM: the socket's folder goes with it, not left in the temp folder.
+  Deno.addSignalListener('SIGTERM', () => {
+    Deno.removeSync(folder, { recursive: true });
+    Deno.exit(0);
+  });
 } else {
   Deno.serve({ port, hostname: '127.0.0.1', onListen: () => {} }, handler);
 }

@@ -184,7 +184,9 @@ async function httpCeiling({ behindFront = false } = {}) {
     }
     return await runAutocannon(`http://127.0.0.1:${port}`, [{ method: 'GET', path: '/' }]);
   } finally {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill();
+    await exited;
   }
 }
 

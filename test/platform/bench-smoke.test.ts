@@ -1,5 +1,6 @@
 // `npm run bench -- --smoke` end to end, so the harness keeps working between full runs.
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../scripts/lib/stack.mjs';
@@ -8,8 +9,12 @@ import { runSmoke } from '../support/bench.ts';
 
 describe('the benchmark harness', () => {
   it('measures every scenario beside its ceilings and writes the report', async () => {
+    const ceilingFolders = async () => (await readdir(tmpdir())).filter((name) => name.startsWith('http-ceiling-'));
+    const foldersBefore = await ceilingFolders();
     const { code, output } = await runSmoke('bench/run.mjs');
     expect(code, output).toBe(0);
+    // The HTTP ceiling's socket folder goes with its server.
+    expect((await ceilingFolders()).filter((name) => !foldersBefore.includes(name))).toEqual([]);
     const report = JSON.parse(await readFile(path.join(ROOT, 'bench/results/smoke.json'), 'utf8'));
     expect(report.mode).toBe('smoke');
     expect(report.http_ceiling.requests_per_sec).toBeGreaterThan(0);
