@@ -6,8 +6,9 @@
 // generated in PostgreSQL by set-based inserts (generate_series and a seeded hash), in batches so a
 // progress bar can follow. The same seed and as-of day give the same rows; ids derive from the seed, so
 // running it again adds nothing. Writes into DATABASE_URL, or the database of the local `npm start`
-// (port DB_PORT, 54322 unless set), and says which before it writes. A store that already has orders is
-// left alone unless --append asks to add to it: a run meant for another stack must not fill this one.
+// (port DB_PORT, 54322 unless set), and says which before it writes. A store that already has orders of its
+// own (beyond the built-in seed's demo shoppers, which a fresh install has) is left alone unless --append asks
+// to add to it: a run meant for another stack must not fill this one.
 import postgres from 'postgres';
 
 const DEFAULT_URL = `postgresql://postgres:postgres@127.0.0.1:${process.env.DB_PORT ?? 54322}/postgres`;
@@ -51,7 +52,11 @@ function parseArgs(argv) {
   };
 }
 
-/** The rows of the tables the generator writes, to say what a run added. */
+/**
+ * The rows of the tables the generator writes, to say what a run added, and the store's own orders: those
+ * of customers other than the built-in seed's forty demo shoppers (`shopper<n>@example.com`,
+ * supabase/seeds/03-campaigns.sql), which every fresh install has and which are no one's real data.
+ */
 async function rowCounts(url) {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
@@ -59,7 +64,10 @@ async function rowCounts(url) {
       select (select count(*) from public.customers)::int as customers, (select count(*) from public.orders)::int as orders,
              (select count(*) from public.support_tickets)::int as tickets,
              (select count(*) from public.products)::int as products`;
-    return counts;
+    const [{ own }] = await sql`
+      select count(*)::int as own from public.orders o join public.customers c on c.id = o.customer_id
+      where c.email !~ '^shopper[0-9]+@example[.]com$'`;
+    return { counts, ownOrders: own };
   } finally {
     await sql.end();
   }
@@ -237,16 +245,16 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   try {
     const options = parseArgs(process.argv.slice(2));
     const started = performance.now();
-    const before = await rowCounts(url);
-    if (before.orders > 0 && !options.append) {
+    const { counts: before, ownOrders } = await rowCounts(url);
+    if (ownOrders > 0 && !options.append) {
       throw new Error(
-        `The store at ${target} already has ${before.orders} orders; nothing was written. ` +
+        `The store at ${target} already has ${ownOrders} orders; nothing was written. ` +
           'Add --append to add the demo data to them, or point DATABASE_URL (or DB_PORT) at another database.',
       );
     }
     console.error(`Writing the demo store into ${target}`);
     await seedDemo(url, options);
-    const after = await rowCounts(url);
+    const { counts: after } = await rowCounts(url);
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     const added = Object.entries(after).map(([table, count]) => `${count - before[table]} ${table}`).join(', ');
     const nothing = Object.keys(after).every((table) => after[table] === before[table]);

@@ -11,6 +11,8 @@ import { seedDemo } from '../../scripts/seed-demo.mjs';
 import { scratchDatabase } from '../support/client.ts';
 
 const scratch = scratchDatabase('health_demo');
+/** A new install's database: the migrations and the built-in seed, demo shoppers' orders included. */
+const fresh = scratchDatabase('health_demo_fresh');
 const url = scratch.url;
 let sql: postgres.Sql;
 
@@ -58,6 +60,25 @@ describe('seed:demo', () => {
     expect(stdout).toMatch(/Added 60 customers, 400 orders, 40 tickets, 25 products/);
     expect(stdout + stderr).not.toContain('postgres:postgres@');
     expect(await fingerprint()).toMatchObject({ customers: 60, orders: 400, tickets: 40, products: 25, movements: 50 });
+  });
+
+  it("runs as the README shows it on a fresh install: the built-in seed's orders are not the store's own", async () => {
+    await fresh.createMigrated();
+    const probe = postgres(fresh.url, { max: 1, onnotice: () => {} });
+    try {
+      const [{ seeded }] = await probe`select count(*)::int as seeded from public.orders`;
+      expect(seeded).toBeGreaterThan(0);
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['scripts/seed-demo.mjs', '--orders', '50', '--customers', '10', '--tickets', '5', '--products', '20'],
+        { env: { ...process.env, DATABASE_URL: fresh.url } },
+      );
+      expect(stdout).toMatch(/Added 10 customers, 50 orders/);
+      const [{ orders }] = await probe`select count(*)::int as orders from public.orders`;
+      expect(orders).toBe(seeded + 50);
+    } finally {
+      await probe.end();
+    }
   });
 
   it('refuses to add to a store that already has orders unless --append; says so when a rerun adds nothing', async () => {
