@@ -244,11 +244,17 @@ describe('unfinished connections', () => {
       expect(ms).toBeLessThan(3_000);
     });
 
+    /** A connection whose first request, written whole, has been answered 200 `ms` later. */
+    async function answeredOnce(ms: number) {
+      const opened = await connection(port);
+      opened.socket.write('GET /console/config.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      await sleep(ms);
+      expect(opened.received()).toMatch(/^HTTP\/1\.1 200/);
+      return opened;
+    }
+
     it('after an answered request, half of the next one is closed too, counting from its first byte', async () => {
-      const { socket, closed, received } = await connection(port);
-      socket.write('GET /console/config.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-      await sleep(1_500);
-      expect(received()).toMatch(/^HTTP\/1\.1 200/);
+      const { socket, closed } = await answeredOnce(1_500);
       const started = Date.now();
       socket.write('GET /console/config.json HTTP/1.1\r\n');
       await closed;
@@ -264,10 +270,7 @@ describe('unfinished connections', () => {
     });
 
     it('blank lines dripped between requests start the next header deadline rather than keeping the connection idle', async () => {
-      const { socket, closed, received } = await connection(port);
-      socket.write('GET /console/config.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-      await sleep(300);
-      expect(received()).toMatch(/^HTTP\/1\.1 200/);
+      const { socket, closed } = await answeredOnce(300);
       const started = Date.now();
       const drip = setInterval(() => socket.write('\r'), 200);
       await Promise.race([closed, sleep(5_000)]);
