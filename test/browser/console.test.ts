@@ -113,7 +113,9 @@ describe.skipIf(!hasChromium)(
     it('offers the local-only sign-in, labelled as such, and signs in as the demo admin', async () => {
       step = 'sign-in';
       await page.goto(base);
-      expect(await page.getByText('Local stack only.').isVisible()).toBe(true);
+      // Shown once the page has read its configuration, after the load event: waited for, not sampled (a
+      // loaded machine sampled it too early once, and every later step ran signed out).
+      await page.getByText('Local stack only.').waitFor({ state: 'visible', timeout: 10_000 });
       await shot(page, '0-sign-in');
       expect(await axeViolations(page)).toEqual([]);
       await signIn(page, base, 'admin');
