@@ -1,4 +1,4 @@
-// npm run bench [-- --smoke] [--duration S] [--connections N] [--scale] [--only PATTERN]
+// npm run bench [-- --smoke] [--duration S] [--connections N] [--scale] [--only PATTERN] [--front off]
 //
 // Starts the stack on a generated data set (generated once into .data/bench and reused), then for each
 // scenario measures the endpoint over HTTP with autocannon beside its ceilings measured in the same
@@ -31,8 +31,12 @@ const { values } = parseArgs({
     // Only the scenarios whose name matches this regular expression (case-insensitive), to compare two
     // states of one scenario without the whole run; the results files are then not written.
     only: { type: 'string' },
+    // `off` serves the functions without the local server's TCP front (scripts/lib/tcp-front.ts), so two
+    // runs, on and off, show what the front costs each request in Deno CPU.
+    front: { type: 'string', default: 'on' },
   },
 });
+if (!['on', 'off'].includes(values.front)) throw new Error(`--front is on or off, not ${values.front}`);
 const smoke = values.smoke;
 const duration = Number(values.duration ?? (smoke ? 1 : 10));
 // A smoke run measures a fixed number of requests instead of a time, so a slow scenario on a loaded
@@ -182,7 +186,11 @@ async function httpCeiling({ behindFront = false } = {}) {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
-    return await runAutocannon(`http://127.0.0.1:${port}`, [{ method: 'GET', path: '/' }]);
+    // The CPU the ceiling's Deno spent per request: behind the front less bare is what the front costs.
+    const before = treeCpuMs(child.pid);
+    const result = await runAutocannon(`http://127.0.0.1:${port}`, [{ method: 'GET', path: '/' }]);
+    const deno = before === undefined || !result.requests ? null : (treeCpuMs(child.pid) - before) / result.requests;
+    return { ...result, cpu_ms_per_request: { deno } };
   } finally {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill();
@@ -208,7 +216,11 @@ async function openStack(dataset = DATASET, dir = 'bench') {
     await prepareDatabase(database.url);
     await ensureDataset(database.url, dataset, dir);
     const context = await benchContext(database.url);
-    const functions = await startFunctions({ dbUrl: database.url, port: await freePort(), env: { DB_POOL_SIZE: String(POOL_SIZE) } });
+    const functions = await startFunctions({
+      dbUrl: database.url,
+      port: await freePort(),
+      env: { DB_POOL_SIZE: String(POOL_SIZE), ...(values.front === 'off' ? { HTTP_FRONT: 'off' } : {}) },
+    });
     const tokens = {
       admin: await mintToken({ role: 'authenticated', sub: DEMO_ADMIN_ID, expiresIn: '2h' }),
       service: SERVICE_ROLE_KEY,
@@ -286,6 +298,7 @@ async function benchmark() {
       connections,
       duration_seconds: duration,
       pool_size: POOL_SIZE,
+      front: values.front,
       dataset: DATASET,
       http_ceiling: http,
       http_ceiling_behind_front: httpBehindFront,
@@ -351,13 +364,13 @@ function scaleMarkdown(report) {
 
 function markdown(report) {
   const n = (value, digits = 0) => Number(value).toFixed(digits);
-  const cpu = (value) => (value === null || value === undefined ? '–' : Number(value).toFixed(2));
+  const cpu = (value, digits = 2) => (value === null || value === undefined ? '–' : Number(value).toFixed(digits));
   const lines = [
     `# Benchmarks (${report.mode}, ${report.generated_at})`,
     '',
     `Concurrency ${report.connections}, ${report.mode === 'smoke' ? `${SMOKE_REQUESTS} requests` : `${report.duration_seconds} s`} per measurement, pool ${report.pool_size}; data set ${JSON.stringify(report.dataset)}.`,
-    `HTTP ceiling (bare Deno.serve): ${n(report.http_ceiling.requests_per_sec)} req/s, p50 ${n(report.http_ceiling.p50, 1)} ms, p99 ${n(report.http_ceiling.p99, 1)} ms.`,
-    `HTTP ceiling behind the TCP front (the local server's deadlines): ${n(report.http_ceiling_behind_front.requests_per_sec)} req/s, p50 ${n(report.http_ceiling_behind_front.p50, 1)} ms, p99 ${n(report.http_ceiling_behind_front.p99, 1)} ms.`,
+    `HTTP ceiling (bare Deno.serve): ${n(report.http_ceiling.requests_per_sec)} req/s, p50 ${n(report.http_ceiling.p50, 1)} ms, p99 ${n(report.http_ceiling.p99, 1)} ms, Deno CPU ${cpu(report.http_ceiling.cpu_ms_per_request.deno, 3)} ms/req.`,
+    `HTTP ceiling behind the TCP front (the local server's deadlines): ${n(report.http_ceiling_behind_front.requests_per_sec)} req/s, p50 ${n(report.http_ceiling_behind_front.p50, 1)} ms, p99 ${n(report.http_ceiling_behind_front.p99, 1)} ms, Deno CPU ${cpu(report.http_ceiling_behind_front.cpu_ms_per_request.deno, 3)} ms/req.`,
     '',
     `| scenario | req/s | p50 ms | p99 ms | non-2xx | Deno CPU ms/req | PG CPU ms/req | DB ceiling req/s | DB p50 ms | DB p99 ms | ratio to DB ceiling | ratio to HTTP ceiling | c=1 p50 ms | c=1 p99 ms | c=1 DB p50 ms |`,
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',

@@ -357,12 +357,18 @@ function listen() {
 
 listen();
 
-const front = serveFront({
-  hostname: Deno.env.get('HOSTNAME') ?? '127.0.0.1',
-  port: Number(Deno.env.get('PORT') ?? 54321),
-  upstream: socketPath,
-  ...timeoutsFromEnv(),
-});
+const hostname = Deno.env.get('HOSTNAME') ?? '127.0.0.1';
+const port = Number(Deno.env.get('PORT') ?? 54321);
+// HTTP_FRONT=off serves the public port with Deno's server alone, without the front's deadlines: for
+// `npm run bench -- --front off` to measure what the front costs, never to serve anyone.
+const front = Deno.env.get('HTTP_FRONT') === 'off'
+  ? bareServer(hostname, port)
+  : serveFront({ hostname, port, upstream: socketPath, ...timeoutsFromEnv() });
+
+function bareServer(hostname: string, port: number): { close(): void } {
+  const bare = Deno.serve({ hostname, port, onListen: () => {} }, route);
+  return { close: () => void bare.shutdown() };
+}
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   Deno.addSignalListener(signal, async () => {
