@@ -5,14 +5,14 @@
 
 create or replace function private.now()
 returns timestamptz
-language sql stable set search_path = '' as $$
-  select pg_catalog.now() + coalesce(nullif(pg_catalog.current_setting('store.clock_offset', true), '')::interval, interval '0')
+language sql stable as $$
+  select pg_catalog.now() + coalesce(nullif(pg_catalog.current_setting('store.clock_offset', true), '')::pg_catalog.interval, '0'::pg_catalog.interval)
 $$;
 
 create or replace function private.clock_timestamp()
 returns timestamptz
-language sql set search_path = '' as $$
-  select pg_catalog.clock_timestamp() + coalesce(nullif(pg_catalog.current_setting('store.clock_offset', true), '')::interval, interval '0')
+language sql as $$
+  select pg_catalog.clock_timestamp() + coalesce(nullif(pg_catalog.current_setting('store.clock_offset', true), '')::pg_catalog.interval, '0'::pg_catalog.interval)
 $$;
 
 revoke execute on function private.now(), private.clock_timestamp() from public, anon;

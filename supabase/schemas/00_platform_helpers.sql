@@ -25,18 +25,21 @@ grant usage on schema private to authenticated, service_role;
 -- from here, never from now() or clock_timestamp() directly, so the test suite can run the whole store at
 -- a chosen moment: `npm run test:at` starts PostgreSQL with `store.clock_offset` (an interval) and the
 -- functions and the tests with the same offset (docs/architecture.md, "The clock"). Unset, as everywhere
--- but there, it is now() itself.
+-- but there, it is now() itself. No `set search_path` (every name in it is qualified): a function with one
+-- is called, GUCs saved and restored, where this one is inlined into the query that reads it. Two column
+-- defaults per order cost 45 µs more per insert through a call than inlined (measured, 3,000 inserts).
+-- The two clock functions are the only ones the house style lets go without it.
 create or replace function private.now()
 returns timestamptz
-language sql stable set search_path = '' as $$
-  select pg_catalog.now() + coalesce(nullif(pg_catalog.current_setting('store.clock_offset', true), '')::interval, interval '0')
+language sql stable as $$
+  select pg_catalog.now() + coalesce(nullif(pg_catalog.current_setting('store.clock_offset', true), '')::pg_catalog.interval, '0'::pg_catalog.interval)
 $$;
 
 -- clock_timestamp() on the same clock: the moment of the call, not of the transaction's start.
 create or replace function private.clock_timestamp()
 returns timestamptz
-language sql set search_path = '' as $$
-  select pg_catalog.clock_timestamp() + coalesce(nullif(pg_catalog.current_setting('store.clock_offset', true), '')::interval, interval '0')
+language sql as $$
+  select pg_catalog.clock_timestamp() + coalesce(nullif(pg_catalog.current_setting('store.clock_offset', true), '')::pg_catalog.interval, '0'::pg_catalog.interval)
 $$;
 
 revoke execute on function private.now(), private.clock_timestamp() from public, anon;
