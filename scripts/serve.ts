@@ -19,7 +19,7 @@ type Handler = (req: Request) => Promise<Response>;
 
 // No proxy stands in front of the local server, so no X-Forwarded-For hop is trusted unless TRUSTED_PROXY_HOPS
 // says one does (a deployed function trusts one: Supabase's gateway).
-const deps: Dependencies = { ...dependenciesFromEnv(), trustedProxyHops: Number(Deno.env.get('TRUSTED_PROXY_HOPS') ?? 0) };
+const deps = dependenciesFromEnv({ trustedProxyHops: 0 });
 const functionsDir = new URL('../supabase/functions/', import.meta.url);
 
 // Every folder under supabase/functions with an index.ts is a function, as for `supabase functions

@@ -172,19 +172,10 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
     }
   }
 
-  async function withinBound<T>(work: (answerBy: number) => Promise<T>): Promise<T> {
-    const bound = requestTimeout * 1000;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new DatabaseStalled(requestTimeout)), bound);
-    });
-    const running = work(Date.now() + bound);
-    running.catch(() => {});
-    try {
-      return await Promise.race([running, expired]);
-    } finally {
-      clearTimeout(timer);
-    }
+  /** The whole request raced against its bound; what it awaits inside gets the same moment as `answerBy`. */
+  function withinBound<T>(work: (answerBy: number) => Promise<T>): Promise<T> {
+    const answerBy = Date.now() + requestTimeout * 1000;
+    return withDeadline(() => work(answerBy), answerBy);
   }
 
   // Named prepared statements live on one server connection; a transaction-mode pooler (PgBouncer, Supavisor)

@@ -3,7 +3,11 @@ import { createAuthenticator, userStandingFromDatabase } from './auth.ts';
 import { createDatabase } from './db.ts';
 import type { Dependencies } from './http.ts';
 
-export function dependenciesFromEnv(): Dependencies {
+/**
+ * `trustedProxyHops` is the default when TRUSTED_PROXY_HOPS is unset: one, Supabase's gateway, for a deployed
+ * function; the local server, with no proxy in front, passes none.
+ */
+export function dependenciesFromEnv({ trustedProxyHops = 1 }: { trustedProxyHops?: number } = {}): Dependencies {
   const env = (name: string) => Deno.env.get(name) || undefined;
   const dbUrl = env('SUPABASE_DB_URL') ?? env('DATABASE_URL');
   if (!dbUrl) throw new Error('SUPABASE_DB_URL is not set');
@@ -22,6 +26,6 @@ export function dependenciesFromEnv(): Dependencies {
       userStanding: userStandingFromDatabase(db),
     }),
     allowedOrigins: !origins || origins === '*' ? '*' : origins.split(',').map((origin) => origin.trim()),
-    trustedProxyHops: Number(env('TRUSTED_PROXY_HOPS') ?? 1),
+    trustedProxyHops: Number(env('TRUSTED_PROXY_HOPS') ?? trustedProxyHops),
   };
 }
