@@ -88,7 +88,7 @@ async function ensureDataset(url, dataset = DATASET, dir = 'bench') {
     return;
   }
   log(`Generating the data set: ${wanted}`);
-  await seedDemo(url, { ...dataset, asOf: new Date().toISOString().slice(0, 10) }, { quiet: smoke });
+  await seedDemo(url, dataset, { quiet: smoke });
   log('Products and lots…');
   await generateInventory(url, dataset);
   log('Campaigns…');

@@ -39,8 +39,9 @@ function parseArgs(argv) {
   };
   if (options.orders === undefined) throw new Error(`--orders is required\n${USAGE}`);
   const orders = integer('orders');
-  const asOf = options['as-of'] ?? new Date().toISOString().slice(0, 10);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(asOf)) throw new Error('--as-of must be YYYY-MM-DD');
+  // Unset: the store's today, which only the database knows (seedDemo asks it).
+  const asOf = options['as-of'] ?? null;
+  if (asOf !== null && !/^\d{4}-\d{2}-\d{2}$/.test(asOf)) throw new Error('--as-of must be YYYY-MM-DD');
   return {
     orders,
     seed: integer('seed', 1),
@@ -104,7 +105,10 @@ export async function seedDemo(url, { orders, seed, customers, tickets, products
     await sql`
       create or replace function pg_temp.demo_uuid(seed integer, kind text, n bigint) returns uuid
       language sql immutable as $$ select md5('demo:' || seed || ':' || kind || ':' || n)::uuid $$`;
-    const anchor = `${asOf}T00:00:00Z`;
+    // The as-of day is a store day: the data ends at its midnight in the store's zone.
+    const [{ anchor }] = asOf == null
+      ? await sql`select private.store_day_start(private.store_today()) as anchor`
+      : await sql`select private.store_day_start(${asOf}::date) as anchor`;
 
     await inBatches('customers', customers, (from, to) => sql`
       insert into public.customers (id, email, name, created_at)
@@ -261,8 +265,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     console.log(
       nothing
         ? `Nothing to add: the store at ${target} already holds the demo data of seed ${options.seed} as of ` +
-          `${options.asOf}.`
-        : `Added ${added} (seed ${options.seed}, as of ${options.asOf}) to ${target} in ${seconds} s.`,
+          `${options.asOf ?? "the store's today"}.`
+        : `Added ${added} (seed ${options.seed}, as of ${options.asOf ?? "the store's today"}) to ${target} in ${seconds} s.`,
     );
   } catch (error) {
     console.error(error.message ?? error);

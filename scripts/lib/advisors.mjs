@@ -6,14 +6,15 @@ import { supabaseCli } from './stack.mjs';
 // busy one the answer depends on the workload. Everything else is a finding.
 const TRAFFIC_DEPENDENT = new Set(['unused_index']);
 
-// The store's clock (`private.now()`, `private.clock_timestamp()` in 00_platform_helpers.sql) pins no
-// search_path on purpose: a function that sets one is never inlined, and every order would pay a call for
-// each of its time defaults. Every name in them is schema-qualified, so the search_path cannot change what
-// they call, which is the risk this lint is about.
-const INLINED_CLOCK = new Set(['now', 'clock_timestamp']);
+// The store's clock (`private.now()`, `private.clock_timestamp()` in 00_platform_helpers.sql) and its day
+// (`private.store_time_zone()`, `store_day`, `store_day_start`, `store_today`) pin no search_path on
+// purpose: a function that sets one is never inlined, and every order would pay a call for each of its time
+// defaults and its stored day. Every name in them is schema-qualified, so the search_path cannot change
+// what they call, which is the risk this lint is about.
+const INLINED = new Set(['now', 'clock_timestamp', 'store_time_zone', 'store_day', 'store_day_start', 'store_today']);
 const accepted = (finding) =>
   finding.name === 'function_search_path_mutable' && finding.metadata?.schema === 'private' &&
-  INLINED_CLOCK.has(finding.metadata?.name);
+  INLINED.has(finding.metadata?.name);
 
 export async function advisorFindings(url) {
   const output = await supabaseCli(['db', 'advisors', `--remote=${url}`, '--type', 'all', '--level', 'info', '-o', 'json'], {

@@ -46,6 +46,47 @@ revoke execute on function private.now(), private.clock_timestamp() from public,
 
 grant execute on function private.now(), private.clock_timestamp() to authenticated, service_role;
 
+-- The store's time zone, an IANA name: every day the back office computes (an order's day, a day's
+-- revenue, the days a campaign counts on, "today") is a day there, as the staff live it; instants stay
+-- instants (ISO 8601 in UTC on the API). This line is the one place it is written. To change it for a
+-- running store, call private.change_store_time_zone (60_store_days.sql), which rewrites this function and
+-- every day derived from it; a new store edits this line (docs/architecture.md, "The store's day").
+-- Immutable because order_date is a stored column computed from it; no `set search_path`, like the clock
+-- below, so it is inlined and folded to a constant where it is read.
+create or replace function private.store_time_zone()
+returns text
+language sql immutable parallel safe as $$
+  select 'Asia/Taipei'::text
+$$;
+
+-- The store's day an instant falls on.
+create or replace function private.store_day(instant timestamptz)
+returns date
+language sql immutable parallel safe as $$
+  select pg_catalog.date(pg_catalog.timezone(private.store_time_zone(), instant))
+$$;
+
+-- The instant a store day begins (its midnight there; a day in a zone with daylight saving may last 23 or
+-- 25 hours).
+create or replace function private.store_day_start(day date)
+returns timestamptz
+language sql immutable parallel safe as $$
+  select pg_catalog.timezone(private.store_time_zone(), day::pg_catalog.timestamp)
+$$;
+
+-- Today, in the store, by the database's clock.
+create or replace function private.store_today()
+returns date
+language sql stable parallel safe as $$
+  select private.store_day(private.now())
+$$;
+
+revoke execute on function private.store_time_zone(), private.store_day(timestamptz), private.store_day_start(date),
+  private.store_today() from public, anon;
+
+grant execute on function private.store_time_zone(), private.store_day(timestamptz), private.store_day_start(date),
+  private.store_today() to authenticated, service_role;
+
 -- Names sorted as people read them: "Product 2" before "Product 10" (ICU's numeric ordering), the same
 -- for every language; lists that sort by a name or code use it.
 create collation if not exists private.natural_order (provider = icu, locale = 'und-u-kn-true');

@@ -1,6 +1,7 @@
 -- Customers and orders: shared by campaign attribution (revenue per day) and business health (RFM,
 -- completion and on-time rates). Raw rows are for administrators; a signed-in customer sees only their
--- own profile and orders. Days are UTC days: `order_date` is derived once, by the database.
+-- own profile and orders. Days are the store's days (private.store_day): `order_date` is derived once, by the
+-- database.
 
 create table public.customers (
   id uuid primary key default gen_random_uuid(),
@@ -25,7 +26,7 @@ create table public.orders (
   total_amount numeric(12, 2) not null constraint orders_total_amount_not_negative check (total_amount >= 0),
   item_count integer not null default 1 constraint orders_item_count_positive check (item_count > 0),
   ordered_at timestamptz not null default private.now(),
-  order_date date generated always as ((ordered_at at time zone 'UTC')::date) stored,
+  order_date date generated always as (private.store_day(ordered_at)) stored,
   -- The delivery date promised at checkout: on time means delivered by then.
   promised_at timestamptz,
   shipped_at timestamptz,

@@ -8,6 +8,7 @@ import { freePort, startFunctions } from '../../scripts/lib/stack.mjs';
 import { seedDemo } from '../../scripts/seed-demo.mjs';
 import { createUser, scratchDatabase, tokens } from '../support/client.ts';
 import { contractViolation } from '../support/openapi.ts';
+import { storeToday } from '../support/store-day.ts';
 
 const scratch = scratchDatabase('health_figures');
 let functions: Awaited<ReturnType<typeof startFunctions>>;
@@ -24,7 +25,7 @@ async function get(path: string, token: string | null = tokens.admin) {
 
 beforeAll(async () => {
   await scratch.createMigrated();
-  await seedDemo(scratch.url, { orders: 1500, seed: 11, customers: 150, tickets: 120, products: 10, asOf: new Date().toISOString().slice(0, 10) }, { quiet: true });
+  await seedDemo(scratch.url, { orders: 1500, seed: 11, customers: 150, tickets: 120, products: 10, asOf: storeToday() }, { quiet: true });
   // Orders cancelled, refunded and completed inside the current window, and one placed an hour ago.
   sql = postgres(scratch.url, { max: 2, onnotice: () => {}, types: { numeric: { to: 1700, from: [1700], serialize: String, parse: Number } } as never });
   await sql`

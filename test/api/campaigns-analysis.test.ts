@@ -2,11 +2,11 @@
 // calendar and the two analyses over a range of days (at most 366), future days included, agreeing with
 // the attribution endpoint (calculate_campaign_attributions) for every day they list; the range rules.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { addDays, campaignIn, freshDay, todayUtc } from '../support/campaigns.ts';
+import { addDays, campaignIn, freshDay, storeToday } from '../support/campaigns.ts';
 import { asRole, call, database, DEMO_ADMIN_ID, tokens } from '../support/client.ts';
 
 const sql = database();
-const today = todayUtc();
+const today = storeToday();
 const ROUTES = ['calendar', 'collaboration', 'revenue-attribution'] as const;
 
 const dayList = (from: string, to: string) => {

@@ -2,10 +2,10 @@
 // not call supabase.rpc. It must answer exactly what the database function answers for the caller.
 import { describe, expect, it } from 'vitest';
 import { asRole, call, database, DEMO_ADMIN_ID, tokens } from '../support/client.ts';
-import { attributions, freshDay, withActiveCampaigns } from '../support/campaigns.ts';
+import { attributions, freshDay, storeToday, withActiveCampaigns } from '../support/campaigns.ts';
 
 const sql = database();
-const today = new Date().toISOString().slice(0, 10);
+const today = storeToday();
 
 describe('the attribution endpoint', () => {
   it("answers the database function's result for the date and amount", async () => {

@@ -18,12 +18,13 @@ import { CHROMIUM, launchChromium, measureFirstLoad, measureScreens, SCREENS, si
 import { freePort, ROOT, startFunctions } from '../../scripts/lib/stack.mjs';
 import { seedDemo } from '../../scripts/seed-demo.mjs';
 import { scratchDatabase } from '../support/client.ts';
+import { storeDay, storeToday } from '../support/store-day.ts';
 
 const hasChromium = existsSync(CHROMIUM);
 const SHOTS = path.join(ROOT, 'test-output', 'screenshots');
 const AXE = await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const today = new Date().toISOString().slice(0, 10);
-const plusDays = (n: number) => new Date(Date.now() + n * 86_400_000).toISOString().slice(0, 10);
+const today = storeToday();
+const plusDays = (n: number) => storeDay(Date.now() + n * 86_400_000);
 
 /** Every console error and page error, with the step it happened in. */
 const problems: { step: string; text: string }[] = [];

@@ -42,16 +42,16 @@ async function spans(tx: postgres.TransactionSql, id: string) {
 }
 
 describe('stretches of activity (kept by triggers on the status history)', () => {
-  it('hold the UTC days a campaign was active at some moment: a move at midnight ends the day before, a zero-length stretch counts for none', async () => {
+  it("hold the store's days (Asia/Taipei, the times here) a campaign was active at some moment: a move at midnight ends the day before, a zero-length stretch counts for none", async () => {
     await rolledBack(sql, async (tx) => {
       const id = await newCampaign(tx);
       await addMoves(tx, id, [
-        ['draft', '2001-01-01T09:00:00Z'],
-        ['active', '2001-01-03T08:00:00Z'],
-        ['paused', '2001-01-05T00:00:00Z'],
-        ['active', '2001-01-06T10:00:00Z'],
-        ['paused', '2001-01-06T10:00:00Z'],
-        ['active', '2001-01-08T23:59:59Z'],
+        ['draft', '2001-01-01T09:00:00+08'],
+        ['active', '2001-01-03T08:00:00+08'],
+        ['paused', '2001-01-05T00:00:00+08'],
+        ['active', '2001-01-06T10:00:00+08'],
+        ['paused', '2001-01-06T10:00:00+08'],
+        ['active', '2001-01-08T23:59:59+08'],
       ]);
       expect(await spans(tx, id)).toEqual([['2001-01-03', '2001-01-04'], ['2001-01-08', 'infinity']]);
     });
@@ -60,13 +60,13 @@ describe('stretches of activity (kept by triggers on the status history)', () =>
   it('follow every later write: a new move, a rewritten time, a removed row, a move made through the campaign', async () => {
     await rolledBack(sql, async (tx) => {
       const id = await newCampaign(tx);
-      const [, activated] = await addMoves(tx, id, [['draft', '2001-01-01T09:00:00Z'], ['active', '2001-01-03T08:00:00Z']]);
+      const [, activated] = await addMoves(tx, id, [['draft', '2001-01-01T09:00:00+08'], ['active', '2001-01-03T08:00:00+08']]);
       expect(await spans(tx, id)).toEqual([['2001-01-03', 'infinity']]);
 
-      const [paused] = await addMoves(tx, id, [['paused', '2001-01-10T12:00:00Z']]);
+      const [paused] = await addMoves(tx, id, [['paused', '2001-01-10T12:00:00+08']]);
       expect(await spans(tx, id)).toEqual([['2001-01-03', '2001-01-10']]);
 
-      await tx`update public.campaign_status_history set changed_at = '2001-01-02T23:00:00Z' where id = ${activated}`;
+      await tx`update public.campaign_status_history set changed_at = '2001-01-02T23:00:00+08' where id = ${activated}`;
       expect(await spans(tx, id)).toEqual([['2001-01-02', '2001-01-10']]);
 
       await tx`delete from public.campaign_status_history where id = ${paused}`;
@@ -74,7 +74,7 @@ describe('stretches of activity (kept by triggers on the status history)', () =>
 
       await tx`update public.campaigns set status = 'active' where id = ${id}`;
       await tx`update public.campaigns set status = 'completed' where id = ${id}`;
-      const today = (await tx`select to_char((private.now() at time zone 'UTC')::date, 'YYYY-MM-DD') as today`)[0].today;
+      const today = (await tx`select to_char(private.store_today(), 'YYYY-MM-DD') as today`)[0].today;
       expect(await spans(tx, id)).toEqual([['2001-01-02', today]]);
     });
   });
@@ -83,7 +83,7 @@ describe('stretches of activity (kept by triggers on the status history)', () =>
     await rolledBack(sql, async (tx) => {
       const id = await newCampaign(tx);
       await tx`select set_config('session_replication_role', 'replica', true)`;
-      await addMoves(tx, id, [['draft', '2001-01-01T09:00:00Z'], ['active', '2001-01-04T08:00:00Z'], ['completed', '2001-01-09T08:00:00Z']]);
+      await addMoves(tx, id, [['draft', '2001-01-01T09:00:00+08'], ['active', '2001-01-04T08:00:00+08'], ['completed', '2001-01-09T08:00:00+08']]);
       await tx`select set_config('session_replication_role', 'origin', true)`;
       expect(await spans(tx, id)).toEqual([['2001-01-04', '2001-01-09']]);
     });

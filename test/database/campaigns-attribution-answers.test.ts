@@ -9,12 +9,12 @@
  */
 import type postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
-import { addDays, admin, todayUtc, TYPE_BY_LAYER } from '../support/campaigns.ts';
+import { addDays, admin, storeToday, TYPE_BY_LAYER } from '../support/campaigns.ts';
 import { database, unique } from '../support/client.ts';
 import { seededRandom } from '../support/random.ts';
 
 const sql = database(4);
-const today = todayUtc();
+const today = storeToday();
 type Tx = postgres.TransactionSql;
 
 const NAMES = ['Plain', 'Quote " and \\ backslash', 'Tab\tnew\nline', 'é中文🙂', 'control \u0001\u001f', '</script>'];
@@ -45,11 +45,11 @@ async function plant(tx: Tx, seed: number, count: number) {
       returning id`;
     ids.push(id);
     const activated = addDays(start, r.int(5) - 2);
-    const moves: [string, string][] = [['draft', `${addDays(activated, -3)}T10:00:00Z`]];
+    const moves: [string, string][] = [['draft', `${addDays(activated, -3)}T10:00:00+08:00`]];
     if (status !== 'draft') moves.push(['active', `${activated}T${String(r.int(24)).padStart(2, '0')}:00:00Z`]);
     if (status === 'paused' || status === 'completed' || status === 'cancelled') {
       const until = addDays(activated, r.int(12));
-      moves.push([status, `${until < today ? until : today}T23:00:00Z`]);
+      moves.push([status, `${until < today ? until : today}T23:00:00+08:00`]);
     }
     await tx`
       insert into public.campaign_status_history (campaign_id, to_status, changed_at, changed_by_role)
@@ -76,7 +76,7 @@ async function plant(tx: Tx, seed: number, count: number) {
   await tx`
     insert into public.orders (customer_id, status, total_amount, ordered_at)
     select ${customer}, (array['paid', 'shipped', 'delivered', 'paid', 'pending', 'refunded'])[1 + g % 6],
-           round((17.31 * g) % 900 + 0.07, 2), ((${today}::date - (g % 34))::timestamp + interval '9 hours') at time zone 'UTC'
+           round((17.31 * g) % 900 + 0.07, 2), private.store_day_start(${today}::date - (g % 34)) + interval '9 hours'
     from generate_series(1, 120) g`;
   return { ids, user };
 }
@@ -131,7 +131,7 @@ function computedMetrics(tx: Tx, id: string) {
       select r.*
       from public.campaigns c
       cross join lateral private.campaign_attribution_rows(
-        c.start_date, least(c.end_date, (private.now() at time zone 'UTC')::date), null, true, null, true) r
+        c.start_date, least(c.end_date, private.store_today()), null, true, null, true) r
       where c.id = ${id} and c.deleted_at is null
     ),
     days as (
@@ -186,7 +186,7 @@ function computedRanges(tx: Tx, from: string, to: string) {
                 case when count(*) >= 4 then 'high' when count(*) >= 2 then 'medium' else 'low' end as competition_intensity
          from r group by r.attribution_date) x) as calendar,
       (select coalesce(json_agg(x order by x.campaign_id), '[]')::text from (
-         select r.campaign_id, r.campaign_name, r.campaign_type, r.attribution_layer, (private.now() at time zone 'UTC')::date as analysis_date,
+         select r.campaign_id, r.campaign_name, r.campaign_type, r.attribution_layer, private.store_today() as analysis_date,
                 count(*)::integer as active_days, min(r.attribution_date) as first_active_date,
                 max(r.attribution_date) as last_active_date, sum(r.attributed_amount) as total_attributed_revenue,
                 round(avg(r.normalized_weight), 4) as avg_attribution_weight

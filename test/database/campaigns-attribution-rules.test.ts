@@ -8,7 +8,7 @@ import {
   campaignIn,
   freshDay,
   type PlannedCampaign,
-  todayUtc,
+  storeToday,
   withActiveCampaigns,
 } from '../support/campaigns.ts';
 import { asRole, call, callRetryingLocks, database, DEMO_CUSTOMER_ID, tokens } from '../support/client.ts';
@@ -151,7 +151,7 @@ describe('attribution properties on random campaigns', () => {
 });
 
 describe('activity per day comes from the status history', () => {
-  const today = todayUtc();
+  const today = storeToday();
 
   /** Rewrites the history's timestamps as the table owner: the test's way of having lived through the past. */
   async function backdate(id: string, times: string[]) {
@@ -175,7 +175,7 @@ describe('activity per day comes from the status history', () => {
 
   it('a campaign completed today still counts for every day it was active, and not after', async () => {
     const id = await campaignIn(['active'], { campaign_type: 'vip_exclusive', start_date: addDays(today, -3), end_date: addDays(today, 3) });
-    await backdate(id, [`${addDays(today, -5)}T09:00:00Z`, `${addDays(today, -3)}T08:00:00Z`]);
+    await backdate(id, [`${addDays(today, -5)}T09:00:00+08:00`, `${addDays(today, -3)}T08:00:00+08:00`]);
     const res = await callRetryingLocks(`campaigns/${id}`, { method: 'PUT', body: { status: 'completed' } });
     expect(res.status).toBe(200);
     const days = [-4, -3, -2, -1, 0, 1, 2].map((n) => addDays(today, n));
@@ -189,10 +189,10 @@ describe('activity per day comes from the status history', () => {
       end_date: addDays(today, -1),
     });
     await backdate(id, [
-      `${addDays(today, -10)}T09:00:00Z`,
-      `${addDays(today, -8)}T08:00:00Z`,
-      `${addDays(today, -6)}T12:00:00Z`,
-      `${addDays(today, -3)}T09:00:00Z`,
+      `${addDays(today, -10)}T09:00:00+08:00`,
+      `${addDays(today, -8)}T08:00:00+08:00`,
+      `${addDays(today, -6)}T12:00:00+08:00`,
+      `${addDays(today, -3)}T09:00:00+08:00`,
     ]);
     const days = [-9, -8, -7, -6, -5, -4, -3, -2, -1, 0].map((n) => addDays(today, n));
     expect(await countedDays(id, days)).toEqual([-8, -7, -6, -3, -2, -1].map((n) => addDays(today, n)));
@@ -224,7 +224,7 @@ describe('the views agree with the function on the seeded data', () => {
       expect(calendar.length).toBeGreaterThan(100);
       const first = calendar[0].date;
       const listed = new Set(calendar.map((c: any) => c.date));
-      for (let day = addDays(first, -5); day <= todayUtc(); day = addDays(day, 1)) {
+      for (let day = addDays(first, -5); day <= storeToday(); day = addDays(day, 1)) {
         const [{ revenue }] = await tx`select coalesce(sum(total_amount), 0) as revenue from public.orders
                                        where order_date = ${day} and status in ('paid', 'shipped', 'delivered', 'completed')`;
         const result = await attributions(tx, day, revenue);
@@ -265,7 +265,7 @@ describe('the views agree with the function on the seeded data', () => {
         // Each day's share is rounded to the cent so the day's revenue is attributed exactly.
         expect(Math.abs(row.total_attributed_revenue - e.exact), row.campaign_name).toBeLessThanOrEqual(0.01 * e.days + 1e-6);
         expect(row.avg_attribution_weight, row.campaign_name).toBe(Math.round(e.weights / e.days) / 10_000);
-        expect(row.analysis_date.toISOString().slice(0, 10)).toBe(todayUtc());
+        expect(row.analysis_date.toISOString().slice(0, 10)).toBe(storeToday());
       }
       const seeded = rows.filter((r: any) => r.campaign_name === 'VIP Summer Lounge');
       expect(seeded).toHaveLength(1);

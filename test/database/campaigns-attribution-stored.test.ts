@@ -128,12 +128,12 @@ describe('stored attribution days (kept by triggers on campaigns and their statu
       // The history as its owner writes it: moves dated in the past of those days, rewritten, removed.
       const moves = await tx`
         insert into public.campaign_status_history (campaign_id, from_status, to_status, changed_at, changed_by_role)
-        values (${ids[4]}, 'active', 'paused', ${`${addDays(day, -1)}T12:00:00Z`}, 'postgres'),
-               (${ids[4]}, 'paused', 'active', ${`${addDays(day, 1)}T00:00:00Z`}, 'postgres'),
-               (${ids[2]}, 'active', 'paused', ${`${addDays(day, 16)}T08:00:00Z`}, 'postgres')
+        values (${ids[4]}, 'active', 'paused', ${`${addDays(day, -1)}T12:00:00+08:00`}, 'postgres'),
+               (${ids[4]}, 'paused', 'active', ${`${addDays(day, 1)}T00:00:00+08:00`}, 'postgres'),
+               (${ids[2]}, 'active', 'paused', ${`${addDays(day, 16)}T08:00:00+08:00`}, 'postgres')
         returning id`;
       await expectExact('history rows added in one statement');
-      await tx`update public.campaign_status_history set changed_at = ${`${addDays(day, 2)}T06:00:00Z`} where id = ${moves[1].id}`;
+      await tx`update public.campaign_status_history set changed_at = ${`${addDays(day, 2)}T06:00:00+08:00`} where id = ${moves[1].id}`;
       await expectExact('a move redated');
       await tx`delete from public.campaign_status_history where id = ${moves[0].id}`;
       await expectExact('a move removed');
@@ -151,9 +151,9 @@ describe('stored attribution days (kept by triggers on campaigns and their statu
         select s.id, m.from_status::public.campaign_status, m.to_status::public.campaign_status, m.changed_at::timestamptz, 'postgres'
         from (values (${seeded[0].id}::uuid, 0), (${seeded[1].id}::uuid, 1)) s(id, n)
         cross join lateral (values
-          (null, 'draft', ${`${addDays(day, -20)}T09:00:00Z`}),
-          ('draft', 'active', ${`${addDays(day, -9)}T09:00:00Z`}),
-          ('active', 'completed', case when s.n = 1 then ${`${addDays(day, 2)}T09:00:00Z`} end)
+          (null, 'draft', ${`${addDays(day, -20)}T09:00:00+08:00`}),
+          ('draft', 'active', ${`${addDays(day, -9)}T09:00:00+08:00`}),
+          ('active', 'completed', case when s.n = 1 then ${`${addDays(day, 2)}T09:00:00+08:00`} end)
         ) m(from_status, to_status, changed_at)
         where m.changed_at is not null`;
       await tx`update public.campaigns set end_date = ${addDays(day, 5)} where id = ${seeded[0].id}`;

@@ -5,14 +5,14 @@
 // range; the range rules and who may call.
 import type postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
-import { addDays, admin, attributions, freshDay, todayUtc } from '../support/campaigns.ts';
+import { addDays, admin, attributions, freshDay, storeToday } from '../support/campaigns.ts';
 import { asRole, database, DEMO_CUSTOMER_ID, unique } from '../support/client.ts';
 import { runFileAt } from '../support/clock.ts';
 
 // Early in the day, every run: a test that plants "today" at a later hour fails here whatever the hour.
 const clock = runFileAt('00:30');
 const sql = database(4, { clock });
-const today = todayUtc();
+const today = storeToday();
 
 type Tx = postgres.TransactionSql;
 
@@ -60,7 +60,7 @@ async function plant(
   return id as string;
 }
 
-const at = (day: string, time = '09:00:00') => `${day}T${time}Z`;
+const at = (day: string, time = '09:00:00') => `${day}T${time}+08:00`;
 const dayList = (from: string, to: string) => {
   const days: string[] = [];
   for (let day = from; day <= to; day = addDays(day, 1)) days.push(day);
@@ -128,7 +128,7 @@ describe('the calendar agrees with calculate_campaign_attributions for every day
     const day = freshDay();
     const ids: Record<string, string> = {};
     // Created yesterday and activated now: created "today at 09:00" was a creation after the activation
-    // until 09:00 (UTC), which left every campaign a draft.
+    // until 09:00, which left every campaign a draft.
     const created = at(addDays(today, -1));
     const { calendar, answers } = await inSnapshot(async (tx) => {
       // 1.20 x 1.00 x 1.10 = 1.32 (brand_week) and 1.60 x 1.25 x 1.35 = 2.70 (vip_exclusive): 1.32 / 4.02 =

@@ -2,7 +2,7 @@
 // in between: the site-wide rule must never deadlock, and the status history (from which attribution
 // derives "active on a date") must record the changes in the order they took effect.
 import { describe, expect, it } from 'vitest';
-import { addDays, attributions, freshDay, todayUtc } from '../support/campaigns.ts';
+import { addDays, attributions, freshDay, storeToday } from '../support/campaigns.ts';
 import { database, DEMO_ADMIN_ID, unique } from '../support/client.ts';
 
 const sql = database(24);
@@ -57,7 +57,7 @@ describe('concurrent site-wide activations in SQL', () => {
 
 describe('status history under concurrent changes', () => {
   it('a campaign cancelled by a transaction that began before a concurrent activation ends cancelled in the history and earns no attribution after the cancel day', async () => {
-    const today = todayUtc();
+    const today = storeToday();
     // Category-specific, so no site-wide rule of another test file can interfere with today's dates.
     const [{ id }] = await sql<{ id: string }[]>`
       insert into public.campaigns (name, start_date, end_date, campaign_type)

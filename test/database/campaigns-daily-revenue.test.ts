@@ -1,5 +1,5 @@
 /**
- * `private.order_daily_revenue`, each UTC day's revenue that attribution reads instead of the day's
+ * `private.order_daily_revenue`, each store day's revenue that attribution reads instead of the day's
  * orders, is derived data kept by triggers on `public.orders`: it must equal a recomputation from the
  * orders after any write, concurrent writes of one day included, and only callers who see every order
  * may read it. Orders are dated in the 1970s, outside every window other tests read.
@@ -37,9 +37,9 @@ describe('daily revenue (kept by triggers on orders)', () => {
       };
       const ids = await tx`
         insert into public.orders (customer_id, status, total_amount, ordered_at, cancelled_at)
-        values (${customer}, 'paid', 100, '1975-03-01 10:00Z', null), (${customer}, 'delivered', 250.5, '1975-03-01 23:59Z', null),
-               (${customer}, 'pending', 40, '1975-03-02 08:00Z', null), (${customer}, 'refunded', 999, '1975-03-02 12:00Z', null),
-               (${customer}, 'cancelled', 70, '1975-03-02 12:00Z', '1975-03-02 13:00Z')
+        values (${customer}, 'paid', 100, '1975-03-01 10:00+08', null), (${customer}, 'delivered', 250.5, '1975-03-01 23:59+08', null),
+               (${customer}, 'pending', 40, '1975-03-02 08:00+08', null), (${customer}, 'refunded', 999, '1975-03-02 12:00+08', null),
+               (${customer}, 'cancelled', 70, '1975-03-02 12:00+08', '1975-03-02 13:00+08')
         returning id`.then((rows) => rows.map((r) => r.id as string));
       const { kept } = await keptAndRecomputed(tx);
       expect(kept).toEqual({ '1975-03-01': 350.5 });
@@ -48,7 +48,7 @@ describe('daily revenue (kept by triggers on orders)', () => {
       await expectConsistent();
       await tx`update public.orders set total_amount = 12.34 where id = ${ids[1]}`;
       await expectConsistent();
-      await tx`update public.orders set ordered_at = '1975-02-28 23:59Z' where id = ${ids[0]}`;
+      await tx`update public.orders set ordered_at = '1975-02-28 23:59+08' where id = ${ids[0]}`;
       await expectConsistent();
       await tx`update public.orders set status = 'refunded' where customer_id = ${customer}`;
       await expectConsistent();
@@ -66,7 +66,7 @@ describe('daily revenue (kept by triggers on orders)', () => {
       const customer = await createCustomer(tx, 'revenue');
       await tx`select set_config('session_replication_role', 'replica', true)`;
       await tx`insert into public.orders (customer_id, status, total_amount, ordered_at)
-               values (${customer}, 'paid', 70, '1977-05-01 10:00Z'), (${customer}, 'shipped', 30.25, '1977-05-01 11:00Z')`;
+               values (${customer}, 'paid', 70, '1977-05-01 10:00+08'), (${customer}, 'shipped', 30.25, '1977-05-01 11:00+08')`;
       await tx`select set_config('session_replication_role', 'origin', true)`;
       const { kept, recomputed } = await keptAndRecomputed(tx);
       expect(kept['1977-05-01']).toBe(100.25);
@@ -80,7 +80,7 @@ describe('daily revenue (kept by triggers on orders)', () => {
       await Promise.all(Array.from({ length: 24 }, (_, i) => sql.begin(async (tx) => {
         const [{ id }] = await tx`
           insert into public.orders (customer_id, status, total_amount, ordered_at)
-          values (${customer}, 'paid', ${10 + i}, timestamptz '1976-01-01 12:00Z' + make_interval(days => ${i % 3}))
+          values (${customer}, 'paid', ${10 + i}, timestamptz '1976-01-01 12:00+08' + make_interval(days => ${i % 3}))
           returning id`;
         await tx`select pg_sleep(0.01)`;
         if (i % 3 === 0) await tx`update public.orders set status = 'refunded' where id = ${id}`;

@@ -34,10 +34,18 @@ function functionsOf(text: string): { name: string; header: string[]; lines: num
 }
 
 /**
- * The clock functions go without `set search_path` (every name in them qualified) so that PostgreSQL inlines
- * them into each query and column default (00_platform_helpers.sql says what a call would cost each order).
+ * The clock and store-day functions go without `set search_path` (every name in them qualified) so that
+ * PostgreSQL inlines them into each query, column default and order's stored day (00_platform_helpers.sql
+ * says what a call would cost each order).
  */
-const INLINED_CLOCK = new Set(['private.now', 'private.clock_timestamp']);
+const INLINED = new Set([
+  'private.now',
+  'private.clock_timestamp',
+  'private.store_time_zone',
+  'private.store_day',
+  'private.store_day_start',
+  'private.store_today',
+]);
 
 const ATTRIBUTE = /^(language \w+|stable|immutable|volatile|security (definer|invoker)|parallel \w+|strict|set \w+ = .+)$/;
 
@@ -69,7 +77,7 @@ describe('the schema in pieces a person reads at once', () => {
     const scattered = headers
       .filter(({ name, header }) => {
         const last = header[header.length - 1];
-        const pinned = INLINED_CLOCK.has(name) ? /^language sql( stable)? as \$\$$/ : /^language \w+ .*set search_path = '' .*as \$\$$/;
+        const pinned = INLINED.has(name) ? /^language sql( stable| immutable)?( parallel safe)? as \$\$$/ : /^language \w+ .*set search_path = '' .*as \$\$$/;
         return !pinned.test(last) ||
           header.slice(0, -1).some((line) => ATTRIBUTE.test(line.trim()));
       })
@@ -88,5 +96,17 @@ describe('the schema in pieces a person reads at once', () => {
       })
     );
     expect(direct).toEqual([]);
+  });
+
+  it("makes a day of an instant only through private.store_day, so every day is the store's", () => {
+    const days = files.flatMap((f) =>
+      readFileSync(path.join(SCHEMAS, f), 'utf8').split('\n').flatMap((line, i) => {
+        const code = line.split('--')[0];
+        return /at time zone[^;]*\)\s*::\s*date|::\s*date\b.*at time zone|date_trunc\('day'|\bdate\((?!pg_catalog\.timezone\(private\.store_time_zone)/i.test(code)
+          ? [`${f}:${i + 1}: ${line.trim()}`]
+          : [];
+      })
+    );
+    expect(days).toEqual([]);
   });
 });

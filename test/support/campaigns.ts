@@ -17,9 +17,7 @@ export function addDays(day: string, days: number): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
 
-export function todayUtc(): string {
-  return new Date().toISOString().slice(0, 10);
-}
+export { storeDay, storeToday } from './store-day.ts';
 
 /**
  * A random day between the years 2200 and 9999. Attribution counts every campaign active on a day, and

@@ -2,7 +2,7 @@
 -- each campaign's stretches of activity. The rules and the days they fill are in 32_attribution_days.sql,
 -- the answers built from those days in 34_attribution_answers.sql.
 --
--- A day's revenue (the total of its paid, shipped, delivered and completed orders) is kept per UTC day as
+-- A day's revenue (the total of its paid, shipped, delivered and completed orders) is kept per store day as
 -- orders are written, in the writing transaction, by statement-level triggers, so an attribution question
 -- never sums the orders of its days. It is derived data, not a cached answer: the sum of a day's rows
 -- always equals the sum over its orders (the campaigns daily-revenue tests). A day has one row per writer
@@ -94,7 +94,7 @@ select private.keep_derived_data('public.orders', 'orders_daily_revenue', 'priva
 -- whole history, so it always equals an ordered walk of that history (the campaigns active-spans tests
 -- after every kind of write; the attribution-rules tests for the days attribution counts).
 --
--- A stretch starts with a move to `active` and ends with the next move; its days are the UTC days on
+-- A stretch starts with a move to `active` and ends with the next move; its days are the store's days on
 -- which the campaign was active at some moment (a stretch of zero length counts for no day). Clipping to
 -- the campaign's own dates happens when attribution reads it, because those dates may change.
 
@@ -130,8 +130,8 @@ returns void
 language sql set search_path = '' as $$
   delete from private.campaign_active_spans s where s.campaign_id = any(campaign_ids);
   insert into private.campaign_active_spans (opened_by, campaign_id, first_day, last_day)
-  select p.id, p.campaign_id, (p.changed_at at time zone 'UTC')::date,
-         coalesce(((p.until at time zone 'UTC') - interval '1 microsecond')::date, 'infinity')
+  select p.id, p.campaign_id, private.store_day(p.changed_at),
+         coalesce(private.store_day(p.until - interval '1 microsecond'), 'infinity')
   from (
     select h.id, h.campaign_id, h.to_status, h.changed_at,
            lead(h.changed_at) over (partition by h.campaign_id order by h.changed_at, h.id) as until

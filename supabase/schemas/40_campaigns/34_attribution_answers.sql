@@ -187,7 +187,7 @@ language sql stable set search_path = '' as $$
     select r.attribution_date, r.total_active_campaigns, r.normalized_weight, r.attributed_amount
     from public.campaigns c
     cross join lateral private.campaign_attribution_rows(
-      c.start_date, least(c.end_date, (private.now() at time zone 'UTC')::date), null, true, c.id) r
+      c.start_date, least(c.end_date, private.store_today()), null, true, c.id) r
     where c.id = target_campaign and c.deleted_at is null
   ),
   figures as (

@@ -71,7 +71,7 @@ revoke execute on function public.campaign_calendar(date, date) from public, ano
 
 grant execute on function public.campaign_calendar(date, date) to authenticated, service_role;
 
--- One row per campaign that counts on at least one day of the range; analysis_date is today (UTC), the
+-- One row per campaign that counts on at least one day of the range; analysis_date is the store's today, the
 -- day the figures are as of.
 create or replace function public.revenue_attribution(from_date date, to_date date)
 returns table (
@@ -95,7 +95,7 @@ begin
          c.name,
          c.campaign_type,
          r.attribution_layer,
-         (private.now() at time zone 'UTC')::date,
+         private.store_today(),
          count(*)::integer,
          min(r.attribution_date),
          max(r.attribution_date),
@@ -157,20 +157,20 @@ revoke execute on function public.campaign_collaboration(date, date) from public
 
 grant execute on function public.campaign_collaboration(date, date) to authenticated, service_role;
 
--- The seed's views: the functions over every day up to today (UTC).
+-- The seed's views: the functions over every day up to the store's today.
 create or replace view public.campaign_overlap_calendar with (security_invoker = true) as
 select c.date, c.active_campaign_count, c.active_campaigns, c.active_layers, c.total_revenue, c.competition_intensity
-from public.campaign_calendar('-infinity', (private.now() at time zone 'UTC')::date) c;
+from public.campaign_calendar('-infinity', private.store_today()) c;
 
 create or replace view public.revenue_attribution_analysis with (security_invoker = true) as
 select a.campaign_id, a.campaign_name, a.campaign_type, a.attribution_layer, a.analysis_date, a.active_days,
        a.first_active_date, a.last_active_date, a.total_attributed_revenue, a.avg_attribution_weight
-from public.revenue_attribution('-infinity', (private.now() at time zone 'UTC')::date) a;
+from public.revenue_attribution('-infinity', private.store_today()) a;
 
 create or replace view public.campaign_collaboration_analysis with (security_invoker = true) as
 select c.campaign_1_id, c.campaign_1_name, c.campaign_1_layer, c.campaign_2_id, c.campaign_2_name, c.campaign_2_layer,
        c.overlap_days, c.first_overlap_date, c.last_overlap_date, c.same_layer
-from public.campaign_collaboration('-infinity', (private.now() at time zone 'UTC')::date) c;
+from public.campaign_collaboration('-infinity', private.store_today()) c;
 
 revoke all on public.campaign_overlap_calendar, public.revenue_attribution_analysis,
   public.campaign_collaboration_analysis from anon;
