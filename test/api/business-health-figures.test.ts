@@ -1,14 +1,16 @@
 // The figures behind business health's scores (GET /business-health-analytics/figures), on a store of its
 // own so that no other file's orders move them between two calls: administrators only (they are amounts,
 // which the open report never carries), and each period's figures are the orders list's summary of its
-// window at its end, with customers and tickets as counted from their tables.
+// window at its end, with customers and tickets as counted from their tables. Today so far and yesterday
+// (GET /business-health-analytics/days) are store days, each the orders list's summary of that day.
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startFunctions } from '../../scripts/lib/stack.mjs';
 import { seedDemo } from '../../scripts/seed-demo.mjs';
 import { createUser, scratchDatabase, tokens } from '../support/client.ts';
 import { contractViolation } from '../support/openapi.ts';
-import { storeToday } from '../support/store-day.ts';
+import { storeInstant, storeToday, STORE_TIME_ZONE } from '../support/store-day.ts';
+import { addDays } from '../support/campaigns.ts';
 
 const scratch = scratchDatabase('health_figures');
 let functions: Awaited<ReturnType<typeof startFunctions>>;
@@ -37,6 +39,15 @@ beforeAll(async () => {
   await sql`
     insert into public.orders (customer_id, status, total_amount, ordered_at)
     select id, 'paid', 1234.55, private.now() - interval '1 hour' from public.customers order by id limit 3`;
+  // Either side of the store's midnight, the last second of yesterday and the first of today (Taipei),
+  // and an order of today cancelled.
+  await sql`
+    insert into public.orders (customer_id, status, total_amount, ordered_at, cancelled_at)
+    select c.id, o.status, o.amount, private.store_day_start(private.store_today()) + o.shift, o.cancelled_after
+                                       + private.store_day_start(private.store_today()) + o.shift
+    from (select id from public.customers order by id limit 1) c,
+         (values ('paid', 77.7, interval '-1 second', null::interval), ('delivered', 88.8, interval '0', null),
+                 ('cancelled', 99.9, interval '0', interval '1 second')) o(status, amount, shift, cancelled_after)`;
   functions = await startFunctions({ dbUrl: scratch.url, port: await freePort(), env: { DB_POOL_SIZE: '3' } });
 }, 120_000);
 
@@ -101,5 +112,57 @@ describe('GET /business-health-analytics/figures', () => {
       }).toEqual(counted);
     }
     expect(data.current.cancelled + data.current.counted_orders).toBeLessThanOrEqual(data.current.orders);
+  });
+});
+
+describe("GET /business-health-analytics/days: today so far and yesterday, the store's days", () => {
+  it('only administrators and the service key see them', async () => {
+    expect((await get('business-health-analytics/days', tokens.customer)).status).toBe(403);
+    expect((await get('business-health-analytics/days', tokens.anon)).status).toBe(401);
+    expect((await get('business-health-analytics/days', tokens.service)).status).toBe(200);
+    expect((await get('business-health-analytics/days?day=today')).status).toBe(400);
+  });
+
+  it("each day runs from the store's midnight and is the orders list's summary of it at its end", async () => {
+    const { status, body } = await get('business-health-analytics/days');
+    expect(status).toBe(200);
+    const { data } = body;
+    expect(data.time_zone).toBe(STORE_TIME_ZONE);
+    expect(data.today.date).toBe(storeToday());
+    expect(data.yesterday.date).toBe(addDays(storeToday(), -1));
+    expect(Date.parse(data.today.from)).toBe(storeInstant(storeToday(), '00:00'));
+    expect(data.yesterday.before).toBe(data.today.from);
+    expect(Date.parse(data.yesterday.before) - Date.parse(data.yesterday.from)).toBe(86_400_000);
+    expect(data.today.before).toBe(data.as_of);
+    for (const day of [data.today, data.yesterday]) {
+      const list = await get(`orders?${new URLSearchParams({ ordered_from: day.from, ordered_before: day.before, as_of: day.before, per_page: '1' })}`);
+      const { summary } = list.body;
+      expect(
+        { orders: day.orders, counted_orders: day.counted_orders, revenue: day.revenue, completed: day.completed, cancelled: day.cancelled },
+        day.date,
+      ).toEqual({
+        orders: summary.orders, counted_orders: summary.counted_orders, revenue: summary.revenue,
+        completed: summary.completed, cancelled: summary.cancelled,
+      });
+    }
+    // The orders either side of midnight: the delivered one and the cancelled one are today's, the paid
+    // one of the last second is yesterday's.
+    expect(data.today.orders).toBeGreaterThanOrEqual(2);
+    expect(data.today.cancelled).toBeGreaterThanOrEqual(1);
+    expect(data.yesterday.orders).toBeGreaterThan(0);
+    const [{ revenue }] = await sql`
+      select sum(total_amount) filter (where status <> 'cancelled' and status <> 'refunded') as revenue from public.orders
+      where ordered_at >= ${data.yesterday.from}::timestamptz and ordered_at < ${data.yesterday.before}::timestamptz`;
+    expect(data.yesterday.revenue).toBe(revenue);
+  });
+});
+
+describe('GET /store', () => {
+  it("names the store's time zone and today to any signed-in caller, and to nobody else", async () => {
+    const { status, body } = await get('store', tokens.customer);
+    expect(status).toBe(200);
+    expect(body.data).toEqual({ time_zone: STORE_TIME_ZONE, today: storeToday() });
+    expect((await get('store', tokens.anon)).status).toBe(401);
+    expect((await get('store', null)).status).toBe(401);
   });
 });

@@ -108,6 +108,13 @@ export const orderArea: Area = {
   ...messageAndCode,
 };
 
+/** The store's own settings (its time zone and today): the orders' envelope and shared codes. */
+export const storeArea: Area = {
+  name: 'store',
+  codes: sharedCodes,
+  ...messageAndCode,
+};
+
 /** Seed 03 area B: `error` is a message, `code` and `details` beside it; database failures are DB_ERROR. */
 export const healthArea: Area = {
   name: 'business-health-analytics',

@@ -8,8 +8,8 @@ import { dependenciesFromEnv } from '../_shared/deps.ts';
 import { healthArea } from '../_shared/errors.ts';
 import { type Dependencies, route, serveFunction } from '../_shared/http.ts';
 import { FUNCTION_NAME, healthHandlers, RATE_LIMITS, REPORT_SLOTS } from './handlers.ts';
-import { figuresResponse, reportResponse } from './responses.ts';
-import { figuresQuery, parameterProblem, requestBody } from './schemas.ts';
+import { daysResponse, figuresResponse, reportResponse } from './responses.ts';
+import { daysQuery, figuresQuery, parameterProblem, requestBody } from './schemas.ts';
 
 export function createHandler(deps: Dependencies) {
   const handlers = healthHandlers(deps.db);
@@ -46,6 +46,17 @@ export function createHandler(deps: Dependencies) {
         response: figuresResponse,
         errors: [403],
         handle: handlers.figures,
+      }),
+      route({
+        method: 'GET',
+        path: '/days',
+        query: daysQuery,
+        concurrency: REPORT_SLOTS,
+        summary: "Today so far and yesterday (administrators): each store day's revenue, counted, placed, " +
+          'completed and cancelled orders, as it stood at its end, in the store\'s time zone',
+        response: daysResponse,
+        errors: [403],
+        handle: handlers.days,
       }),
     ],
   }, deps);

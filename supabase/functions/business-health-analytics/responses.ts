@@ -1,6 +1,6 @@
 /** What the health report answers (seed 03 area B), for the OpenAPI document. */
 import { z } from 'zod';
-import { success, timestamp } from '../_shared/responses.ts';
+import { day, success, timestamp } from '../_shared/responses.ts';
 import { PERIODS } from './schemas.ts';
 
 const score = z.number().min(0).max(10);
@@ -64,4 +64,23 @@ export const figuresResponse = success(z.object({
   as_of: timestamp,
   current: periodFigures,
   previous: periodFigures,
+}));
+
+/** One store day's orders, as it stood at the day's end (today: now), counted as the figures count a window. */
+const dayFigures = z.object({
+  date: day,
+  from: timestamp,
+  before: timestamp,
+  revenue: z.number(),
+  counted_orders: count,
+  orders: count,
+  completed: count,
+  cancelled: count,
+});
+
+export const daysResponse = success(z.object({
+  time_zone: z.string(),
+  as_of: timestamp,
+  today: dayFigures,
+  yesterday: dayFigures,
 }));

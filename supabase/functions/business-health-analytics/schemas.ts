@@ -27,6 +27,9 @@ export const figuresQuery = z.strictObject({
   period: enumOf(PERIODS).default('30d'),
 });
 
+/** The days route takes no parameters: the days are the store's today and yesterday. */
+export const daysQuery = z.strictObject({});
+
 export function invalidParameter(parameter: string, provided: unknown, expected: unknown[]): ApiError {
   return new ApiError(400, 'INVALID_PARAMETER', `Invalid parameter: ${parameter}`, {
     parameter,

@@ -1,0 +1,18 @@
+/** The store's settings, as the database holds them (private.store_time_zone, 00_platform_helpers.sql). */
+import type { Database } from '../_shared/db.ts';
+import { storeArea as area } from '../_shared/errors.ts';
+import type { Reply, RequestContext } from '../_shared/http.ts';
+
+export function storeHandlers(db: Database) {
+  return {
+    async settings(ctx: RequestContext): Promise<Reply> {
+      const [settings] = await db.asCaller(
+        ctx.caller,
+        area,
+        (tx) => tx<{ time_zone: string; today: string }[]>`
+          select private.store_time_zone() as time_zone, private.store_today()::text as today`,
+      );
+      return { body: { success: true, data: settings } };
+    },
+  };
+}
