@@ -1,5 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { api } from './api/client.ts';
 import { session, signOut, type Session } from './api/session.ts';
+import { ErrorBox, Loading, useLoad } from './components/load.tsx';
+import { setTimeZone, storeTimeZone, storeZoneName } from './format.tsx';
 import { common } from './i18n/common.ts';
 import { LOCALE_NAMES, LOCALES, setLocale, text, useLocale, type Locale } from './i18n/index.ts';
 import { href, SCREENS, useRoute } from './router.ts';
@@ -36,12 +39,29 @@ function LanguageSwitch() {
   );
 }
 
+/**
+ * The store's time zone, loaded once per signed-in user before any screen shows: every instant and every
+ * "today" on screen is the store's.
+ */
+function useStoreZone(user: Session | null) {
+  return useLoad(
+    (signal) => user
+      ? api('get', '/store', { signal }).then((r) => {
+        setTimeZone(r.data.time_zone);
+        return r.data.time_zone;
+      })
+      : Promise.resolve(null),
+    [user?.email],
+  );
+}
+
 function Console() {
   const t = text(common);
   const user = useSession();
   const route = useRoute();
   const main = useRef<HTMLElement>(null);
   const label = t[`screen.${route.screen}`];
+  const zone = useStoreZone(user);
 
   useEffect(() => {
     document.title = `${user ? label : t.signIn} · ${t.brand}`;
@@ -55,6 +75,9 @@ function Console() {
 
   if (!user) return <><div class="sign-in-language"><LanguageSwitch /></div><SignIn notice={session.notice} /></>;
   const isAdmin = user.role === 'admin';
+  if (zone.status !== 'ready' || zone.data !== storeTimeZone()) {
+    return zone.status === 'error' ? <ErrorBox error={zone.error} onRetry={zone.reload} /> : <Loading />;
+  }
   return (
     <>
       <a class="skip" href="#main" onClick={(e) => { e.preventDefault(); main.current?.focus(); }}>{t.skipToContent}</a>
@@ -73,6 +96,7 @@ function Console() {
           <span title={isAdmin ? user.email : `${user.email}: ${t.roleCustomerHint}`}>
             {user.email} <span class={`badge badge-${user.role}`}>{isAdmin ? t.roleAdmin : t.roleCustomer}</span>
           </span>
+          <span class="store-zone">{t.timesIn(storeZoneName())}</span>
           <LanguageSwitch />
           <button type="button" class="link" onClick={() => signOut()}>{t.signOut}</button>
         </div>

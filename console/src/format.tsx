@@ -29,15 +29,85 @@ function number(kind: 'int' | 'money' | 'num' | 'pct', digits = 1) {
 
 const missing = (n: number | null | undefined): n is null | undefined => n === null || n === undefined;
 
+/**
+ * The store's time zone (GET /store, an IANA name): every instant is shown in it and every "today" is its
+ * day, whatever the browser's zone, as the API counts days. The console sets it before any screen shows.
+ */
+let timeZone = 'UTC';
+export function setTimeZone(zone: string) {
+  timeZone = zone;
+  dates.clear();
+}
+export const storeTimeZone = () => timeZone;
+
+/** The store's zone as people name it in the chosen language ("Taiwan Standard Time", "台北標準時間"). */
+export function storeZoneName() {
+  return new Intl.DateTimeFormat(locale(), { timeZone, timeZoneName: 'longGeneric' }).formatToParts(new Date())
+    .find((p) => p.type === 'timeZoneName')?.value ?? timeZone;
+}
+
+/** Date formatters by locale and kind, in the store's zone, made once each. */
+const dates = new Map<string, Intl.DateTimeFormat>();
+function dateFormat(kind: 'dateTime' | 'parts', lang: string) {
+  const key = `${lang}:${kind}`;
+  let f = dates.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat(lang, kind === 'dateTime'
+      ? { dateStyle: 'medium', timeStyle: 'short', timeZone }
+      : { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+    dates.set(key, f);
+  }
+  return f;
+}
+
+/** An instant's wall-clock fields in the store's zone, and its offset from UTC there in minutes. */
+function storeClock(instant: Date) {
+  const p = Object.fromEntries(dateFormat('parts', 'en-US').formatToParts(instant).map((x) => [x.type, x.value]));
+  const wall = `${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}:${p.second}`;
+  const offset = Math.round((Date.parse(`${wall}Z`) - Math.floor(instant.getTime() / 1000) * 1000) / 60_000);
+  return { day: wall.slice(0, 10), wall, offset };
+}
+
+/** An instant as ISO 8601 in the store's zone with its offset (`2026-11-21T00:30:00+08:00`), for files. */
+export function storeIso(iso: string | null | undefined): string | null {
+  if (!iso) return null;
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const { wall, offset } = storeClock(d);
+  const sign = offset < 0 ? '-' : '+';
+  const hh = String(Math.floor(Math.abs(offset) / 60)).padStart(2, '0');
+  const mm = String(Math.abs(offset) % 60).padStart(2, '0');
+  return `${wall}${sign}${hh}:${mm}`;
+}
+
+/** The store's day (`YYYY-MM-DD`) an instant falls on. */
+export function storeDayOf(instant: string | number | Date): string {
+  return storeClock(new Date(instant)).day;
+}
+
+/**
+ * The instant the store's clocks show `wall` (`YYYY-MM-DDTHH:MM`, as a datetime-local field gives it), ISO
+ * 8601 in UTC: what the store's staff type is the store's time, not the browser's.
+ */
+export function fromStoreWall(wall: string): string | null {
+  const asIfUtc = Date.parse(`${wall.length === 16 ? `${wall}:00` : wall}Z`);
+  if (Number.isNaN(asIfUtc)) return null;
+  // The offset at the guess, then at the corrected instant (they differ only next to a change of offset).
+  let instant = asIfUtc - storeClock(new Date(asIfUtc)).offset * 60_000;
+  instant = asIfUtc - storeClock(new Date(instant)).offset * 60_000;
+  return new Date(instant).toISOString();
+}
+
 /** Numbers, amounts, shares and dates in the chosen locale (`Intl`), amounts in the store's currency. */
 export const fmt = {
   int: (n: number | null | undefined) => (missing(n) ? '—' : number('int').format(n)),
   money: (n: number | null | undefined) => (missing(n) ? '—' : number('money').format(n)),
   num: (n: number | null | undefined) => (missing(n) ? '—' : number('num').format(n)),
   pct: (n: number, digits = 1) => number('pct', digits).format(n),
+  /** An instant, in the store's zone. */
   dateTime: (iso: string) => {
     const d = new Date(iso);
-    return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(locale(), { dateStyle: 'medium', timeStyle: 'short' });
+    return Number.isNaN(d.getTime()) ? iso : dateFormat('dateTime', locale()).format(d);
   },
   /** A `YYYY-MM-DD` day as the locale writes it (the day itself, whatever the time zone). */
   day: (date: string) => {
@@ -46,11 +116,9 @@ export const fmt = {
   },
 };
 
-/** Days are UTC days, as the API counts them. */
-export function todayUtc(offsetDays = 0) {
-  const d = new Date();
-  d.setUTCDate(d.getUTCDate() + offsetDays);
-  return d.toISOString().slice(0, 10);
+/** Today in the store (days are the store's days, as the API counts them), moved by `offsetDays`. */
+export function storeToday(offsetDays = 0) {
+  return addDays(storeDayOf(Date.now()), offsetDays);
 }
 
 export function addDays(date: string, days: number) {

@@ -97,7 +97,8 @@ describe.skipIf(!hasChromium)(
       functions = await startFunctions({ dbUrl: url, port: await freePort(), env: { DB_POOL_SIZE: '5' } });
       base = `${functions.url}/console/`;
       browser = await launchChromium();
-      context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+      // A browser on the other side of the world from the store: every time on screen is still the store's.
+      context = await browser.newContext({ viewport: { width: 1280, height: 860 }, timezoneId: 'America/Los_Angeles' });
       page = await context.newPage();
       watch(page);
     }, 120_000);
@@ -122,6 +123,7 @@ describe.skipIf(!hasChromium)(
       await signIn(page, base, 'admin');
       await waitForScreen(page, 'health');
       expect(await page.locator('.who').textContent()).toContain('admin@example.com');
+      expect(await page.locator('.who').textContent()).toContain('Times in Taiwan Standard Time');
     });
 
     it('health: the seven dimensions on the chart are the figures the API sent; the period is in the URL', async () => {
@@ -173,18 +175,46 @@ describe.skipIf(!hasChromium)(
           const params = new URL(page.url().replace('#/orders?', '?')).searchParams;
           const sql = postgres(scratch.url, { max: 1, onnotice: () => {} });
           const expected = await sql`
-            select id::text, total_amount::text from public.orders
+            select id::text, total_amount::text, ordered_at from public.orders
             where ordered_at >= ${params.get('ordered_from')!}::timestamptz and ordered_at < ${params.get('ordered_before')!}::timestamptz
             order by ordered_at desc, id desc`;
           await sql.end();
           const rows = lines.slice(1).map((line) => line.split(','));
           expect(rows.map((r) => r[0])).toEqual(expected.map((r) => r.id));
           expect(rows.map((r) => Number(r[6]))).toEqual(expected.map((r) => Number(r.total_amount)));
+          // Instants in the store's zone with their offset, the same instants as the database's.
+          expect(rows.every((r) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+08:00$/.test(r[1])), rows[0][1]).toBe(true);
+          expect(rows.map((r) => Date.parse(r[1]))).toEqual(expected.map((r) => (r.ordered_at as Date).getTime() - ((r.ordered_at as Date).getTime() % 1000)));
+          // The list shows the first order's time on the store's clock, not the browser's (Los Angeles).
+          const shownTime = await page.locator('table tbody tr').first().locator('td').first().textContent();
+          expect(shownTime).toBe(new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Asia/Taipei' })
+            .format(expected[0].ordered_at as Date));
           expect(rows.length).toBe(Number(shown.orders.replace(/[^0-9]/g, '')));
         }
         await page.goBack();
         await waitForScreen(page, 'health');
       }
+    });
+
+    it("health: today so far and yesterday are the store's days, each a link to its orders", async () => {
+      step = 'health-days';
+      await page.goto(`${base}#/health?period=7d`);
+      const answer = page.waitForResponse((r) => r.url().endsWith('/functions/v1/business-health-analytics/days'));
+      await page.reload();
+      const days = (await (await answer).json()).data;
+      await waitForScreen(page, 'health');
+      const table = page.getByTestId('health-days');
+      await table.waitFor();
+      expect(await page.locator('#days-title').locator('xpath=..').textContent()).toContain('Taiwan Standard Time');
+      for (const key of ['today', 'yesterday'] as const) {
+        expect(await table.locator(`td[data-day="${key}"] [data-figure="orders"]`).textContent()).toBe(days[key].orders.toLocaleString('en'));
+      }
+      expect(days.today.date).toBe(today);
+      await table.locator('td[data-day="yesterday"] [data-figure="revenue"]').click();
+      await waitForScreen(page, 'orders');
+      const params = new URL(page.url().replace('#/orders?', '?')).searchParams;
+      expect([params.get('ordered_from'), params.get('ordered_before')]).toEqual([days.yesterday.from, days.yesterday.before]);
+      expect(await page.getByTestId('orders-summary').locator('[data-figure="orders"]').textContent()).toBe(days.yesterday.orders.toLocaleString('en'));
     });
 
     it('campaign types: the catalogue by layer with what each layer counts for in attribution, its health, and checking a code', async () => {
@@ -479,7 +509,7 @@ describe.skipIf(!hasChromium)(
             })
             .filter(Boolean)
         );
-        const english = words.filter((w) => latin.test(w.replace(/SKU|ID|CSV|p95|RFM|UTC|AOV/g, '')));
+        const english = words.filter((w) => latin.test(w.replace(/SKU|ID|CSV|p95|RFM|AOV/g, '')));
         if (english.length) untranslated[view] = english;
         await p.screenshot({ path: path.join(SHOTS, `zh-${view.replace(/[?=&]/g, '-')}.png`), fullPage: true });
         const violations = await axeViolations(p, { contrast: false });

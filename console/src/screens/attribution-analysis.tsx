@@ -5,7 +5,7 @@ import { Chart, LAYER_COLORS } from '../components/chart.tsx';
 import { CsvButton } from '../components/csv.tsx';
 import { isDate, RangeForm } from '../components/filters.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
-import { addDays, fmt, layerLabel, todayUtc, type Layer } from '../format.tsx';
+import { addDays, fmt, layerLabel, storeToday, type Layer } from '../format.tsx';
 import { attributionText } from '../i18n/attribution.ts';
 import { text } from '../i18n/index.ts';
 import { href, useParams, type Route } from '../router.ts';
@@ -13,8 +13,8 @@ import { href, useParams, type Route } from '../router.ts';
 export function RevenueAttribution({ route }: { route: Route }) {
   const t = text(attributionText);
   const [params, setParams] = useParams(route);
-  const from = isDate(params.from) ? params.from : addDays(todayUtc(), -29);
-  const to = isDate(params.to) ? params.to : todayUtc();
+  const from = isDate(params.from) ? params.from : addDays(storeToday(), -29);
+  const to = isDate(params.to) ? params.to : storeToday();
   const load = useLoad((signal) => api('get', '/campaigns/revenue-attribution', { query: { from, to }, signal }).then((r) => r.data.campaigns), [from, to]);
   return (
     <section class="card stack" aria-labelledby="revenue-title">

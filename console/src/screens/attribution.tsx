@@ -7,7 +7,7 @@ import { isDate } from '../components/filters.tsx';
 import { Field, FormError, useForm } from '../components/form.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader } from '../components/screen.tsx';
-import { Badge, fmt, layerLabel, LAYERS, todayUtc } from '../format.tsx';
+import { Badge, fmt, layerLabel, LAYERS, storeToday } from '../format.tsx';
 import { attributionText } from '../i18n/attribution.ts';
 import { text } from '../i18n/index.ts';
 import { href, useParams, type Route } from '../router.ts';
@@ -18,7 +18,7 @@ type Attribution = Ok<paths['/campaigns/attribution']['get']>['data'];
 export function AttributionScreen({ route }: { route: Route }) {
   const t = text(attributionText);
   const [params, setParams] = useParams(route);
-  const date = isDate(params.date) ? params.date : todayUtc();
+  const date = isDate(params.date) ? params.date : storeToday();
   const amount = params.amount ?? '100';
   const form = useForm({ date, amount });
   useEffect(() => form.setValues({ date, amount }), [date, amount]);

@@ -7,7 +7,7 @@ import { Chart, LAYER_COLORS } from '../components/chart.tsx';
 import { CsvButton } from '../components/csv.tsx';
 import { isDate, RangeForm } from '../components/filters.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
-import { addDays, Badge, fmt, layerLabel, LAYERS, statusLabel, todayUtc, type Layer } from '../format.tsx';
+import { addDays, Badge, fmt, layerLabel, LAYERS, statusLabel, storeToday, type Layer } from '../format.tsx';
 import { analysisText } from '../i18n/campaign-analysis.ts';
 import { locale, text } from '../i18n/index.ts';
 import { href, useParams, type Route } from '../router.ts';
@@ -30,7 +30,7 @@ const monthName = (month: string) => new Date(`${month}-01T00:00:00Z`).toLocaleD
 export function CampaignCalendar({ route }: { route: Route }) {
   const t = text(analysisText);
   const [params, setParams] = useParams(route);
-  const month = /^\d{4}-\d{2}$/.test(params.month ?? '') ? params.month : todayUtc().slice(0, 7);
+  const month = /^\d{4}-\d{2}$/.test(params.month ?? '') ? params.month : storeToday().slice(0, 7);
   const { first, last } = monthBounds(month);
   const load = useLoad((signal) => api('get', '/campaigns/calendar', { query: { from: first, to: last }, signal }).then((r) => r.data), [first, last]);
   const selected = isDate(params.day) && params.day >= first && params.day <= last ? params.day : undefined;
@@ -72,7 +72,7 @@ function MonthGrid({ month, days, selected, onPick }: { month: string; days: Cal
   for (let d = first; d <= last; d = addDays(d, 1)) cells.push(d);
   while (cells.length % 7) cells.push(null);
   const weeks = Array.from({ length: cells.length / 7 }, (_, i) => cells.slice(i * 7, i * 7 + 7));
-  const today = todayUtc();
+  const today = storeToday();
   return (
     <div class="table-wrap" tabIndex={0} role="region" aria-label={t.calendarCaption(monthName(month))}>
       <table class="calendar" data-month={month}>
@@ -175,8 +175,8 @@ function OverlapChart({ days, first, last }: { days: CalendarDay[]; first: strin
 export function Collaboration({ route }: { route: Route }) {
   const t = text(analysisText);
   const [params, setParams] = useParams(route);
-  const from = isDate(params.from) ? params.from : addDays(todayUtc(), -90);
-  const to = isDate(params.to) ? params.to : addDays(todayUtc(), 30);
+  const from = isDate(params.from) ? params.from : addDays(storeToday(), -90);
+  const to = isDate(params.to) ? params.to : addDays(storeToday(), 30);
   const sameLayer = params.same === '1';
   const [shown, setShown] = useState(25);
   const load = useLoad((signal) => api('get', '/campaigns/collaboration', { query: { from, to }, signal }).then((r) => r.data), [from, to]);

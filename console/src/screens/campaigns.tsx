@@ -8,7 +8,7 @@ import { SearchFilters } from '../components/filters.tsx';
 import { checks, Field, FormError, Pager, SelectField, useForm } from '../components/form.tsx';
 import { changed, Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader, Tabs } from '../components/screen.tsx';
-import { Badge, fmt, layerLabel, statusLabel, statusVerb, STATUSES, todayUtc, addDays, type CampaignStatus } from '../format.tsx';
+import { Badge, fmt, layerLabel, statusLabel, statusVerb, STATUSES, storeIso, storeToday, addDays, type CampaignStatus } from '../format.tsx';
 import { campaignsText } from '../i18n/campaigns.ts';
 import { common } from '../i18n/common.ts';
 import { locale, text } from '../i18n/index.ts';
@@ -124,7 +124,7 @@ function CampaignList({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
                     const r = (await api('get', '/campaigns', {
                       query: { page: String(p), limit: '100', status, search: params.search, start_date: params.from, end_date: params.to },
                     })).data;
-                    for (const c of r.campaigns) rows.push([c.id, c.name, c.status, c.start_date, c.end_date, c.budget, c.created_at]);
+                    for (const c of r.campaigns) rows.push([c.id, c.name, c.status, c.start_date, c.end_date, c.budget, storeIso(c.created_at)]);
                     if (p >= r.pagination.total_pages) return rows;
                   }
                 }} />
@@ -295,8 +295,8 @@ function CampaignForm({ campaign, onSaved, onCancel }: { campaign?: Campaign; on
   const form = useForm({
     name: campaign?.name ?? '',
     campaign_type: campaign?.campaign_type ?? '',
-    start_date: campaign?.start_date ?? todayUtc(1),
-    end_date: campaign?.end_date ?? addDays(todayUtc(1), 13),
+    start_date: campaign?.start_date ?? storeToday(1),
+    end_date: campaign?.end_date ?? addDays(storeToday(1), 13),
     budget: campaign?.budget !== undefined && campaign?.budget !== null ? String(campaign.budget) : '',
     attribution_weight: campaign ? String(campaign.attribution_weight) : '',
     priority_score: campaign ? String(campaign.priority_score) : '',

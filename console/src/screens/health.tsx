@@ -4,7 +4,7 @@ import type { paths } from '../api/openapi.gen.ts';
 import { Chart } from '../components/chart.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader } from '../components/screen.tsx';
-import { Badge, fmt } from '../format.tsx';
+import { Badge, fmt, storeZoneName } from '../format.tsx';
 import { healthText } from '../i18n/health.ts';
 import { text } from '../i18n/index.ts';
 import { href, navigate, type Route } from '../router.ts';
@@ -12,6 +12,8 @@ import { href, navigate, type Route } from '../router.ts';
 type Report = Ok<paths['/business-health-analytics']['post']>['data'];
 type Figures = Ok<paths['/business-health-analytics/figures']['get']>['data'];
 type Window = Figures['current'];
+type Days = Ok<paths['/business-health-analytics/days']['get']>['data'];
+type Day = Days['today'];
 const PERIODS = ['7d', '30d', '90d'] as const;
 type Period = (typeof PERIODS)[number];
 
@@ -42,6 +44,7 @@ export function HealthScreen({ route, isAdmin }: { route: Route; isAdmin: boolea
       <Loaded load={load} label={t.computing}>
         {(report) => <HealthReport report={report} period={period} />}
       </Loaded>
+      {isAdmin && <HealthDays />}
       {isAdmin && <HealthFigures period={period} />}
     </section>
   );
@@ -183,12 +186,66 @@ function categoryWord(category: string) {
 }
 
 /** The link to the orders a window's figures count: its window, counted as of its end. */
-const ordersOf = (w: Window) => href('orders', { ordered_from: w.from, ordered_before: w.before, as_of: w.before });
+const ordersOf = (w: Pick<Window, 'from' | 'before'>) => href('orders', { ordered_from: w.from, ordered_before: w.before, as_of: w.before });
 
 function change(current: number | null, previous: number | null) {
   if (current === null || previous === null || previous === 0) return '—';
   const share = (current - previous) / Math.abs(previous);
   return `${share > 0 ? '+' : ''}${fmt.pct(share, 1)}`;
+}
+
+/** The figures of today so far and yesterday that the days route and the orders list count alike. */
+const DAY_ROWS = FIGURE_ROWS.filter((row): row is typeof row & { key: keyof Day } =>
+  ['revenue', 'counted_orders', 'orders', 'completed', 'cancelled'].includes(row.key)
+);
+
+/** Today so far and yesterday, store days (administrators only), each linked to its orders. */
+function HealthDays() {
+  const t = text(healthText);
+  const load = useLoad(
+    (signal) => api('get', '/business-health-analytics/days', { signal }).then((r) => r.data),
+    [],
+  );
+  return (
+    <section class="card" aria-labelledby="days-title">
+      <h2 id="days-title">{t.daysTitle}</h2>
+      <p class="muted">{t.daysLead(storeZoneName())}</p>
+      <Loaded load={load} label={t.loadingDays}>
+        {(d) => (
+          <div class="table-wrap" tabIndex={0} role="region" aria-labelledby="days-title">
+            <table data-testid="health-days">
+              <thead>
+                <tr>
+                  <th scope="col">{t.figure}</th>
+                  {([['today', t.todaySoFar], ['yesterday', t.yesterday]] as const).map(([key, name]) => (
+                    <th scope="col" class="num" key={key}>
+                      {name} <span class="muted">{fmt.day(d[key].date)}</span>{' '}
+                      <a href={ordersOf(d[key])} aria-label={t.ordersOfWindow(name)}>{t.orders}</a>
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {DAY_ROWS.map((row) => (
+                  <tr key={row.key}>
+                    <th scope="row">{t[FIGURE_KEYS[row.key]]}</th>
+                    {(['today', 'yesterday'] as const).map((key) => {
+                      const value = d[key][row.key] as number;
+                      return (
+                        <td class="num" data-day={key} key={key}>
+                          <a href={ordersOf(d[key])} data-figure={row.key}>{row.money ? fmt.money(value) : fmt.int(value)}</a>
+                        </td>
+                      );
+                    })}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </Loaded>
+    </section>
+  );
 }
 
 /** The figures behind the scores (administrators only): this period, the one before, the change. */

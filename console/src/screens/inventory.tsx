@@ -9,7 +9,7 @@ import { SearchFilters } from '../components/filters.tsx';
 import { checks, Field, FormError, Pager, SelectField, useForm } from '../components/form.tsx';
 import { changed, Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader, Tabs } from '../components/screen.tsx';
-import { Badge, fmt } from '../format.tsx';
+import { Badge, fmt, storeDayOf, storeIso } from '../format.tsx';
 import { common } from '../i18n/common.ts';
 import { text } from '../i18n/index.ts';
 import { inventoryText } from '../i18n/inventory.ts';
@@ -179,7 +179,7 @@ function ProductDetail({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
             <div class="two-columns">
               <StockInForm productId={p.id} onDone={booked} />
               <StockAdjustForm productId={p.id} onDone={booked}
-                lots={p.lots.map((l) => ({ id: l.inventory_id, label: t.lotLabel(fmt.day(l.received_at.slice(0, 10)), l.available_quantity, l.quantity) }))} />
+                lots={p.lots.map((l) => ({ id: l.inventory_id, label: t.lotLabel(fmt.day(storeDayOf(l.received_at)), l.available_quantity, l.quantity) }))} />
             </div>
             <Tabs label={t.productHistory} current={tab} tabs={[
               { id: 'ledger', label: t.ledger, href: href('inventory', { ...params, tab: undefined }) },
@@ -260,7 +260,7 @@ function Ledger({ route, id }: { route: Route; id: string }) {
                   for (let p = 1; ; p++) {
                     const page = await api('get', '/products/{id}/movements', { path: { id }, query: { page: String(p), per_page: '200', operation } });
                     for (const m of page.data) {
-                      rows.push([m.created_at, m.operation, m.delta, m.stock_before, m.stock_after, m.reason, m.source, m.reason_note, m.reference, m.operator_email]);
+                      rows.push([storeIso(m.created_at), m.operation, m.delta, m.stock_before, m.stock_after, m.reason, m.source, m.reason_note, m.reference, m.operator_email]);
                     }
                     if (p >= page.pagination.total_pages) return rows;
                   }
@@ -306,7 +306,7 @@ function StockIns({ route, id }: { route: Route; id: string }) {
                 const rows: (string | number | null)[][] = [];
                 for (let p = 1; ; p++) {
                   const page = await api('get', '/products/{id}/stock-ins', { path: { id }, query: { page: String(p), per_page: '200' } });
-                  for (const x of page.data) rows.push([x.received_at, x.quantity, x.source, x.note, x.created_at]);
+                  for (const x of page.data) rows.push([storeIso(x.received_at), x.quantity, x.source, x.note, storeIso(x.created_at)]);
                   if (p >= page.pagination.total_pages) return rows;
                 }
               }} />

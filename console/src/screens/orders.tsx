@@ -5,7 +5,7 @@ import { Pager, SelectField } from '../components/form.tsx';
 import { SortHeader } from '../components/sort.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader } from '../components/screen.tsx';
-import { Badge, fmt, ORDER_STATUSES, orderStatusLabel, type OrderStatus } from '../format.tsx';
+import { Badge, fmt, ORDER_STATUSES, orderStatusLabel, storeIso, type OrderStatus } from '../format.tsx';
 import { text } from '../i18n/index.ts';
 import { ordersText } from '../i18n/orders.ts';
 import { href, useParams, type Route } from '../router.ts';
@@ -68,7 +68,7 @@ async function allRows(query: Query) {
   for (let page = 1; ; page++) {
     const answer = await api('get', '/orders', { query: { ...query, page: String(page), per_page: String(EXPORT_PAGE) } });
     for (const o of answer.data) {
-      rows.push([o.id, o.ordered_at, o.customer_id, o.customer_name, o.customer_email, o.status, o.total_amount, o.completed_at, o.cancelled_at]);
+      rows.push([o.id, storeIso(o.ordered_at), o.customer_id, o.customer_name, o.customer_email, o.status, o.total_amount, storeIso(o.completed_at), storeIso(o.cancelled_at)]);
     }
     if (page >= answer.pagination.total_pages) return rows;
   }

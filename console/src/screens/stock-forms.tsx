@@ -5,6 +5,7 @@ import { checks, Field, FormError, newIdempotencyKey, SelectField, useForm } fro
 import { useLoad } from '../components/load.tsx';
 import { common } from '../i18n/common.ts';
 import { text } from '../i18n/index.ts';
+import { fromStoreWall } from '../format.tsx';
 import { inventoryText } from '../i18n/inventory.ts';
 
 /** The API's confirmation, with the new stock when it does not already say it. */
@@ -31,14 +32,15 @@ export function StockInForm({ productId, onDone }: { productId?: string; onDone:
     <form class="card form" ref={form.formRef} noValidate aria-labelledby="stock-in-title" data-form="stock-in" onSubmit={(e) => {
       e.preventDefault();
       form.submit(async () => {
-        const received = v.received_at ? new Date(v.received_at) : undefined;
+        // The time typed is the store's clock, not this device's.
+        const received = v.received_at ? fromStoreWall(v.received_at) : null;
         const r = await api('post', '/stock-in', {
           body: {
             product_id: productId ?? v.product_id.trim(),
             quantity: v.quantity.trim() === '' ? (undefined as unknown as number) : Number(v.quantity),
             source: v.source as (typeof enums.stock_in_source)[number],
             note: v.note || undefined,
-            received_at: received && !Number.isNaN(received.getTime()) ? received.toISOString() : v.received_at || undefined,
+            received_at: received ?? (v.received_at || undefined),
           },
           headers: { 'Idempotency-Key': key.get() },
         });
