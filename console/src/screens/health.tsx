@@ -207,7 +207,7 @@ function HealthDays() {
     [],
   );
   return (
-    <section class="card" aria-labelledby="days-title">
+    <section class="card health-days" aria-labelledby="days-title">
       <h2 id="days-title">{t.daysTitle}</h2>
       <p class="muted">{t.daysLead(storeZoneName())}</p>
       <Loaded load={load} label={t.loadingDays}>
