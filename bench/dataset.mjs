@@ -80,7 +80,7 @@ export async function generateCampaigns(url, { total, activeToday }) {
           select i, md5('bench:campaign:' || i)::uuid as id,
                  (select codes[1 + i % array_length(codes, 1)] from types) as campaign_type,
                  case when i <= ${activeToday} then 'active' when i % 10 = 0 then 'completed' else 'draft' end as status,
-                 case when i <= ${activeToday} then current_date - (i % 30) else current_date - 730 + (i % 700) end as start_date
+                 case when i <= ${activeToday} then private.store_today() - (i % 30) else private.store_today() - 730 + (i % 700) end as start_date
           from generate_series(1, ${total}::int) i
         )
         insert into public.campaigns (id, name, description, status, start_date, end_date, budget, campaign_type,
@@ -90,9 +90,9 @@ export async function generateCampaigns(url, { total, activeToday }) {
                       (${SEARCH_WORDS}::text[])[1 + (p.i / 7) % ${SEARCH_WORDS.length}], p.i),
                'Generated for the benchmarks',
                p.status::public.campaign_status, p.start_date,
-               case when p.status = 'active' then current_date + 1 + p.i % 20 else p.start_date + 3 + p.i % 20 end,
+               case when p.status = 'active' then private.store_today() + 1 + p.i % 20 else p.start_date + 3 + p.i % 20 end,
                1000 + p.i % 50000, p.campaign_type, t.attribution_layer, t.default_weight, t.default_priority,
-               (p.start_date - 7)::timestamptz, private.now()
+               private.store_day_start(p.start_date - 7), private.now()
         from planned p
         join public.campaign_type_config t on t.type_code = p.campaign_type
         on conflict (id) do nothing`;
@@ -102,8 +102,8 @@ export async function generateCampaigns(url, { total, activeToday }) {
         from public.campaigns c
         cross join lateral (values
           (null, 'draft', c.created_at),
-          ('draft', 'active', c.start_date::timestamptz),
-          ('active', 'completed', c.end_date::timestamptz + interval '23 hours')
+          ('draft', 'active', private.store_day_start(c.start_date)),
+          ('active', 'completed', private.store_day_start(c.end_date) + interval '23 hours')
         ) as m(from_status, to_status, changed_at)
         where c.description = 'Generated for the benchmarks'
           and (m.to_status = 'draft' or c.status <> 'draft')

@@ -113,7 +113,9 @@ async function benchContext(url) {
       await sql`select id from public.campaigns where description = 'Generated for the benchmarks' and status = 'active'
                 order by id limit 200`
     ).map((r) => r.id);
-    return { productIds, campaignIds, today: new Date().toISOString().slice(0, 10) };
+    // The store's today, as attribution counts days.
+    const [{ today }] = await sql`select private.store_today()::text as today`;
+    return { productIds, campaignIds, today };
   } finally {
     await sql.end();
   }
