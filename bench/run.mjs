@@ -34,6 +34,9 @@ const { values } = parseArgs({
     // `off` serves the functions without the local server's TCP front (scripts/lib/tcp-front.ts), so two
     // runs, on and off, show what the front costs each request in Deno CPU.
     front: { type: 'string', default: 'on' },
+    // A fixed rate (requests per second over all connections) instead of a closed loop, so two runs that
+    // differ in speed still do the same work a second and their CPU per request compares like for like.
+    rate: { type: 'string' },
   },
 });
 if (!['on', 'off'].includes(values.front)) throw new Error(`--front is on or off, not ${values.front}`);
@@ -43,6 +46,7 @@ const duration = Number(values.duration ?? (smoke ? 1 : 10));
 // machine still completes some rather than reporting nothing.
 const SMOKE_REQUESTS = 12;
 const connections = Number(values.connections ?? (smoke ? 4 : 32));
+const rate = values.rate === undefined ? undefined : Number(values.rate);
 // The functions' default pool (`_shared/db.ts`), for the endpoint and its database ceiling alike.
 const POOL_SIZE = 8;
 const FULL_DATASET = {
@@ -142,7 +146,14 @@ function runAutocannon(url, requests, concurrency = connections) {
     autocannon(
       // A generous timeout: a slow scenario should report its latency, not a wall of timeouts.
       // A smoke run's dozen requests end as soon as autocannon next looks (every 100 ms, not every second).
-      { url, connections: concurrency, requests, timeout: 60, ...(smoke ? { amount: SMOKE_REQUESTS, sampleInt: 100 } : { duration }) },
+      {
+        url,
+        connections: concurrency,
+        requests,
+        timeout: 60,
+        ...(smoke ? { amount: SMOKE_REQUESTS, sampleInt: 100 } : { duration }),
+        ...(rate ? { overallRate: rate } : {}),
+      },
       (error, result) => (error ? reject(error) : resolve(summarise(result, concurrency))),
     );
   });
@@ -172,14 +183,26 @@ function runDeno(script, env) {
   });
 }
 
+/**
+ * The HTTP ceiling: bare, behind the TCP front (`behindFront: true`), or behind Node's HTTP server
+ * (`behindFront: 'node'`, bench/node-front.mjs), with the CPU each request cost Deno (and Node).
+ */
 async function httpCeiling({ behindFront = false } = {}) {
   const port = await freePort();
+  const folder = behindFront === 'node' ? await mkdtemp(path.join(tmpdir(), 'node-front-')) : undefined;
+  const upstream = folder && path.join(folder, 'http.sock');
+  const env = { ...process.env, PORT: String(port) };
   const child = spawn(DENO, ['run', '--quiet', '--allow-net', '--allow-env', '--allow-read', `--allow-write=${tmpdir()}`, 'bench/http-ceiling.ts'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), ...(behindFront ? { BEHIND_FRONT: '1' } : {}) },
+    env: { ...env, ...(behindFront === 'node' ? { BEHIND_FRONT: 'node', UPSTREAM: upstream } : behindFront ? { BEHIND_FRONT: '1' } : {}) },
     stdio: 'ignore',
   });
+  let front;
   try {
+    if (upstream) {
+      for (let i = 0; i < 100 && !existsSync(upstream); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      front = spawn(process.execPath, ['bench/node-front.mjs'], { cwd: ROOT, env: { ...env, UPSTREAM: upstream }, stdio: 'ignore' });
+    }
     for (let i = 0; i < 100; i++) {
       try {
         await fetch(`http://127.0.0.1:${port}/`);
@@ -188,15 +211,21 @@ async function httpCeiling({ behindFront = false } = {}) {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
-    // The CPU the ceiling's Deno spent per request: behind the front less bare is what the front costs.
-    const before = treeCpuMs(child.pid);
+    // The CPU the ceiling's Deno (and Node's front) spent per request: behind a front less bare is what
+    // the front costs.
+    const cpu = () => ({ deno: treeCpuMs(child.pid), node: front ? treeCpuMs(front.pid) : 0 });
+    const before = cpu();
     const result = await runAutocannon(`http://127.0.0.1:${port}`, [{ method: 'GET', path: '/' }]);
-    const deno = before === undefined || !result.requests ? null : (treeCpuMs(child.pid) - before) / result.requests;
-    return { ...result, cpu_ms_per_request: { deno } };
+    const after = cpu();
+    const per = (name) => (before[name] === undefined || !result.requests ? null : (after[name] - before[name]) / result.requests);
+    return { ...result, cpu_ms_per_request: front ? { deno: per('deno'), node: per('node') } : { deno: per('deno') } };
   } finally {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill();
-    await exited;
+    for (const proc of [front, child].filter(Boolean)) {
+      const exited = new Promise((resolve) => proc.once('exit', resolve));
+      proc.kill();
+      await exited;
+    }
+    if (folder) await rm(folder, { recursive: true, force: true });
   }
 }
 
@@ -259,6 +288,8 @@ async function benchmark() {
     const http = await httpCeiling();
     log(`HTTP ceiling behind the TCP front (c=${connections}, ${duration} s)…`);
     const httpBehindFront = await httpCeiling({ behindFront: true });
+    log(`HTTP ceiling behind Node's HTTP server, for comparison (c=${connections}, ${duration} s)…`);
+    const httpBehindNode = await httpCeiling({ behindFront: 'node' });
     const results = [];
     for (const scenario of scenarios.filter((s) => !values.only || new RegExp(values.only, 'i').test(s.name))) {
       const requests = requestsOf(stack, scenario);
@@ -304,6 +335,7 @@ async function benchmark() {
       dataset: DATASET,
       http_ceiling: http,
       http_ceiling_behind_front: httpBehindFront,
+      http_ceiling_behind_node: httpBehindNode,
       results,
       stock_invariants: invariants,
     };
@@ -373,6 +405,7 @@ function markdown(report) {
     `Concurrency ${report.connections}, ${report.mode === 'smoke' ? `${SMOKE_REQUESTS} requests` : `${report.duration_seconds} s`} per measurement, pool ${report.pool_size}; data set ${JSON.stringify(report.dataset)}.`,
     `HTTP ceiling (bare Deno.serve): ${n(report.http_ceiling.requests_per_sec)} req/s, p50 ${n(report.http_ceiling.p50, 1)} ms, p99 ${n(report.http_ceiling.p99, 1)} ms, Deno CPU ${cpu(report.http_ceiling.cpu_ms_per_request.deno, 3)} ms/req.`,
     `HTTP ceiling behind the TCP front (the local server's deadlines): ${n(report.http_ceiling_behind_front.requests_per_sec)} req/s, p50 ${n(report.http_ceiling_behind_front.p50, 1)} ms, p99 ${n(report.http_ceiling_behind_front.p99, 1)} ms, Deno CPU ${cpu(report.http_ceiling_behind_front.cpu_ms_per_request.deno, 3)} ms/req.`,
+    `HTTP ceiling behind Node's HTTP server (the same deadlines, bench/node-front.mjs; measured for comparison): ${n(report.http_ceiling_behind_node.requests_per_sec)} req/s, p50 ${n(report.http_ceiling_behind_node.p50, 1)} ms, p99 ${n(report.http_ceiling_behind_node.p99, 1)} ms, Deno CPU ${cpu(report.http_ceiling_behind_node.cpu_ms_per_request.deno, 3)} + Node CPU ${cpu(report.http_ceiling_behind_node.cpu_ms_per_request.node, 3)} ms/req.`,
     '',
     `| scenario | req/s | p50 ms | p99 ms | non-2xx | Deno CPU ms/req | PG CPU ms/req | DB ceiling req/s | DB p50 ms | DB p99 ms | ratio to DB ceiling | ratio to HTTP ceiling | c=1 p50 ms | c=1 p99 ms | c=1 DB p50 ms |`,
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',

@@ -53,6 +53,110 @@ language sql set search_path = '' as $$
   where p.to_status = 'active' and (p.until is null or p.until > p.changed_at);
 $$;
 
+create or replace function private.campaign_attribution_rows(
+  from_date date, to_date date, order_amount numeric, revenue_as_amount boolean, of_campaign uuid default null,
+  recompute boolean default false
+)
+returns table (
+  attribution_date date,
+  total_active_campaigns integer,
+  campaign_id uuid,
+  attribution_layer public.attribution_layer,
+  raw_weight numeric,
+  normalized_weight numeric(5, 4),
+  attribution_strength text,
+  answer_rank integer,
+  day_amount numeric(14, 2),
+  attributed_amount numeric(14, 2)
+)
+-- Planned for each call: the branches not taken are left out of the plan, and one day and a whole
+-- history want different plans.
+language plpgsql stable set search_path = '' set plan_cache_mode = 'force_custom_plan' as $$
+#variable_conflict use_column
+declare
+  stored_revenue boolean := revenue_as_amount and private.sees_all_orders();
+begin
+  return query
+  with fresh as materialized (
+    select * from private.campaign_attribution_shares(from_date, to_date)
+  ),
+  -- The rows returned.
+  wanted as materialized (
+    select d.attribution_date, d.campaign_id, d.total_active_campaigns, d.units, d.precedence_rank, d.answer_rank,
+           d.attribution_layer, d.raw_weight, d.normalized_weight, d.attribution_strength
+    from private.campaign_attribution_days d
+    where not recompute
+      and d.attribution_date between from_date and to_date
+      and (of_campaign is null or d.campaign_id = of_campaign)
+    union all
+    select f.attribution_date, f.campaign_id, f.total_active_campaigns, f.units, f.precedence_rank, f.answer_rank,
+           f.attribution_layer, f.raw_weight, f.normalized_weight, f.attribution_strength
+    from fresh f
+    where recompute and (of_campaign is null or f.campaign_id = of_campaign)
+  ),
+  -- Each wanted day's revenue, summed once for all the days: kept for callers who see every order, from
+  -- the orders their RLS shows them otherwise. (A sum per day read the day twice, and once the kept table
+  -- is compact the planner scans all of it for each: 0.5 ms of a campaign's metrics.)
+  revenue as materialized (
+    select r.order_date, sum(r.revenue) as revenue
+    from private.order_daily_revenue r
+    where stored_revenue and r.order_date in (select w.attribution_date from wanted w)
+    group by r.order_date
+    union all
+    select o.order_date, sum(o.total_amount)
+    from public.orders o
+    where revenue_as_amount and not stored_revenue and private.is_revenue_status(o.status)
+      and o.order_date in (select w.attribution_date from wanted w)
+    group by o.order_date
+  ),
+  amounts as materialized (
+    select t.attribution_date, t.amount, round(t.amount * 100)::bigint as cents
+    from (select w.attribution_date,
+                 case when revenue_as_amount then coalesce(v.revenue, 0) else order_amount end as amount
+          from (select distinct w.attribution_date from wanted w) w
+          left join revenue v on v.order_date = w.attribution_date) t
+  ),
+  ranked_by_sorting as (
+    select w.attribution_date, w.campaign_id, m.cents * w.units / 10000 as whole_cents,
+           m.cents - sum(m.cents * w.units / 10000) over (partition by w.attribution_date) as missing_cents,
+           row_number() over (partition by w.attribution_date
+                              order by (m.cents * w.units % 10000) * 2147483648 + (2147483647 - w.precedence_rank) desc)
+             - 1 as ranked_before
+    from wanted w
+    join amounts m using (attribution_date)
+    where of_campaign is null
+  ),
+  ranked_by_counting as (
+    select w.attribution_date, w.campaign_id, m.cents * w.units / 10000 as whole_cents, c.missing_cents, c.ranked_before
+    from wanted w
+    join amounts m using (attribution_date)
+    cross join lateral (
+      select m.cents - sum(m.cents * o.units / 10000) as missing_cents,
+             count(*) filter (
+               where (m.cents * o.units % 10000) * 2147483648 + (2147483647 - o.precedence_rank)
+                   > (m.cents * w.units % 10000) * 2147483648 + (2147483647 - w.precedence_rank)) as ranked_before
+      from (select d.units, d.precedence_rank from private.campaign_attribution_days d
+            where not recompute and d.attribution_date = w.attribution_date
+            union all
+            select f.units, f.precedence_rank from fresh f
+            where recompute and f.attribution_date = w.attribution_date) o
+    ) c
+    where of_campaign is not null
+  ),
+  ranked as materialized (
+    select * from ranked_by_sorting
+    union all
+    select * from ranked_by_counting
+  )
+  select w.attribution_date, w.total_active_campaigns, w.campaign_id, w.attribution_layer, w.raw_weight,
+         w.normalized_weight, w.attribution_strength, w.answer_rank, m.amount,
+         ((r.whole_cents + case when r.ranked_before < r.missing_cents then 1 else 0 end) / 100.0)::numeric(14, 2)
+  from wanted w
+  join ranked r using (attribution_date, campaign_id)
+  join amounts m using (attribution_date);
+end
+$$;
+
 create or replace function private.campaign_metrics(target_campaign uuid)
 returns table (
   attributed_revenue numeric,
@@ -197,9 +301,10 @@ begin
   having sum(o.total_amount) <> 0
   order by o.order_date;
 
+  -- Emptied first, so each table is written once, not left half dead rows.
+  truncate private.campaign_active_spans, private.campaign_attribution_days;
   campaign_ids := array(select c.id from public.campaigns c order by c.id);
   perform private.refresh_campaign_active_spans(campaign_ids);
-  truncate private.campaign_attribution_days;
   perform private.recompute_campaign_attribution_days(private.campaign_days_to_recompute(campaign_ids, false));
 end
 $$;

@@ -26,9 +26,10 @@ begin
   having sum(o.total_amount) <> 0
   order by o.order_date;
 
+  -- Emptied first, so each table is written once, not left half dead rows.
+  truncate private.campaign_active_spans, private.campaign_attribution_days;
   campaign_ids := array(select c.id from public.campaigns c order by c.id);
   perform private.refresh_campaign_active_spans(campaign_ids);
-  truncate private.campaign_attribution_days;
   perform private.recompute_campaign_attribution_days(private.campaign_days_to_recompute(campaign_ids, false));
 end
 $$;
