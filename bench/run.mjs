@@ -37,6 +37,9 @@ const { values } = parseArgs({
     // A fixed rate (requests per second over all connections) instead of a closed loop, so two runs that
     // differ in speed still do the same work a second and their CPU per request compares like for like.
     rate: { type: 'string' },
+    // Also measure the HTTP ceiling behind Node's HTTP server (bench/node-front.mjs), the comparison in
+    // docs/reliability.md; off by default, as it is not part of what the local server runs.
+    'node-front': { type: 'boolean', default: false },
   },
 });
 if (!['on', 'off'].includes(values.front)) throw new Error(`--front is on or off, not ${values.front}`);
@@ -288,8 +291,11 @@ async function benchmark() {
     const http = await httpCeiling();
     log(`HTTP ceiling behind the TCP front (c=${connections}, ${duration} s)…`);
     const httpBehindFront = await httpCeiling({ behindFront: true });
-    log(`HTTP ceiling behind Node's HTTP server, for comparison (c=${connections}, ${duration} s)…`);
-    const httpBehindNode = await httpCeiling({ behindFront: 'node' });
+    let httpBehindNode;
+    if (values['node-front']) {
+      log(`HTTP ceiling behind Node's HTTP server, for comparison (c=${connections}, ${duration} s)…`);
+      httpBehindNode = await httpCeiling({ behindFront: 'node' });
+    }
     const results = [];
     for (const scenario of scenarios.filter((s) => !values.only || new RegExp(values.only, 'i').test(s.name))) {
       const requests = requestsOf(stack, scenario);
@@ -335,7 +341,7 @@ async function benchmark() {
       dataset: DATASET,
       http_ceiling: http,
       http_ceiling_behind_front: httpBehindFront,
-      http_ceiling_behind_node: httpBehindNode,
+      ...(httpBehindNode ? { http_ceiling_behind_node: httpBehindNode } : {}),
       results,
       stock_invariants: invariants,
     };
@@ -405,7 +411,9 @@ function markdown(report) {
     `Concurrency ${report.connections}, ${report.mode === 'smoke' ? `${SMOKE_REQUESTS} requests` : `${report.duration_seconds} s`} per measurement, pool ${report.pool_size}; data set ${JSON.stringify(report.dataset)}.`,
     `HTTP ceiling (bare Deno.serve): ${n(report.http_ceiling.requests_per_sec)} req/s, p50 ${n(report.http_ceiling.p50, 1)} ms, p99 ${n(report.http_ceiling.p99, 1)} ms, Deno CPU ${cpu(report.http_ceiling.cpu_ms_per_request.deno, 3)} ms/req.`,
     `HTTP ceiling behind the TCP front (the local server's deadlines): ${n(report.http_ceiling_behind_front.requests_per_sec)} req/s, p50 ${n(report.http_ceiling_behind_front.p50, 1)} ms, p99 ${n(report.http_ceiling_behind_front.p99, 1)} ms, Deno CPU ${cpu(report.http_ceiling_behind_front.cpu_ms_per_request.deno, 3)} ms/req.`,
-    `HTTP ceiling behind Node's HTTP server (the same deadlines, bench/node-front.mjs; measured for comparison): ${n(report.http_ceiling_behind_node.requests_per_sec)} req/s, p50 ${n(report.http_ceiling_behind_node.p50, 1)} ms, p99 ${n(report.http_ceiling_behind_node.p99, 1)} ms, Deno CPU ${cpu(report.http_ceiling_behind_node.cpu_ms_per_request.deno, 3)} + Node CPU ${cpu(report.http_ceiling_behind_node.cpu_ms_per_request.node, 3)} ms/req.`,
+    ...(report.http_ceiling_behind_node
+      ? [`HTTP ceiling behind Node's HTTP server (the same deadlines, bench/node-front.mjs; measured for comparison): ${n(report.http_ceiling_behind_node.requests_per_sec)} req/s, p50 ${n(report.http_ceiling_behind_node.p50, 1)} ms, p99 ${n(report.http_ceiling_behind_node.p99, 1)} ms, Deno CPU ${cpu(report.http_ceiling_behind_node.cpu_ms_per_request.deno, 3)} + Node CPU ${cpu(report.http_ceiling_behind_node.cpu_ms_per_request.node, 3)} ms/req.`]
+      : []),
     '',
     `| scenario | req/s | p50 ms | p99 ms | non-2xx | Deno CPU ms/req | PG CPU ms/req | DB ceiling req/s | DB p50 ms | DB p99 ms | ratio to DB ceiling | ratio to HTTP ceiling | c=1 p50 ms | c=1 p99 ms | c=1 DB p50 ms |`,
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
