@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from './api/client.ts';
 import { session, signOut, type Session } from './api/session.ts';
-import { ErrorBox, Loading, useLoad } from './components/load.tsx';
+import { ErrorBox, type Load, Loading, useLoad } from './components/load.tsx';
 import { setTimeZone, storeTimeZone, storeZoneName } from './format.tsx';
 import { common } from './i18n/common.ts';
 import { LOCALE_NAMES, LOCALES, setLocale, text, useLocale, type Locale } from './i18n/index.ts';
@@ -39,20 +39,27 @@ function LanguageSwitch() {
   );
 }
 
+/** Whose session the store's time zone was last loaded for: a change of language keeps it. */
+let zoneLoadedFor: string | null = null;
+
 /**
  * The store's time zone, loaded once per signed-in user before any screen shows: every instant and every
- * "today" on screen is the store's.
+ * "today" on screen is the store's. The console is rendered anew when the language changes; the zone is
+ * not asked for again then.
  */
-function useStoreZone(user: Session | null) {
-  return useLoad(
-    (signal) => user
+function useStoreZone(user: Session | null): Load<string | null> {
+  const known = user !== null && zoneLoadedFor === user.email;
+  const load = useLoad(
+    (signal) => user && !known
       ? api('get', '/store', { signal }).then((r) => {
         setTimeZone(r.data.time_zone);
+        zoneLoadedFor = user.email;
         return r.data.time_zone;
       })
-      : Promise.resolve(null),
+      : Promise.resolve(known ? storeTimeZone() : null),
     [user?.email],
   );
+  return known ? { status: 'ready', data: storeTimeZone(), reload: load.reload } : load;
 }
 
 function Console() {

@@ -54,31 +54,18 @@ begin
     from fresh f
     where recompute and (of_campaign is null or f.campaign_id = of_campaign)
   ),
-  days as materialized (
-    select distinct w.attribution_date from wanted w
-  ),
-  -- Each wanted day's revenue, summed once for all the days: kept for callers who see every order, from
-  -- the orders their RLS shows them otherwise. (A sum per day read the day twice, and once the kept table
-  -- is compact the planner scans all of it for each: 0.5 ms of a campaign's metrics.)
-  revenue as materialized (
-    select r.order_date, sum(r.revenue) as revenue
-    from days d
-    join private.order_daily_revenue r on r.order_date = d.attribution_date
-    where stored_revenue
-    group by r.order_date
-    union all
-    select o.order_date, sum(o.total_amount)
-    from days d
-    join public.orders o on o.order_date = d.attribution_date
-    where revenue_as_amount and not stored_revenue and private.is_revenue_status(o.status)
-    group by o.order_date
-  ),
   amounts as materialized (
     select t.attribution_date, t.amount, round(t.amount * 100)::bigint as cents
-    from (select d.attribution_date,
-                 case when revenue_as_amount then coalesce(v.revenue, 0) else order_amount end as amount
-          from days d
-          left join revenue v on v.order_date = d.attribution_date) t
+    from (select w.attribution_date,
+                 case when not revenue_as_amount then order_amount
+                      when stored_revenue
+                        then coalesce((select sum(r.revenue) from private.order_daily_revenue r
+                                       where r.order_date = w.attribution_date), 0)
+                      else coalesce((select sum(o.total_amount) from public.orders o
+                                     where o.order_date = w.attribution_date
+                                       and private.is_revenue_status(o.status)), 0)
+                 end as amount
+          from (select distinct w.attribution_date from wanted w) w) t
   ),
   ranked_by_sorting as (
     select w.attribution_date, w.campaign_id, m.cents * w.units / 10000 as whole_cents,
