@@ -580,8 +580,19 @@ describe.skipIf(!hasChromium)(
       for (const screen of SCREENS) {
         await p.goto(`${base}#/${screen}`);
         await waitForScreen(p, screen);
-        const [scroll, width] = await p.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
-        if (scroll > width + 1) wide.push(`${screen}: ${scroll}px wide`);
+        // Two frames after the viewport changed, so a chart drawn at the old width has had its resize
+        // (Chart.js follows its container through a ResizeObserver); then the widest element, if any.
+        const [scroll, width, widest] = await p.evaluate(() => new Promise<[number, number, string]>((resolve) =>
+          requestAnimationFrame(() => requestAnimationFrame(() => {
+            const over = Array.from(document.querySelectorAll('body *'))
+              .map((el) => ({ el, right: el.getBoundingClientRect().right }))
+              .filter((x) => x.right > window.innerWidth + 1)
+              .sort((x, y) => y.right - x.right)[0];
+            resolve([document.documentElement.scrollWidth, window.innerWidth,
+              over ? `${over.el.tagName.toLowerCase()}.${over.el.className} ${Math.round(over.right)}px` : '']);
+          }))
+        ));
+        if (scroll > width + 1) wide.push(`${screen}: ${scroll}px wide (${widest})`);
       }
       expect(wide).toEqual([]);
       await zh.close();
