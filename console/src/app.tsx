@@ -56,7 +56,7 @@ function useStoreZone(user: Session | null): Load<string | null> {
         zoneLoadedFor = user.email;
         return r.data.time_zone;
       })
-      : Promise.resolve(known ? storeTimeZone() : null),
+      : Promise.resolve(null),
     [user?.email],
   );
   return known ? { status: 'ready', data: storeTimeZone(), reload: load.reload } : load;
@@ -82,7 +82,7 @@ function Console() {
 
   if (!user) return <><div class="sign-in-language"><LanguageSwitch /></div><SignIn notice={session.notice} /></>;
   const isAdmin = user.role === 'admin';
-  if (zone.status !== 'ready' || zone.data !== storeTimeZone()) {
+  if (zone.status !== 'ready') {
     return zone.status === 'error' ? <ErrorBox error={zone.error} onRetry={zone.reload} /> : <Loading />;
   }
   return (
