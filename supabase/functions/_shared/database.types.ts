@@ -219,7 +219,9 @@ export type Database = {
           'created_at': string;
           'created_by': string | null;
           'created_by_role': string;
+          'expires_on': string | null;
           'id': string;
+          'lot_number': string | null;
           'note': string | null;
           'product_id': string;
           'quantity': number;
@@ -233,7 +235,9 @@ export type Database = {
           'created_at'?: string;
           'created_by'?: string | null;
           'created_by_role': string;
+          'expires_on'?: string | null;
           'id'?: string;
+          'lot_number'?: string | null;
           'note'?: string | null;
           'product_id': string;
           'quantity': number;
@@ -246,7 +250,9 @@ export type Database = {
           'created_at'?: string;
           'created_by'?: string | null;
           'created_by_role'?: string;
+          'expires_on'?: string | null;
           'id'?: string;
+          'lot_number'?: string | null;
           'note'?: string | null;
           'product_id'?: string;
           'quantity'?: number;
@@ -368,8 +374,10 @@ export type Database = {
       'stock_in_history': {
         Row: {
           'created_at': string;
+          'expires_on': string | null;
           'id': string;
           'inventory_record_id': string;
+          'lot_number': string | null;
           'note': string | null;
           'operator_id': string | null;
           'operator_role': string;
@@ -381,8 +389,10 @@ export type Database = {
         ComputedFields: never;
         Insert: {
           'created_at'?: string;
+          'expires_on'?: string | null;
           'id'?: string;
           'inventory_record_id': string;
+          'lot_number'?: string | null;
           'note'?: string | null;
           'operator_id'?: string | null;
           'operator_role': string;
@@ -393,8 +403,10 @@ export type Database = {
         };
         Update: {
           'created_at'?: string;
+          'expires_on'?: string | null;
           'id'?: string;
           'inventory_record_id'?: string;
+          'lot_number'?: string | null;
           'note'?: string | null;
           'operator_id'?: string | null;
           'operator_role'?: string;
@@ -650,6 +662,7 @@ export type Database = {
           'name': string;
           'reorder_level': number;
           'sku': string;
+          'stock_status': Database['public']['Enums']['stock_status'] | null;
           'updated_at': string;
         };
         ComputedFields: never;
@@ -663,6 +676,7 @@ export type Database = {
           'name'?: string | null;
           'reorder_level'?: number | null;
           'sku'?: string | null;
+          'stock_status'?: never;
           'updated_at'?: string | null;
         };
         Update: {
@@ -675,6 +689,7 @@ export type Database = {
           'name'?: string | null;
           'reorder_level'?: number | null;
           'sku'?: string | null;
+          'stock_status'?: never;
           'updated_at'?: string | null;
         };
         Relationships: [];
@@ -938,13 +953,19 @@ export type Database = {
       };
       'stock_in': {
         Args: {
+          'expires_on'?: string;
           'idempotency_key'?: string;
+          'lot_number'?: string;
           'note'?: string;
           'product_id': string;
           'quantity': number;
           'received_at'?: string;
           'source'?: string;
         };
+        Returns: Json;
+      };
+      'stock_in_batch': {
+        Args: { 'idempotency_key'?: string; 'items': Json; 'note'?: string; 'received_at'?: string; 'source'?: string };
         Returns: Json;
       };
       'stock_out': {
@@ -1048,6 +1069,7 @@ export type Database = {
         | 'supplier_direct'
         | 'other';
       'stock_operation': 'stock_in' | 'stock_adjust' | 'stock_out';
+      'stock_status': 'out_of_stock' | 'low_stock' | 'in_stock';
     };
     CompositeTypes: {
       [_ in never]: never;
@@ -1182,6 +1204,7 @@ export const Constants = {
         'other',
       ],
       'stock_operation': ['stock_in', 'stock_adjust', 'stock_out'],
+      'stock_status': ['out_of_stock', 'low_stock', 'in_stock'],
     },
   },
 } as const;

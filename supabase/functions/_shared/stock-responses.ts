@@ -1,7 +1,7 @@
 /** What the inventory functions answer (seed 02, CONTRACT §2), for the OpenAPI documents. */
 import { z } from 'zod';
 import { enums } from './enums.ts';
-import { success, timestamp } from './responses.ts';
+import { day, success, timestamp } from './responses.ts';
 
 const allocations = z.array(z.object({ inventory_id: z.guid(), quantity: z.number().int() }));
 
@@ -11,6 +11,23 @@ export const stockInResponse = z.object({
   product_id: z.guid(),
   quantity: z.number().int(),
   current_stock: z.number().int(),
+  source: z.string(),
+  received_at: timestamp,
+  lot_number: z.string().nullable(),
+  expires_on: day.nullable(),
+  message: z.string(),
+});
+
+export const stockInBatchResponse = z.object({
+  success: z.literal(true),
+  items: z.array(z.object({
+    inventory_id: z.guid(),
+    product_id: z.guid(),
+    quantity: z.number().int(),
+    lot_number: z.string().nullable(),
+    expires_on: day.nullable(),
+    current_stock: z.number().int().describe("The product's stock after this line"),
+  })).describe('One per line, in the order sent'),
   source: z.string(),
   received_at: timestamp,
   message: z.string(),

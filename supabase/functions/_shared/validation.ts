@@ -83,8 +83,8 @@ function unstorable(input: unknown): string | undefined {
 
 function describe(issue: z.core.$ZodIssue, input: unknown): FieldProblem {
   if (issue.code === 'unrecognized_keys') {
-    const field = issue.keys[0];
-    return { field, value: echo(valueAt(input, [field])), constraint: 'unknown field', issue };
+    const path = [...issue.path, issue.keys[0]];
+    return { field: path.map(String).join('.'), value: echo(valueAt(input, path)), constraint: 'unknown field', issue };
   }
   const field = issue.path.map(String).join('.');
   const value = valueAt(input, issue.path);

@@ -7,21 +7,44 @@ import type { Tables } from '../_shared/database.types.ts';
 import { containsPattern, type Database, pageOf, type Tx } from '../_shared/db.ts';
 import { ApiError, inventoryArea as area } from '../_shared/errors.ts';
 import { pageReply, type Reply, type RequestContext } from '../_shared/http.ts';
-import type { createBody, listQuery, movementsQuery, productPath, stockInsQuery, updateBody } from './schemas.ts';
+import {
+  type createBody,
+  EXPIRING_WITHIN_DAYS,
+  type expiringQuery,
+  type listQuery,
+  type movementsQuery,
+  type productPath,
+  type stockInsQuery,
+  type summaryQuery,
+  type updateBody,
+} from './schemas.ts';
 
 type Product = Tables<'product_stock'>;
 type Lot =
   & Pick<
     Tables<'inventory_records'>,
-    'quantity' | 'available_quantity' | 'source' | 'note' | 'received_at' | 'created_at'
+    'quantity' | 'available_quantity' | 'source' | 'note' | 'received_at' | 'created_at' | 'lot_number' | 'expires_on'
   >
   & {
     inventory_id: string;
   };
 /** A ledger row's operator by email: for admins, and for the operator's own rows (null otherwise). */
 type Operated = { inventory_id: string; operator_email: string | null };
-type Movement = Omit<Tables<'stock_movements'>, 'product_id' | 'inventory_record_id'> & Operated;
+type LotLabel = Pick<Tables<'inventory_records'>, 'lot_number' | 'expires_on'>;
+type Movement = Omit<Tables<'stock_movements'>, 'product_id' | 'inventory_record_id'> & Operated & LotLabel;
 type StockIn = Omit<Tables<'stock_in_history'>, 'product_id' | 'inventory_record_id'> & Operated;
+type ExpiringLot = LotLabel & Pick<Tables<'products'>, 'sku' | 'name'> & {
+  inventory_id: string;
+  product_id: string;
+  days_left: number;
+  available_quantity: number;
+};
+interface StockSummary {
+  out_of_stock: number;
+  low_stock: number;
+  expiring_lots: number;
+  within_days: number;
+}
 type Counted<T> = T & { total_count: number };
 
 const DEFAULT_PER_PAGE = 50;
@@ -37,6 +60,7 @@ export function productHandlers(db: Database) {
           ${query.include_deleted ? tx`true` : tx`deleted_at is null`}
           and ${search === undefined ? tx`true` : tx`(sku ilike ${search} or name ilike ${search})`}
           and ${query.low_stock === undefined ? tx`true` : tx`low_stock = ${query.low_stock}`}
+          and ${query.stock_status === undefined ? tx`true` : tx`stock_status = ${query.stock_status}`}
           and ${query.is_active === undefined ? tx`true` : tx`is_active = ${query.is_active}`}`;
         // Names and SKUs in natural order (2 before 10); the low-stock list, unless sorted otherwise, by
         // how far each product is below its reorder level, the most urgent first.
@@ -46,7 +70,7 @@ export function productHandlers(db: Database) {
           ? tx`${natural(query.sort_by)} ${
             query.sort_order === 'desc' ? tx`desc` : tx`asc`
           }, sku collate private.natural_order, id`
-          : query.low_stock
+          : query.low_stock || query.stock_status === 'low_stock'
           ? tx`current_stock - reorder_level, sku collate private.natural_order, id`
           : tx`sku collate private.natural_order, id`;
         return pageOf(
@@ -69,7 +93,8 @@ export function productHandlers(db: Database) {
         const product = await visibleProduct(tx, id);
         // In drawing order (FIFO): oldest received first.
         const lots = await tx<Lot[]>`
-          select id as inventory_id, quantity, available_quantity, source, note, received_at, created_at
+          select id as inventory_id, quantity, available_quantity, source, note, received_at, created_at,
+                 lot_number, expires_on
           from public.inventory_records
           where product_id = ${id}
           order by received_at, created_at, id`;
@@ -86,17 +111,23 @@ export function productHandlers(db: Database) {
         await visibleProduct(tx, id);
         const where = tx`product_id = ${id}
           and ${query.operation === undefined ? tx`true` : tx`operation = ${query.operation}`}`;
-        // Newest first: the ledger's identity orders the rows as they were written.
+        // Newest first: the ledger's identity orders the rows as they were written. The lot's number and
+        // expiry as the caller may see the lot (RLS), null otherwise.
         return pageOf(
           tx<Counted<Movement>[]>`
-            select id, operation_id, operation, inventory_record_id as inventory_id, delta, stock_before, stock_after,
-                   record_available_before, record_available_after, source, reason, reason_note, reference,
-                   operator_id, private.operator_email(operator_id) as operator_email, operator_role, created_at,
-                   count(*) over () as total_count
-            from public.stock_movements
-            where ${where}
-            order by id desc
-            limit ${perPage} offset ${(page - 1) * perPage}`,
+            select m.*, r.lot_number, r.expires_on
+            from (
+              select id, operation_id, operation, inventory_record_id as inventory_id, delta, stock_before,
+                     stock_after, record_available_before, record_available_after, source, reason, reason_note,
+                     reference, operator_id, private.operator_email(operator_id) as operator_email, operator_role,
+                     created_at, count(*) over () as total_count
+              from public.stock_movements
+              where ${where}
+              order by id desc
+              limit ${perPage} offset ${(page - 1) * perPage}
+            ) m
+              left join public.inventory_records r on r.id = m.inventory_id
+            order by m.id desc`,
           page,
           () => tx<{ count: number }[]>`select count(*) from public.stock_movements where ${where}`,
         );
@@ -113,7 +144,8 @@ export function productHandlers(db: Database) {
         return pageOf(
           tx<Counted<StockIn>[]>`
             select id, inventory_record_id as inventory_id, quantity, source, note, received_at, operator_id,
-                   private.operator_email(operator_id) as operator_email, operator_role, created_at, count(*) over () as total_count
+                   private.operator_email(operator_id) as operator_email, operator_role, created_at, lot_number,
+                   expires_on, count(*) over () as total_count
             from public.stock_in_history
             where product_id = ${id}
             order by created_at desc, id desc
@@ -123,6 +155,47 @@ export function productHandlers(db: Database) {
         );
       });
       return pageReply(result, page, perPage);
+    },
+
+    async expiring(ctx: RequestContext<{ query: typeof expiringQuery }>): Promise<Reply> {
+      const query = ctx.input.query;
+      const within = query.within_days ?? EXPIRING_WITHIN_DAYS;
+      const { page, perPage } = paging(query);
+      const result = await db.asCaller(ctx.caller, area, (tx) => {
+        // The lots the caller may see (RLS) with stock left, expired or expiring within `within` store days.
+        const expiring = tx`
+          from public.inventory_records r
+            join public.products p on p.id = r.product_id and p.deleted_at is null
+          where r.available_quantity > 0 and r.expires_on <= private.store_today() + ${within}::integer`;
+        return pageOf(
+          tx<Counted<ExpiringLot>[]>`
+            select r.id as inventory_id, r.product_id, p.sku, p.name, r.lot_number, r.expires_on,
+                   r.expires_on - private.store_today() as days_left, r.available_quantity,
+                   count(*) over () as total_count
+            ${expiring}
+            order by r.expires_on, p.sku collate private.natural_order, r.received_at, r.id
+            limit ${perPage} offset ${(page - 1) * perPage}`,
+          page,
+          () => tx<{ count: number }[]>`select count(*) ${expiring}`,
+        );
+      });
+      return pageReply(result, page, perPage);
+    },
+
+    async summary(ctx: RequestContext<{ query: typeof summaryQuery }>): Promise<Reply> {
+      const [summary] = await db.asCaller(ctx.caller, area, (tx) =>
+        tx<StockSummary[]>`
+          select count(*) filter (where s.stock_status = 'out_of_stock')::integer as out_of_stock,
+                 count(*) filter (where s.stock_status = 'low_stock')::integer as low_stock,
+                 (select count(*)::integer
+                  from public.inventory_records r
+                    join public.products p on p.id = r.product_id and p.deleted_at is null
+                  where r.available_quantity > 0
+                    and r.expires_on <= private.store_today() + ${EXPIRING_WITHIN_DAYS}::integer) as expiring_lots,
+                 ${EXPIRING_WITHIN_DAYS}::integer as within_days
+          from public.product_stock s
+          where s.deleted_at is null and s.is_active`);
+      return { body: { success: true, data: summary } };
     },
 
     async create(ctx: RequestContext<{ body: typeof createBody }>): Promise<Reply> {

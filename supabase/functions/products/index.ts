@@ -8,8 +8,25 @@ import { inventoryArea } from '../_shared/errors.ts';
 import { type Dependencies, route, serveFunction } from '../_shared/http.ts';
 import { done } from '../_shared/responses.ts';
 import { productHandlers } from './handlers.ts';
-import { changedResponse, listResponse, movementsResponse, productResponse, stockInsResponse } from './responses.ts';
-import { createBody, listQuery, movementsQuery, productPath, stockInsQuery, updateBody } from './schemas.ts';
+import {
+  changedResponse,
+  expiringResponse,
+  listResponse,
+  movementsResponse,
+  productResponse,
+  stockInsResponse,
+  summaryResponse,
+} from './responses.ts';
+import {
+  createBody,
+  expiringQuery,
+  listQuery,
+  movementsQuery,
+  productPath,
+  stockInsQuery,
+  summaryQuery,
+  updateBody,
+} from './schemas.ts';
 
 export function createHandler(deps: Dependencies) {
   const handlers = productHandlers(deps.db);
@@ -25,7 +42,7 @@ export function createHandler(deps: Dependencies) {
         method: 'GET',
         path: '/',
         query: listQuery,
-        summary: 'List products with their current stock: search, low-stock and active filters, paged and sorted',
+        summary: 'List products with their current stock: search, stock status, low-stock and active filters, paged and sorted',
         response: listResponse,
         handle: handlers.list,
       }),
@@ -39,6 +56,23 @@ export function createHandler(deps: Dependencies) {
         errors: [403, 409],
         example: { sku: 'TEA-OOLONG-150', name: 'Alishan Oolong Tea 150 g', reorder_level: 20 },
         handle: handlers.create,
+      }),
+      route({
+        method: 'GET',
+        path: '/expiring',
+        query: expiringQuery,
+        summary: 'Lots with stock left that expire within within_days store days (default 30) or have expired, ' +
+          'soonest first, paged',
+        response: expiringResponse,
+        handle: handlers.expiring,
+      }),
+      route({
+        method: 'GET',
+        path: '/summary',
+        query: summaryQuery,
+        summary: 'How many active products are out of stock and low on stock, and how many lots expire within 30 days',
+        response: summaryResponse,
+        handle: handlers.summary,
       }),
       route({
         method: 'GET',

@@ -1,6 +1,6 @@
 /** What the products endpoints answer, for the OpenAPI document. */
 import { z } from 'zod';
-import { listPage, success, timestamp } from '../_shared/responses.ts';
+import { day, listPage, success, timestamp } from '../_shared/responses.ts';
 import { enums } from '../_shared/enums.ts';
 
 const id = z.guid();
@@ -21,7 +21,11 @@ export const product = z.object({
   deleted_at: timestamp.nullable(),
   created_at: timestamp,
   updated_at: timestamp,
+  stock_status: z.enum(enums.stock_status).describe('out_of_stock (none), low_stock (at or below the reorder level), in_stock'),
 });
+
+/** A lot's number and expiry as received; null when the delivery gave none. */
+const lotLabel = { lot_number: z.string().nullable(), expires_on: day.nullable() };
 
 export const listResponse = listPage(product);
 
@@ -33,6 +37,7 @@ export const lot = z.object({
   note: z.string().nullable(),
   received_at: timestamp,
   created_at: timestamp,
+  ...lotLabel,
 });
 
 export const productResponse = success(product.extend({ lots: z.array(lot) }));
@@ -57,6 +62,7 @@ export const movement = z.object({
   operator_email: operatorEmail,
   operator_role: operatorRole,
   created_at: timestamp,
+  ...lotLabel,
 });
 
 export const movementsResponse = listPage(movement);
@@ -72,6 +78,27 @@ export const stockInRecord = z.object({
   operator_email: operatorEmail,
   operator_role: operatorRole,
   created_at: timestamp,
+  ...lotLabel,
 });
 
 export const stockInsResponse = listPage(stockInRecord);
+
+export const expiringLot = z.object({
+  inventory_id: id,
+  product_id: id,
+  sku: z.string(),
+  name: z.string(),
+  lot_number: z.string().nullable(),
+  expires_on: day,
+  days_left: z.number().int().describe('Store days from today to the expiry: 0 expires today, below 0 has expired'),
+  available_quantity: count,
+});
+
+export const expiringResponse = listPage(expiringLot);
+
+export const summaryResponse = success(z.object({
+  out_of_stock: count.describe('Active products with no stock'),
+  low_stock: count.describe('Active products with stock at or below their reorder level, out of stock apart'),
+  expiring_lots: count.describe('Lots the caller may see with stock left that expire within within_days store days (or have expired)'),
+  within_days: count,
+}));

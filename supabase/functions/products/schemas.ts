@@ -57,6 +57,7 @@ export const listQuery = z
   .strictObject({
     search: z.string().max(100, 'at most 100 characters').optional(),
     low_stock: queryBoolean.optional(),
+    stock_status: enumOf(enums.stock_status).optional(),
     is_active: queryBoolean.optional(),
     include_deleted: queryBoolean.optional(),
     ...paging,
@@ -74,3 +75,14 @@ export const movementsQuery = z.strictObject({
 });
 
 export const stockInsQuery = z.strictObject(paging);
+
+/** How far ahead "expiring soon" looks by default, in store days: the console's count uses it too. */
+export const EXPIRING_WITHIN_DAYS = 30;
+
+export const expiringQuery = z.strictObject({
+  within_days: queryInteger(0, 3650).optional(),
+  ...paging,
+});
+
+/** The summary takes no parameters (an unknown one is a 400 naming it). */
+export const summaryQuery = z.strictObject({});

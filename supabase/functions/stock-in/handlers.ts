@@ -1,9 +1,9 @@
-/** stock-in: one call to public.stock_in as the caller, which does the change and the replay. */
+/** stock-in: one call to public.stock_in or public.stock_in_batch as the caller, which does the change and the replay. */
 import type { Database } from '../_shared/db.ts';
 import { inventoryArea as area } from '../_shared/errors.ts';
 import type { Reply, RequestContext } from '../_shared/http.ts';
 import { idempotencyKey } from '../_shared/idempotency.ts';
-import type { stockInBody } from './schemas.ts';
+import type { stockInBatchBody, stockInBody } from './schemas.ts';
 
 export function stockInHandlers(db: Database) {
   return {
@@ -15,6 +15,23 @@ export function stockInHandlers(db: Database) {
           select public.stock_in(
             product_id => ${body.product_id}::uuid,
             quantity => ${body.quantity}::bigint,
+            source => ${body.source ?? null},
+            note => ${body.note ?? null},
+            received_at => ${body.received_at ?? null}::timestamptz,
+            idempotency_key => ${key},
+            lot_number => ${body.lot_number ?? null},
+            expires_on => ${body.expires_on ?? null}::date
+          ) as response`);
+      return { status: 201, body: response };
+    },
+
+    async stockInBatch(ctx: RequestContext<{ body: typeof stockInBatchBody }>): Promise<Reply> {
+      const body = ctx.input.body;
+      const key = idempotencyKey(ctx.req, area);
+      const [{ response }] = await db.asCaller(ctx.caller, area, (tx) =>
+        tx<{ response: Record<string, unknown> }[]>`
+          select public.stock_in_batch(
+            items => ${tx.json(body.items)},
             source => ${body.source ?? null},
             note => ${body.note ?? null},
             received_at => ${body.received_at ?? null}::timestamptz,

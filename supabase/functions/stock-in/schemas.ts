@@ -1,13 +1,42 @@
-/** What stock-in accepts: seed 02's request and CONTRACT §2's limits. */
+/** What stock-in accepts: seed 02's request and CONTRACT §2's limits, one lot or a delivery of several. */
 import { z } from 'zod';
 import { enums } from '../_shared/enums.ts';
-import { stockQuantity } from '../_shared/inventory.ts';
-import { enumOf, isoDateTime, uuid } from '../_shared/validation.ts';
+import { lotNumber, stockInNote, stockQuantity } from '../_shared/inventory.ts';
+import { ApiError, inventoryArea } from '../_shared/errors.ts';
+import { enumOf, isoDate, isoDateTime, type ProblemMapper, uuid, validationError } from '../_shared/validation.ts';
 
-export const stockInBody = z.strictObject({
+/** What one lot carries: the expiry is a store day (the database refuses one before the day received). */
+const lot = {
   product_id: uuid,
   quantity: stockQuantity,
+  lot_number: lotNumber.optional(),
+  expires_on: isoDate.optional(),
+  note: stockInNote.optional(),
+};
+
+/** What the delivery as a whole says. */
+const delivery = {
   source: enumOf(enums.stock_in_source).optional(),
-  note: z.string('must be a string').max(1000, 'at most 1000 characters').optional(),
   received_at: isoDateTime('must be an ISO 8601 date-time').optional(),
+};
+
+export const stockInBody = z.strictObject({ ...lot, ...delivery });
+
+export const MAX_DELIVERY_LINES = 200;
+
+export const stockInBatchBody = z.strictObject({
+  items: z
+    .array(z.strictObject(lot), 'must be an array of lines')
+    .min(1, 'must have at least 1 line')
+    .max(MAX_DELIVERY_LINES, `at most ${MAX_DELIVERY_LINES} lines`),
+  note: stockInNote.optional(),
+  ...delivery,
 });
+
+/** A refused line is named by its index too (`details.index`), as the database names it. */
+export const lineProblem: ProblemMapper = (problem) => {
+  const line = /^items\.(\d+)(\.|$)/.exec(problem.field);
+  if (!line) return undefined;
+  const error = validationError(inventoryArea, problem);
+  return new ApiError(error.status, error.code, error.message, { ...error.details, index: Number(line[1]) });
+};

@@ -18,6 +18,8 @@ create type public.stock_adjust_reason as enum (
 );
 create type public.stock_operation as enum ('stock_in', 'stock_adjust', 'stock_out');
 create type public.stock_adjust_direction as enum ('increase', 'decrease', 'either');
+-- Where a product's stock stands against its reorder level (public.product_stock.stock_status).
+create type public.stock_status as enum ('out_of_stock', 'low_stock', 'in_stock');
 
 -- Which way each adjustment reason may move stock, and which reasons need a note: the rule
 -- `public.stock_adjust` enforces, served as it stands (GET /stock-adjust/reasons) so a form offers only
@@ -80,6 +82,15 @@ create table public.inventory_records (
   created_by uuid,
   created_by_role text not null
     constraint inventory_records_created_by_role_known check (created_by_role in ('authenticated', 'service_role')),
+  -- The supplier's lot (batch) number and the goods' expiry date, as the delivery gives them. An expiry is a
+  -- store day, never before the day the lot was received (checked by the stock functions, which alone
+  -- write lots: a CHECK would be read again on every later change of the lot, on a day a zone change may
+  -- have moved).
+  lot_number text
+    constraint inventory_records_lot_number_format check (
+      char_length(lot_number) between 1 and 64 and lot_number !~ '[[:cntrl:]]' and lot_number = btrim(lot_number)
+    ),
+  expires_on date,
   constraint inventory_records_user_has_id check (created_by_role <> 'authenticated' or created_by is not null)
 );
 
@@ -92,6 +103,11 @@ create index inventory_records_fifo_idx
   where available_quantity > 0;
 
 create index inventory_records_created_by_idx on public.inventory_records (created_by);
+
+-- The lots about to expire (GET /products/expiring): only those with an expiry and stock left.
+create index inventory_records_expiring_idx
+  on public.inventory_records (expires_on, product_id)
+  where available_quantity > 0 and expires_on is not null;
 
 create trigger products_touch_updated_at
   before update on public.products
@@ -135,8 +151,8 @@ grant update (sku, name, is_active, deleted_at, reorder_level) on public.product
 revoke insert, update, delete, truncate on public.inventory_records from authenticated, service_role;
 
 -- The product list (GET /products) as a view, so a supabase-js caller reads the same rows under the same
--- RLS as the products function, and `low_stock` has one definition: the stock is at or below the
--- product's reorder level.
+-- RLS as the products function, and `low_stock` and `stock_status` have one definition each: low is at or
+-- below the product's reorder level; out of stock is none at all, apart from low.
 create or replace view public.product_stock with (security_invoker = true) as
 select p.id,
        p.sku,
@@ -147,7 +163,12 @@ select p.id,
        p.current_stock <= p.reorder_level as low_stock,
        p.deleted_at,
        p.created_at,
-       p.updated_at
+       p.updated_at,
+       case
+         when p.current_stock = 0 then 'out_of_stock'
+         when p.current_stock <= p.reorder_level then 'low_stock'
+         else 'in_stock'
+       end::public.stock_status as stock_status
 from public.products p;
 
 revoke all on public.product_stock from anon;

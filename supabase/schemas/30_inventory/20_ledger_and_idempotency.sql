@@ -14,7 +14,10 @@ create table public.stock_in_history (
   operator_id uuid,
   operator_role text not null
     constraint stock_in_history_operator_role_known check (operator_role in ('authenticated', 'service_role')),
-  created_at timestamptz not null default private.now()
+  created_at timestamptz not null default private.now(),
+  -- The lot's number and expiry as received (public.inventory_records).
+  lot_number text,
+  expires_on date
 );
 
 create index stock_in_history_product_idx on public.stock_in_history (product_id, created_at desc);

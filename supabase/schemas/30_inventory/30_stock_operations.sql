@@ -3,8 +3,10 @@
 -- ledger rows and the same errors either way. Security definer because no API role may write the
 -- inventory tables directly; the operator is taken from the request's JWT claims, never from arguments.
 --
+-- Stock-in, of one product or a delivery of several, is in 35_stock_in.sql.
+--
 -- Lock order, the same in every operation so they cannot deadlock each other: the idempotency record,
--- then the product row, then its lots oldest-first. Locking the product row serialises every change to
+-- then the product rows (several in the order of their ids), then their lots oldest-first. Locking the product row serialises every change to
 -- one product, which is what makes "check the stock, then take it" safe under concurrent requests; the
 -- CHECK constraints are the backstop should a future change forget it.
 
@@ -24,13 +26,19 @@ begin
 end
 $$;
 
--- The same 400 the edge functions' zod validation gives, for callers that come through supabase.rpc.
-create or replace function private.invalid_stock_field(field text, value jsonb, rule text)
+-- The same 400 the edge functions' zod validation gives, for callers that come through supabase.rpc. `line`
+-- is the index of a delivery's line (stock_in_batch): the field is then named `items.<line>.<field>`, as
+-- zod names it, and `details.index` says which line was refused.
+create or replace function private.invalid_stock_field(field text, value jsonb, rule text, line integer default null)
 returns void
 language plpgsql set search_path = '' as $$
 begin
+  if line is not null then
+    field := concat_ws('.', 'items', line, field);
+  end if;
   perform private.raise_api_error(400, 'VALIDATION_ERROR', format('Invalid %s: %s', field, rule),
-    jsonb_build_object('field', field, 'value', value, 'constraint', rule));
+    jsonb_build_object('field', field, 'value', value, 'constraint', rule)
+      || case when line is null then '{}'::jsonb else jsonb_build_object('index', line) end);
 end
 $$;
 
@@ -44,14 +52,14 @@ language sql stable set search_path = '' as $$
   select to_char(instant at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
 $$;
 
-create or replace function private.check_stock_quantity(field text, value bigint)
+create or replace function private.check_stock_quantity(field text, value bigint, line integer default null)
 returns void
 language plpgsql set search_path = '' as $$
 begin
   if value is null then
-    perform private.invalid_stock_field(field, null, 'required');
+    perform private.invalid_stock_field(field, null, 'required', line);
   elsif value <= 0 or value > 1000000000 then
-    perform private.invalid_stock_field(field, to_jsonb(value), 'must be a whole number from 1 to 1000000000');
+    perform private.invalid_stock_field(field, to_jsonb(value), 'must be a whole number from 1 to 1000000000', line);
   end if;
 end
 $$;
@@ -250,82 +258,6 @@ begin
 end
 $$;
 
-create or replace function public.stock_in(
-  product_id uuid,
-  quantity bigint,
-  source text default 'manual_stock_in',
-  note text default null,
-  received_at timestamptz default null,
-  idempotency_key text default null
-)
-returns jsonb
-language plpgsql security definer set search_path = '' as $$
-declare
-  operator record;
-  replay jsonb;
-  product public.products;
-  lot public.inventory_records;
-begin
-  select * into operator from private.stock_operator();
-  if product_id is null then
-    perform private.invalid_stock_field('product_id', null, 'required');
-  end if;
-  perform private.check_stock_quantity('quantity', quantity);
-  source := coalesce(source, 'manual_stock_in');
-  if not source = any (enum_range(null::public.stock_in_source)::text[]) then
-    perform private.invalid_stock_field('source', to_jsonb(source), private.one_of(enum_range(null::public.stock_in_source)));
-  end if;
-  if char_length(note) > 1000 then
-    perform private.invalid_stock_field('note', to_jsonb(note), 'at most 1000 characters');
-  end if;
-  -- Goods cannot have been received in the future (received_at orders FIFO and dates the history); five
-  -- minutes ahead is tolerated as the client's clock skew.
-  if received_at > private.now() + interval '5 minutes' then
-    perform private.invalid_stock_field('received_at', to_jsonb(private.api_timestamp(received_at)),
-      'not later than 5 minutes from now');
-  end if;
-
-  replay := private.claim_idempotency_key(operator.operator_key, idempotency_key, 'stock_in', jsonb_build_object(
-    'product_id', product_id, 'quantity', quantity, 'source', source, 'note', note, 'received_at', received_at));
-  if replay is not null then
-    return replay;
-  end if;
-
-  product := private.lock_product(product_id);
-  -- An inactive product is off the sales front and receives no more goods; what it holds can still be
-  -- stocked out and adjusted. Checked under the product lock, so a concurrent deactivation is seen.
-  if not product.is_active then
-    perform private.raise_api_error(422, 'PRODUCT_INACTIVE',
-      format('Product %s is inactive and takes no stock-in', product.sku), jsonb_build_object('product_id', product.id));
-  end if;
-  insert into public.inventory_records (product_id, quantity, available_quantity, source, note, received_at,
-                                        created_by, created_by_role)
-  values (product.id, stock_in.quantity, stock_in.quantity, stock_in.source, stock_in.note,
-          coalesce(stock_in.received_at, private.now()), operator.operator_id, operator.operator_role)
-  returning * into lot;
-
-  insert into public.stock_in_history (inventory_record_id, product_id, quantity, source, note, received_at,
-                                       operator_id, operator_role)
-  values (lot.id, lot.product_id, lot.quantity, lot.source, lot.note, lot.received_at,
-          operator.operator_id, operator.operator_role);
-
-  perform private.log_movement(gen_random_uuid(), 'stock_in', lot, lot.quantity,
-    jsonb_build_object('source', lot.source), operator.operator_id, operator.operator_role);
-
-  return private.remember_response(operator.operator_key, idempotency_key, jsonb_build_object(
-    'success', true,
-    'inventory_id', lot.id,
-    'product_id', lot.product_id,
-    'quantity', lot.quantity,
-    'current_stock', product.current_stock + lot.quantity,
-    'source', lot.source,
-    'received_at', private.api_timestamp(lot.received_at),
-    'message', format('Stocked in %s units of %s; current stock %s', lot.quantity, product.sku,
-      product.current_stock + lot.quantity)
-  ));
-end
-$$;
-
 create or replace function public.stock_out(
   product_id uuid,
   quantity bigint,
@@ -521,7 +453,8 @@ end
 $$;
 
 revoke execute on function
-  private.stock_operator(), private.invalid_stock_field(text, jsonb, text), private.check_stock_quantity(text, bigint),
+  private.stock_operator(), private.invalid_stock_field(text, jsonb, text, integer),
+  private.check_stock_quantity(text, bigint, integer),
   private.api_timestamp(timestamptz), private.idempotency_ttl(), private.purge_idempotency_records(integer),
   private.claim_idempotency_key(text, text, text, jsonb), private.remember_response(text, text, jsonb),
   private.lock_product(uuid),
@@ -531,13 +464,11 @@ revoke execute on function
 from public, anon, authenticated, service_role;
 
 revoke execute on function
-  public.stock_in(uuid, bigint, text, text, timestamptz, text),
   public.stock_out(uuid, bigint, text, text),
   public.stock_adjust(bigint, text, uuid, uuid, text, text, text)
 from public, anon;
 
 grant execute on function
-  public.stock_in(uuid, bigint, text, text, timestamptz, text),
   public.stock_out(uuid, bigint, text, text),
   public.stock_adjust(bigint, text, uuid, uuid, text, text, text)
 to authenticated, service_role;
