@@ -5,7 +5,7 @@
 import type { Caller } from '../supabase/functions/_shared/caller.ts';
 import type { Tx } from '../supabase/functions/_shared/db.ts';
 // @ts-types="./scenarios.d.mts"
-import { adjustment, searchTerm } from './scenarios.mjs';
+import { adjustment, deliveryLines, searchTerm } from './scenarios.mjs';
 import { cataloguePage } from '../supabase/functions/campaign-types/handlers.ts';
 import { campaignMetrics } from '../supabase/functions/campaigns/handlers.ts';
 
@@ -46,6 +46,13 @@ export const databaseWork: Record<string, Work> = {
       tx`select public.stock_in(product_id => ${productIds[n % productIds.length]}::uuid, quantity => ${1}::bigint,
                                 source => ${'manual_stock_in'}, note => ${null}, received_at => ${null}::timestamptz,
                                 idempotency_key => ${null}) as response`,
+  },
+  'stock-in batch (50 lines)': {
+    caller: ADMIN,
+    run: (tx, n, { productIds, today }) =>
+      tx`select public.stock_in_batch(items => ${tx.json(deliveryLines(n, productIds, today))},
+                                      source => ${'purchase_order'}, note => ${null}, received_at => ${null}::timestamptz,
+                                      idempotency_key => ${null}) as response`,
   },
   'stock-adjust (product mode)': {
     caller: ADMIN,

@@ -1,2 +1,8 @@
 export function adjustment(n: number, productIds: string[]): { product_id: string; adjust_quantity: number; reason: string };
 export function searchTerm(n: number): string;
+export function deliveryLines(n: number, productIds: string[], today: string): {
+  product_id: string;
+  quantity: number;
+  lot_number: string;
+  expires_on: string;
+}[];

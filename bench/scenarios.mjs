@@ -9,6 +9,17 @@ const health = (period) => ({
   request: () => ({ method: 'POST', path: '/functions/v1/business-health-analytics', body: { period } }),
 });
 
+/** The 50 lines of the bench's n-th delivery. */
+export function deliveryLines(n, productIds, today) {
+  const expires = new Date(Date.parse(`${today}T00:00:00Z`) + 180 * 86_400_000).toISOString().slice(0, 10);
+  return Array.from({ length: 50 }, (_, i) => ({
+    product_id: productIds[(n * 50 + i) % productIds.length],
+    quantity: 1 + (i % 5),
+    lot_number: `B${n}-${i}`,
+    expires_on: expires,
+  }));
+}
+
 export function adjustment(n, productIds) {
   const up = Math.floor(n / productIds.length) % 2 === 0;
   return {
@@ -36,6 +47,18 @@ export const scenarios = [
       method: 'POST',
       path: '/functions/v1/stock-in',
       body: { product_id: productIds[n % productIds.length], quantity: 1 },
+    }),
+  },
+  {
+    // A delivery of 50 products, a lot each with its number and expiry: request n takes the next 50 of the
+    // bench's products, so concurrent deliveries share products as real ones do.
+    name: 'stock-in batch (50 lines)',
+    kind: 'write',
+    caller: 'admin',
+    request: (n, { productIds, today }) => ({
+      method: 'POST',
+      path: '/functions/v1/stock-in/batch',
+      body: { source: 'purchase_order', items: deliveryLines(n, productIds, today) },
     }),
   },
   {
