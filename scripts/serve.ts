@@ -135,6 +135,8 @@ const consoleFiles = new Hono()
       anonKey: ANON_KEY,
       localSignIn: localSecret(),
       currency: STORE_CURRENCY,
+      // No Realtime server here: the console refreshes the stock on screen itself.
+      realtime: false,
     });
   })
   // Gzipped as a static host would send it, so local loads weigh what deployed ones do.

@@ -2,6 +2,8 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from './api/client.ts';
 import { session, signOut, type Session } from './api/session.ts';
 import { ErrorBox, type Load, Loading, useLoad } from './components/load.tsx';
+import { useLiveStock } from './components/live.ts';
+import { inventoryText } from './i18n/inventory.ts';
 import { setTimeZone, storeTimeZone, storeZoneName } from './format.tsx';
 import { common } from './i18n/common.ts';
 import { LOCALE_NAMES, LOCALES, setLocale, text, useLocale, type Locale } from './i18n/index.ts';
@@ -62,6 +64,26 @@ function useStoreZone(user: Session | null): Load<string | null> {
   return known ? { status: 'ready', data: storeTimeZone(), reload: load.reload } : load;
 }
 
+/**
+ * Beside the inventory link: how many active products are low or out of stock, and how many lots expire
+ * within 30 days, kept current with the stock (components/live.ts). Nothing when all is well.
+ */
+function StockAlerts() {
+  const t = text(inventoryText);
+  const load = useLoad((signal) => api('get', '/products/summary', { signal }).then((r) => r.data), [], 'stock-summary');
+  if (!load.data) return null;
+  const low = load.data.out_of_stock + load.data.low_stock;
+  const expiring = load.data.expiring_lots;
+  if (!low && !expiring) return null;
+  return (
+    <span class="nav-alerts" data-testid="stock-alerts" title={t.navAlerts(low, expiring)}>
+      {low > 0 && <span class="nav-count nav-count-bad" aria-hidden="true" data-low={low}>{low}</span>}
+      {expiring > 0 && <span class="nav-count nav-count-warning" aria-hidden="true" data-expiring={expiring}>{expiring}</span>}
+      <span class="visually-hidden">{t.navAlertsSpoken(t.navAlerts(low, expiring))}</span>
+    </span>
+  );
+}
+
 function Console() {
   const t = text(common);
   const user = useSession();
@@ -69,6 +91,7 @@ function Console() {
   const main = useRef<HTMLElement>(null);
   const label = t[`screen.${route.screen}`];
   const zone = useStoreZone(user);
+  useLiveStock(user !== null);
 
   useEffect(() => {
     document.title = `${user ? label : t.signIn} · ${t.brand}`;
@@ -94,7 +117,9 @@ function Console() {
           <ul>
             {SCREENS.map((s) => (
               <li key={s}>
-                <a href={href(s)} aria-current={s === route.screen ? 'page' : undefined}>{t[`screen.${s}`]}</a>
+                <a href={href(s)} aria-current={s === route.screen ? 'page' : undefined}>
+                  {t[`screen.${s}`]}{s === 'inventory' && <StockAlerts />}
+                </a>
               </li>
             ))}
           </ul>

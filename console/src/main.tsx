@@ -3,6 +3,7 @@ import { loadConfig } from './api/config.ts';
 import { initSession } from './api/session.ts';
 import { App } from './app.tsx';
 import { setCurrency } from './format.tsx';
+import { setRealtime } from './components/live.ts';
 import './styles.css';
 
 const root = document.getElementById('app')!;
@@ -10,6 +11,7 @@ const root = document.getElementById('app')!;
 loadConfig()
   .then(async (config) => {
     setCurrency(config.currency);
+    setRealtime(config.realtime);
     await initSession(config);
     root.textContent = '';
     render(<App />, root);

@@ -72,6 +72,11 @@ begin
 end
 $$;
 
+-- A delivery's line as read and checked from its JSON.
+create type private.stock_in_line as (
+  index integer, product_id uuid, quantity bigint, lot_number text, expires_on date, note text
+);
+
 -- What a delivery says as a whole (stock-in, one line or many): where the goods came from, a note, when
 -- they arrived. Goods cannot have been received in the future (received_at orders FIFO and dates the
 -- history); five minutes ahead is tolerated as the client's clock skew.
@@ -131,30 +136,62 @@ begin
 end
 $$;
 
--- Opens one lot of a product the caller holds locked: the lot, its stock-in history entry and its ledger
--- row. `current_stock` is the product's stock after it.
-create or replace function private.receive_lot(
-  product_id uuid, quantity bigint, source text, note text, received_at timestamptz, lot_number text,
-  expires_on date, operator_id uuid, operator_role text, out lot public.inventory_records, out current_stock bigint
+-- Opens a lot per line, for products the caller holds locked: the lots, their stock-in history entries, the
+-- products' stock and the ledger rows (one operation), in one statement whatever the number of lines. The
+-- delivery's note is a line's when it has none. Returns the answer's lines in their order, each with its
+-- product's stock after it. One generic plan, kept: planning each call's own cost a single stock-in about
+-- 0.3 ms more (1.31-1.35 against 1.00-1.06 ms a call, one after another, on the bench's data) and planned
+-- no better for a delivery.
+create or replace function private.receive_lots(
+  lines private.stock_in_line[], source text, note text, received_at timestamptz, operator_id uuid, operator_role text
 )
-language plpgsql set search_path = '' as $$
+returns jsonb
+language plpgsql set search_path = '' set plan_cache_mode = 'force_generic_plan' as $$
+declare
+  ledger_operation uuid := gen_random_uuid();
+  answered jsonb;
 begin
-  insert into public.inventory_records (product_id, quantity, available_quantity, source, note, received_at,
-                                        lot_number, expires_on, created_by, created_by_role)
-  values (receive_lot.product_id, receive_lot.quantity, receive_lot.quantity, receive_lot.source, receive_lot.note,
-          coalesce(receive_lot.received_at, private.now()), receive_lot.lot_number, receive_lot.expires_on,
-          receive_lot.operator_id, receive_lot.operator_role)
-  returning * into lot;
-
-  insert into public.stock_in_history (inventory_record_id, product_id, quantity, source, note, received_at,
-                                       operator_id, operator_role, lot_number, expires_on)
-  values (lot.id, lot.product_id, lot.quantity, lot.source, lot.note, lot.received_at,
-          receive_lot.operator_id, receive_lot.operator_role, lot.lot_number, lot.expires_on);
-
-  perform private.log_movement(gen_random_uuid(), 'stock_in', lot, lot.quantity,
-    jsonb_build_object('source', lot.source), receive_lot.operator_id, receive_lot.operator_role);
-
-  select p.current_stock into current_stock from public.products p where p.id = lot.product_id;
+  with wanted as materialized (
+    select l.*, gen_random_uuid() as lot_id from unnest(receive_lots.lines) l
+  ), stocked as (
+    update public.products p
+    set current_stock = p.current_stock + s.quantity
+    from (select w.product_id, sum(w.quantity) as quantity from wanted w group by w.product_id) s
+    where p.id = s.product_id
+    returning p.id, p.current_stock - s.quantity as stock_before
+  ), received as (
+    select w.*, st.stock_before + sum(w.quantity) over (partition by w.product_id order by w.index) as stock_after
+    from wanted w join stocked st on st.id = w.product_id
+  ), lots as (
+    insert into public.inventory_records (id, product_id, quantity, available_quantity, source, note, received_at,
+                                          lot_number, expires_on, created_by, created_by_role)
+    select w.lot_id, w.product_id, w.quantity, w.quantity, receive_lots.source, coalesce(w.note, receive_lots.note),
+           coalesce(receive_lots.received_at, private.now()), w.lot_number, w.expires_on, receive_lots.operator_id,
+           receive_lots.operator_role
+    from wanted w
+    order by w.index
+    returning *
+  ), history as (
+    insert into public.stock_in_history (inventory_record_id, product_id, quantity, source, note, received_at,
+                                         operator_id, operator_role, lot_number, expires_on)
+    select lot.id, lot.product_id, lot.quantity, lot.source, lot.note, lot.received_at, receive_lots.operator_id,
+           receive_lots.operator_role, lot.lot_number, lot.expires_on
+    from lots lot
+  ), movements as (
+    insert into public.stock_movements (operation_id, operation, product_id, inventory_record_id, delta, stock_before,
+                                        stock_after, record_available_before, record_available_after, source,
+                                        operator_id, operator_role)
+    select ledger_operation, 'stock_in', x.product_id, x.lot_id, x.quantity, x.stock_after - x.quantity,
+           x.stock_after, 0, x.quantity, receive_lots.source, receive_lots.operator_id, receive_lots.operator_role
+    from received x
+    order by x.index
+  )
+  select jsonb_agg(jsonb_build_object(
+           'inventory_id', x.lot_id, 'product_id', x.product_id, 'quantity', x.quantity, 'lot_number', x.lot_number,
+           'expires_on', x.expires_on, 'current_stock', x.stock_after) order by x.index)
+  into answered
+  from received x;
+  return answered;
 end
 $$;
 
@@ -174,7 +211,7 @@ declare
   operator record;
   replay jsonb;
   product public.products;
-  received record;
+  received jsonb;
 begin
   select * into operator from private.stock_operator();
   if product_id is null then
@@ -194,28 +231,23 @@ begin
 
   product := private.lock_product(product_id);
   perform private.refuse_inactive(product);
-  received := private.receive_lot(product.id, quantity, source, note, received_at, lot_number, expires_on,
-    operator.operator_id, operator.operator_role);
+  received := private.receive_lots(array[(0, product.id, quantity, lot_number, expires_on, note)::private.stock_in_line],
+    source, null, received_at, operator.operator_id, operator.operator_role) -> 0;
 
   return private.remember_response(operator.operator_key, idempotency_key, jsonb_build_object(
     'success', true,
-    'inventory_id', (received.lot).id,
+    'inventory_id', received -> 'inventory_id',
     'product_id', product.id,
     'quantity', quantity,
-    'current_stock', received.current_stock,
+    'current_stock', received -> 'current_stock',
     'source', source,
-    'received_at', private.api_timestamp((received.lot).received_at),
+    'received_at', private.api_timestamp(coalesce(received_at, private.now())),
     'lot_number', lot_number,
     'expires_on', expires_on,
-    'message', format('Stocked in %s units of %s; current stock %s', quantity, product.sku, received.current_stock)
+    'message', format('Stocked in %s units of %s; current stock %s', quantity, product.sku, received ->> 'current_stock')
   ));
 end
 $$;
-
--- A delivery's line as read and checked from its JSON.
-create type private.stock_in_line as (
-  index integer, product_id uuid, quantity bigint, lot_number text, expires_on date, note text
-);
 
 -- Reads a delivery's `items` ([{product_id, quantity, lot_number?, expires_on?, note?}], 1 to 200 lines),
 -- refusing the first line that breaks a rule with the 400 the edge function's zod schema gives.
@@ -287,9 +319,7 @@ declare
   lines private.stock_in_line[];
   line private.stock_in_line;
   product public.products;
-  received record;
-  answered jsonb := '[]';
-  total bigint := 0;
+  answered jsonb;
 begin
   select * into operator from private.stock_operator();
   source := coalesce(source, 'manual_stock_in');
@@ -320,30 +350,26 @@ begin
       jsonb_build_object('product_id', line.product_id, 'index', line.index));
   end if;
 
-  foreach line in array lines loop
-    received := private.receive_lot(line.product_id, line.quantity, source, coalesce(line.note, note), received_at,
-      line.lot_number, line.expires_on, operator.operator_id, operator.operator_role);
-    answered := answered || jsonb_build_array(jsonb_build_object(
-      'inventory_id', (received.lot).id, 'product_id', line.product_id, 'quantity', line.quantity,
-      'lot_number', line.lot_number, 'expires_on', line.expires_on, 'current_stock', received.current_stock));
-    total := total + line.quantity;
-  end loop;
+  answered := private.receive_lots(lines, source, note, received_at, operator.operator_id, operator.operator_role);
 
   return private.remember_response(operator.operator_key, idempotency_key, jsonb_build_object(
     'success', true,
     'items', answered,
     'source', source,
     'received_at', private.api_timestamp(coalesce(received_at, private.now())),
-    'message', format('Stocked in %s units in %s lots', total, cardinality(lines))
+    'message', format('Stocked in %s units in %s lots', (select sum(l.quantity) from unnest(lines) l), cardinality(lines))
   ));
 end
 $$;
 
 revoke execute on function
-  private.invalid_stock_field(text, jsonb, text, integer), private.check_stock_quantity(text, bigint, integer),
+  private.invalid_stock_field(text, jsonb, text, integer), private.check_stock_quantity(text, bigint, integer)
+from public, anon, authenticated, service_role;
+
+revoke execute on function
   private.check_delivery(text, text, timestamptz), private.check_lot(bigint, text, text, date, timestamptz, integer),
   private.refuse_inactive(public.products, integer),
-  private.receive_lot(uuid, bigint, text, text, timestamptz, text, date, uuid, text),
+  private.receive_lots(private.stock_in_line[], text, text, timestamptz, uuid, text),
   private.read_stock_in_lines(jsonb, timestamptz)
 from public, anon, authenticated, service_role;
 

@@ -60,6 +60,16 @@ describe('POST /stock-in/batch', () => {
       { lot_number: 'A-1127', expires_on: null, note: 'PO-7781' },
     ]);
     expect(lots.every((lot) => lot.source === 'purchase_order' && lot.created_by_role === 'authenticated')).toBe(true);
+    // One delivery, one operation in the ledger; each product's rows chain its stock line by line.
+    const ledger = await sql`
+      select operation_id, product_id, delta::int, stock_before::int, stock_after::int from public.stock_movements
+      where product_id in (${tea}, ${sauce}) order by id`;
+    expect(new Set(ledger.map((m) => m.operation_id)).size).toBe(1);
+    expect(ledger.map(({ operation_id: _, ...m }) => m)).toEqual([
+      { product_id: tea, delta: 24, stock_before: 0, stock_after: 24 },
+      { product_id: sauce, delta: 12, stock_before: 0, stock_after: 12 },
+      { product_id: tea, delta: 6, stock_before: 24, stock_after: 30 },
+    ]);
     expect(await stockFigures(sql, tea)).toEqual({ current_stock: 30, sum_available: 30, sum_deltas: 30 });
     expect(await stockFigures(sql, sauce)).toEqual({ current_stock: 12, sum_available: 12, sum_deltas: 12 });
   });

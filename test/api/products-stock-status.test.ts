@@ -100,7 +100,11 @@ describe('GET /products/expiring', () => {
     const within60 = await request('GET', 'products/expiring?within_days=60');
     expect(within60.body.data.map((r: { inventory_id: string }) => r.inventory_id)).toContain(later);
     const none = await request('GET', 'products/expiring?within_days=0');
-    expect(none.body.data.map((r: { inventory_id: string }) => r.inventory_id)).toEqual([expired, todayLot]);
+    expect(none.body.data.filter((r: { product_id: string }) => r.product_id === id).map((r: { inventory_id: string }) => r.inventory_id))
+      .toEqual([expired, todayLot]);
+    // Soonest first across products too: the seeded lots' expiries and these in one order.
+    const days = within30.body.data.map((r: { expires_on: string }) => r.expires_on);
+    expect(days).toEqual([...days].sort());
     expect((await request('GET', 'products/expiring?within_days=-1')).status).toBe(400);
   });
 

@@ -51,10 +51,10 @@ describe('the local server and the store console', () => {
     expect((await fetch(`${api}/console/`, { method: 'POST' })).status).toBe(405);
   });
 
-  it('answers config.json with this server and the local anon key, local sign-in on', async () => {
+  it('answers config.json with this server and the local anon key, local sign-in on, and no Realtime', async () => {
     const res = await fetch(`${api}/console/config.json`);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    expect(await res.json()).toEqual({ supabaseUrl: api, anonKey: ANON_KEY, localSignIn: true, currency: 'TWD' });
+    expect(await res.json()).toEqual({ supabaseUrl: api, anonKey: ANON_KEY, localSignIn: true, currency: 'TWD', realtime: false });
   });
 
   it('signs in as the demo admin or customer with tokens the functions accept, with their rights', async () => {

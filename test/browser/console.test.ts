@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, launchChromium, measureFirstLoad, measureScreens, SCREENS, signIn, waitForScreen } from '../../console/measure.mjs';
 import { freePort, ROOT, startFunctions } from '../../scripts/lib/stack.mjs';
 import { seedDemo } from '../../scripts/seed-demo.mjs';
-import { scratchDatabase } from '../support/client.ts';
+import { scratchDatabase, tokens } from '../support/client.ts';
 import { storeDay, storeToday } from '../support/store-day.ts';
 
 const hasChromium = existsSync(CHROMIUM);
@@ -69,7 +69,8 @@ async function allViews(databaseUrl: string) {
     const [{ id: productId }] = await sql`select id from public.products where deleted_at is null order by sku limit 1`;
     const [{ id: campaignId }] = await sql`select id from public.campaigns where status = 'active' order by name limit 1`;
     return [...SCREENS, `inventory?id=${productId}`, `campaigns?id=${campaignId}`, 'campaigns?tab=calendar',
-      'campaigns?tab=collaboration', 'campaigns?edit=new', 'campaign-types?edit=new', 'inventory?edit=new'];
+      'campaigns?tab=collaboration', 'campaigns?edit=new', 'campaign-types?edit=new', 'inventory?edit=new',
+      'inventory?view=expiring', 'inventory?edit=delivery'];
   } finally {
     await sql.end();
   }
@@ -416,6 +417,134 @@ describe.skipIf(!hasChromium)(
       expect(await page.getByRole('button', { name: /^Undo/ }).count()).toBe(0);
     });
 
+    it('inventory: a delivery of three products is booked by keyboard alone, all or nothing, shown on its lines, and undone', async () => {
+      step = 'delivery';
+      const sql = postgres(scratch.url, { max: 1, onnotice: () => {} });
+      const stock = async () => (await sql`select sku, current_stock::int from public.products where sku = any(${products.map((p) => p.sku)}) order by sku`)
+        .map((p) => p.current_stock);
+      const products = await sql<{ sku: string; current_stock: number }[]>`
+        select sku, current_stock::int from public.products where deleted_at is null and is_active order by sku limit 3`;
+      const before = await stock();
+      const typeDate = (day: string) => page.keyboard.type(`${day.slice(5, 7)}${day.slice(8, 10)}${day.slice(0, 4)}`);
+      await page.goto(`${base}#/inventory`);
+      await waitForScreen(page, 'inventory');
+      await page.getByRole('link', { name: 'Receive a delivery' }).focus();
+      await page.keyboard.press('Enter');
+      const form = page.locator('form[data-form="delivery"]');
+      await form.waitFor();
+      // Focus starts on the first line's product; every step from here is a key press.
+      await expect.poll(() => page.evaluate(() => document.activeElement?.closest('li')?.getAttribute('data-line'))).toBe('0');
+      const lines: [string, string, string, string | null][] = [
+        [products[0].sku, '5', 'D-1', plusDays(-1)],
+        [products[1].sku, '3', '', null],
+        [products[2].sku, '2', 'D-3', plusDays(200)],
+      ];
+      for (const [i, [sku, quantity, lot, expiry]] of lines.entries()) {
+        await page.keyboard.type(sku);
+        await page.keyboard.press('Tab');
+        await page.keyboard.type(quantity);
+        await page.keyboard.press('Tab');
+        await page.keyboard.type(lot);
+        await page.keyboard.press('Tab');
+        if (expiry) await typeDate(expiry);
+        if (i === lines.length - 1) break;
+        // Past the line's remove button (from the second line on) to "Add a line".
+        do await page.keyboard.press('Tab'); while (await page.evaluate(() => document.activeElement?.textContent) !== 'Add a line');
+        await page.keyboard.press('Enter');
+        await expect.poll(() => page.evaluate(() => document.activeElement?.closest('li')?.getAttribute('data-line'))).toBe(String(i + 1));
+      }
+      // Enter in a field sends the delivery: the database refuses line 1's expiry (before the day received),
+      // the refusal lands on that field, and nothing of the other lines is booked.
+      step = 'delivery-refused';
+      await page.keyboard.press('Enter');
+      const expiry = form.locator('li[data-line="0"] input[type="date"]');
+      await expect.poll(() => expiry.getAttribute('aria-invalid')).toBe('true');
+      expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type)).toBe('date');
+      expect(await form.locator('li[data-line="0"] .field-error').textContent()).toContain('not before the day the goods were received');
+      expect(await stock()).toEqual(before);
+
+      step = 'delivery';
+      await typeDate(plusDays(30));
+      await page.keyboard.press('Enter');
+      const said = form.locator('.state.success');
+      await said.waitFor();
+      expect(await said.textContent()).toContain('Received 10 units in 3 lots.');
+      expect(await stock()).toEqual([before[0] + 5, before[1] + 3, before[2] + 2]);
+      const [lot] = await sql`select lot_number, expires_on::text from public.inventory_records r join public.products p on p.id = r.product_id
+                              where p.sku = ${products[2].sku} order by r.created_at desc limit 1`;
+      expect(lot).toEqual({ lot_number: 'D-3', expires_on: plusDays(200) });
+      await shot(page, '4-inventory-delivery');
+
+      // The status has focus; its undo is the next stop.
+      await page.keyboard.press('Tab');
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Undo the delivery');
+      await page.keyboard.press('Enter');
+      await expect.poll(() => said.textContent()).toContain('The delivery is undone: 3 lots booked back out.');
+      expect(await stock()).toEqual(before);
+      await sql.end();
+    });
+
+    it('inventory: stock booked elsewhere shows on an open product without a reload, one request per 15 s, none in the background', async () => {
+      step = 'live-stock';
+      const sql = postgres(scratch.url, { max: 1, onnotice: () => {} });
+      const [{ id }] = await sql`select id from public.products where deleted_at is null and is_active order by sku desc limit 1`;
+      await sql.end();
+      const live = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+      await live.clock.install();
+      const p = await live.newPage();
+      watch(p);
+      await signIn(p, base, 'admin');
+      await p.goto(`${base}#/inventory?id=${id}`);
+      await waitForScreen(p, 'inventory');
+      const shown = async () => Number((await p.getByTestId('current-stock').textContent())!.replace(/,/g, ''));
+      let reads = 0;
+      p.on('request', (r) => {
+        if (r.method() === 'GET' && new URL(r.url()).pathname === `/functions/v1/products/${id}`) reads++;
+      });
+      const stockIn = (quantity: number) => fetch(`${functions.url}/functions/v1/stock-in`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tokens.admin}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ product_id: id, quantity }),
+      }).then((r) => expect(r.status).toBe(201));
+      const visibility = (state: 'hidden' | 'visible') => p.evaluate((state) => {
+        Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => state });
+        document.dispatchEvent(new Event('visibilitychange'));
+      }, state);
+
+      // The clock stands still from here: the page's timers (its refresh, and Preact's effects, which wait for
+      // an animation frame) run only as the test moves the clock on.
+      await live.clock.pauseAt(Date.now() + 1_000);
+      const settled = async () => {
+        await live.clock.runFor(20);
+        return shown();
+      };
+      const start = await shown();
+      // In the background nothing is asked for, however long.
+      await visibility('hidden');
+      reads = 0;
+      await live.clock.runFor(60_000);
+      expect(reads).toBe(0);
+      // Stock booked meanwhile shows as soon as the tab is back.
+      await stockIn(4);
+      await visibility('visible');
+      await expect.poll(settled).toBe(start + 4);
+      expect(reads).toBe(1);
+      // Then every 15 s (counted from that refresh, less than a second of the clock ago), and not before.
+      await stockIn(6);
+      await live.clock.runFor(13_000);
+      expect(reads).toBe(1);
+      expect(await shown()).toBe(start + 4);
+      await live.clock.runFor(2_500);
+      await expect.poll(settled).toBe(start + 10);
+      expect(reads).toBe(2);
+      // Beside the inventory link: the products low or out of stock and the lots expiring soon, as the API counts them.
+      const summary = (await (await fetch(`${functions.url}/functions/v1/products/summary`, { headers: { authorization: `Bearer ${tokens.admin}` } })).json()).data;
+      const alerts = p.getByTestId('stock-alerts');
+      expect(Number(await alerts.locator('[data-low]').getAttribute('data-low'))).toBe(summary.out_of_stock + summary.low_stock);
+      expect(await alerts.getAttribute('title')).toContain('low or out of stock');
+      await live.close();
+    });
+
     it('inventory: a column head sorts the products by the API, a second click turns the order; names sort naturally', async () => {
       step = 'product-sort';
       await page.goto(`${base}#/inventory?search=DEMO`);
@@ -490,7 +619,13 @@ describe.skipIf(!hasChromium)(
       watch(p);
       await signIn(p, base, 'admin');
       expect(await p.evaluate(() => document.documentElement.lang)).toBe('zh-TW');
-      expect(await p.locator('header nav').textContent()).toBe('營運健康訂單行銷活動營收歸因庫存活動類型');
+      // The screens' names (the stock counts beside Inventory are figures, not names).
+      expect(await p.locator('header nav').evaluate((nav) => {
+        const copy = nav.cloneNode(true) as Element;
+        copy.querySelectorAll('.nav-alerts').forEach((alerts) => alerts.remove());
+        return copy.textContent;
+      })).toBe('營運健康訂單行銷活動營收歸因庫存活動類型');
+      expect(await p.getByTestId('stock-alerts').textContent()).toMatch(/（\d+ 項商品庫存偏低或缺貨/);
       const latin = /[A-Za-z]{3,}/;
       const untranslated: Record<string, string[]> = {};
       for (const view of await allViews(scratch.url)) {
@@ -642,7 +777,7 @@ describe.skipIf(!hasChromium)(
 
     it('logged no console error beyond the refused requests the test provoked', () => {
       const provoked = /Failed to load resource: the server responded with a status of (400|422)/;
-      const unexpected = problems.filter((p) => !(['campaign-validation', 'stock-validation', 'zh-refusal'].includes(p.step) && provoked.test(p.text)));
+      const unexpected = problems.filter((p) => !(['campaign-validation', 'stock-validation', 'zh-refusal', 'delivery-refused'].includes(p.step) && provoked.test(p.text)));
       expect(unexpected).toEqual([]);
     });
   },

@@ -62,6 +62,22 @@ export function configureClient(
   onUnauthorized = unauthorized;
 }
 
+/**
+ * Calls `onChange` whenever a row of `table` the signed-in user may read changes (Supabase Realtime
+ * `postgres_changes`, RLS applied), and `onFailure` when the subscription cannot be held. Returns the
+ * unsubscribe.
+ */
+export function subscribeToChanges(table: string, onChange: () => void, onFailure: () => void): () => void {
+  if (!client) throw new Error(text(common).notConfigured);
+  const channel = client
+    .channel(`changes:${table}`)
+    .on('postgres_changes', { event: '*', schema: 'public', table }, onChange)
+    .subscribe((status) => {
+      if (status === 'CHANNEL_ERROR' || status === 'TIMED_OUT') onFailure();
+    });
+  return () => void client?.removeChannel(channel);
+}
+
 function invocationName(path: string, params?: Record<string, unknown>, query?: Record<string, unknown>) {
   let name = path.replace(/^\//, '').replace(/\{(\w+)\}/g, (_, key: string) => {
     const value = params?.[key];

@@ -12,6 +12,12 @@ export interface ConsoleConfig {
   localSignIn: boolean;
   /** The store's currency, ISO 4217 (`TWD` when not set): every amount is shown in it. */
   currency: string;
+  /**
+   * The project runs Supabase Realtime (a hosted project or a `supabase start` stack: true when not set):
+   * stock on screen follows the database's changes. The local server has none and says `false`; the
+   * console then refreshes what is on screen itself (components/live.ts).
+   */
+  realtime: boolean;
 }
 
 export async function loadConfig(): Promise<ConsoleConfig> {
@@ -30,5 +36,5 @@ export async function loadConfig(): Promise<ConsoleConfig> {
     throw new Error('config.json has no anonKey: set the project\'s anon key there (see docs/console.md).');
   }
   const currency = typeof raw.currency === 'string' && /^[A-Z]{3}$/.test(raw.currency) ? raw.currency : 'TWD';
-  return { supabaseUrl, anonKey: raw.anonKey, localSignIn: raw.localSignIn === true, currency };
+  return { supabaseUrl, anonKey: raw.anonKey, localSignIn: raw.localSignIn === true, currency, realtime: raw.realtime !== false };
 }

@@ -9,12 +9,12 @@ import { SearchFilters } from '../components/filters.tsx';
 import { checks, Field, FormError, Pager, SelectField, useForm } from '../components/form.tsx';
 import { changed, Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader, Tabs } from '../components/screen.tsx';
-import { Badge, fmt, storeDayOf, storeIso } from '../format.tsx';
+import { Badge, fmt, storeDayOf, storeIso, storeToday } from '../format.tsx';
 import { common } from '../i18n/common.ts';
 import { text } from '../i18n/index.ts';
 import { inventoryText } from '../i18n/inventory.ts';
 import { href, useParams, type Route } from '../router.ts';
-import { StockAdjustForm, StockInForm } from './stock-forms.tsx';
+import { DeliveryForm, StockAdjustForm, StockInForm } from './stock-forms.tsx';
 
 type Product = Ok<paths['/products/{id}']['get']>['data'];
 const PAGE_SIZE = 25;
@@ -22,6 +22,16 @@ const LEDGER_PAGE = 20;
 /** The columns the product list sorts by (the API's `sort_by`). */
 const PRODUCT_SORTS = ['name', 'current_stock', 'reorder_level'] as const;
 type ProductSort = (typeof PRODUCT_SORTS)[number];
+type StockStatus = (typeof enums.stock_status)[number];
+/** How far ahead the expiring view looks unless told otherwise: the API's default, the navigation's count. */
+const EXPIRING_DAYS = 30;
+
+/** A product's stock status as a badge: out of stock apart from low; nothing when in stock. */
+function StockBadge({ status }: { status: StockStatus }) {
+  const t = text(inventoryText);
+  if (status === 'in_stock') return null;
+  return <Badge kind={status === 'out_of_stock' ? 'bad' : 'warning'}>{t[`status.${status}`]}</Badge>;
+}
 
 export function InventoryScreen({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
   const t = text(inventoryText);
@@ -29,13 +39,19 @@ export function InventoryScreen({ route, isAdmin }: { route: Route; isAdmin: boo
   return (
     <section class="stack">
       <ScreenHeader title={t.title} lead={t.lead}>
+        <a class="button" href={href('inventory', { ...params, id: undefined, edit: 'delivery' })}>{t.receiveDelivery}</a>
         {isAdmin && <a class="button primary" href={href('inventory', { ...params, id: undefined, edit: 'new' })}>{t.newProduct}</a>}
       </ScreenHeader>
       {isAdmin && params.edit === 'new' && (
         <ProductForm onSaved={(p) => { changed('products'); setParams({ edit: undefined, id: p.id }); }} onCancel={() => setParams({ edit: undefined })} />
       )}
+      {params.edit === 'delivery' && <DeliveryForm onClose={() => setParams({ edit: undefined })} />}
+      <Tabs label={t.inventoryViews} current={params.view === 'expiring' ? 'expiring' : 'products'} tabs={[
+        { id: 'products', label: t.productsView, href: href('inventory', { ...params, view: undefined, page: undefined }) },
+        { id: 'expiring', label: t.expiringView, href: href('inventory', { ...params, view: 'expiring', page: undefined }) },
+      ]} />
       <div class={params.id ? 'two-columns inventory-layout' : ''}>
-        <ProductList route={route} />
+        {params.view === 'expiring' ? <ExpiringLots route={route} /> : <ProductList route={route} />}
         {params.id && <ProductDetail key={params.id} route={route} isAdmin={isAdmin} />}
       </div>
     </section>
@@ -46,7 +62,8 @@ function ProductList({ route }: { route: Route }) {
   const t = text(inventoryText);
   const [params, setParams] = useParams(route);
   const page = Math.max(1, Number(params.page) || 1);
-  const low = params.low === '1';
+  const status = enums.stock_status.find((x) => x === params.status);
+  const low = status === 'low_stock';
 
   const sortColumn = PRODUCT_SORTS.find((c) => c === params.sort);
   const order = sortColumn
@@ -57,21 +74,21 @@ function ProductList({ route }: { route: Route }) {
   const list = useLoad((signal) => api('get', '/products', {
     // By the column chosen, else by name (naturally: 2 before 10); the low-stock list, unless a column is
     // chosen, by the API's own order, most urgent first.
-    query: { search: params.search, low_stock: low ? 'true' : undefined, page: String(page), per_page: String(PAGE_SIZE), ...order },
+    query: { search: params.search, stock_status: status, page: String(page), per_page: String(PAGE_SIZE), ...order },
     signal,
-  }), [params.search, low, page, params.sort, params.desc], 'products');
+  }), [params.search, status, page, params.sort, params.desc], 'products');
 
   return (
     <section class="stack" aria-labelledby="products-title">
       <h2 id="products-title" class="visually-hidden">{t.products}</h2>
       <SearchFilters route={route} label={t.filterProducts} placeholder={t.searchPlaceholder}>
-        <label class="checkbox filter-check">
-          <input type="checkbox" name="low_stock" checked={low} onChange={(e) => setParams({ low: e.currentTarget.checked ? '1' : undefined, page: undefined })} /> {t.lowStockOnly}
-        </label>
+        <SelectField label={t.stockStatus} name="stock_status" value={status ?? ''}
+          onChange={(x) => setParams({ status: x || undefined, page: undefined })}
+          options={[{ value: '', label: t.allStock }, ...enums.stock_status.map((x) => ({ value: x, label: t[`status.${x}`] }))]} />
       </SearchFilters>
       <Loaded load={list} label={t.loadingProducts}>
         {(r) => r.data.length === 0 ? (
-          <Empty>{params.search || low ? t.noMatch : t.noProducts}</Empty>
+          <Empty>{params.search || status ? t.noMatch : t.noProducts}</Empty>
         ) : (
           <>
             <div class="table-wrap" tabIndex={0} role="region" aria-label={t.productsCaption}>
@@ -87,12 +104,12 @@ function ProductList({ route }: { route: Route }) {
                 </thead>
                 <tbody>
                   {r.data.map((p) => (
-                    <tr key={p.id} aria-current={p.id === params.id ? 'true' : undefined} data-sku={p.sku}>
+                    <tr key={p.id} aria-current={p.id === params.id ? 'true' : undefined} data-sku={p.sku} data-stock-status={p.stock_status}>
                       <td><a href={href('inventory', { ...params, id: p.id, edit: undefined })}>{p.name}</a><br /><small class="muted" data-user-text>{p.sku}</small></td>
                       <td class="num" data-stock>{fmt.int(p.current_stock)}</td>
                       <td class="num">{fmt.int(p.reorder_level)}</td>
                       <td>
-                        {p.low_stock && <Badge kind="bad">{t.low}</Badge>} {!p.is_active && <Badge kind="completed">{t.inactive}</Badge>}
+                        <StockBadge status={p.stock_status} /> {!p.is_active && <Badge kind="completed">{t.inactive}</Badge>}
                       </td>
                     </tr>
                   ))}
@@ -101,14 +118,14 @@ function ProductList({ route }: { route: Route }) {
             </div>
             <Pager page={r.pagination.page} totalPages={r.pagination.total_pages} count={t.productCount(r.pagination.total_count)} label={t.productPages} onPage={(p) => setParams({ page: p })} />
             <p>
-              <CsvButton filename="products.csv" columns={['id', 'sku', 'name', 'current_stock', 'reorder_level', 'low_stock', 'is_active']}
+              <CsvButton filename="products.csv" columns={['id', 'sku', 'name', 'current_stock', 'reorder_level', 'stock_status', 'is_active']}
                 rows={async () => {
                   const rows: (string | number | boolean)[][] = [];
                   for (let p = 1; ; p++) {
                     const r = await api('get', '/products', {
-                      query: { search: params.search, low_stock: low ? 'true' : undefined, page: String(p), per_page: '200', ...order },
+                      query: { search: params.search, stock_status: status, page: String(p), per_page: '200', ...order },
                     });
-                    for (const x of r.data) rows.push([x.id, x.sku, x.name, x.current_stock, x.reorder_level, x.low_stock, x.is_active]);
+                    for (const x of r.data) rows.push([x.id, x.sku, x.name, x.current_stock, x.reorder_level, x.stock_status, x.is_active]);
                     if (p >= r.pagination.total_pages) return rows;
                   }
                 }} />
@@ -132,7 +149,7 @@ function ProductDetail({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
   const booked = (said: string, undoIt?: { label: string; run: () => Promise<string> }) => {
     setMessage(said);
     setUndo(undoIt ?? null);
-    changed('product', 'products');
+    changed('product', 'products', 'expiring', 'stock-summary');
   };
   useEffect(() => {
     if (message) said.current?.focus();
@@ -149,7 +166,7 @@ function ProductDetail({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
             </div>
             <p class="stock-line">
               <span class="big" data-testid="current-stock">{fmt.int(p.current_stock)}</span>{t.inStock(fmt.int(p.reorder_level))}{' '}
-              {p.low_stock && <Badge kind="bad">{t.lowStock}</Badge>} {!p.is_active && <Badge kind="completed">{t.inactive}</Badge>}
+              <StockBadge status={p.stock_status} /> {!p.is_active && <Badge kind="completed">{t.inactive}</Badge>}
             </p>
             {message && (
               <p class="state success" role="status" tabIndex={-1} ref={said}>
@@ -179,7 +196,7 @@ function ProductDetail({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
             <div class="two-columns">
               <StockInForm productId={p.id} onDone={booked} />
               <StockAdjustForm productId={p.id} onDone={booked}
-                lots={p.lots.map((l) => ({ id: l.inventory_id, label: t.lotLabel(fmt.day(storeDayOf(l.received_at)), l.available_quantity, l.quantity) }))} />
+                lots={p.lots.map((l) => ({ id: l.inventory_id, label: t.lotLabel(l.lot_number ?? fmt.day(storeDayOf(l.received_at)), l.available_quantity, l.quantity) }))} />
             </div>
             <Tabs label={t.productHistory} current={tab} tabs={[
               { id: 'ledger', label: t.ledger, href: href('inventory', { ...params, tab: undefined }) },
@@ -201,11 +218,13 @@ function Lots({ product }: { product: Product }) {
       {product.lots.length === 0 ? <Empty>{product.current_stock > 0 ? t.lotsForAdmins : t.neverStocked}</Empty> : (
         <div class="table-wrap" tabIndex={0} role="region" aria-label={t.lots}>
           <table>
-            <thead><tr><th scope="col">{t.received}</th><th scope="col" class="num">{t.left}</th><th scope="col" class="num">{t.receivedQty}</th><th scope="col">{t.source}</th><th scope="col">{t.note}</th></tr></thead>
+            <thead><tr><th scope="col">{t.received}</th><th scope="col">{t.lotNumber}</th><th scope="col">{t.expiresOn}</th><th scope="col" class="num">{t.left}</th><th scope="col" class="num">{t.receivedQty}</th><th scope="col">{t.source}</th><th scope="col">{t.note}</th></tr></thead>
             <tbody>
               {product.lots.map((l) => (
-                <tr key={l.inventory_id}>
+                <tr key={l.inventory_id} data-lot={l.lot_number ?? undefined}>
                   <td>{fmt.dateTime(l.received_at)}</td>
+                  <td data-user-text>{l.lot_number ?? t.noLotNumber}</td>
+                  <td><Expiry day={l.expires_on} /></td>
                   <td class="num">{fmt.int(l.available_quantity)}</td>
                   <td class="num">{fmt.int(l.quantity)}</td>
                   <td>{t.code(l.source)}</td>
@@ -216,6 +235,57 @@ function Lots({ product }: { product: Product }) {
           </table>
         </div>
       )}
+    </section>
+  );
+}
+
+/** An expiry day, flagged once it has passed (the store's today). */
+function Expiry({ day }: { day: string | null }) {
+  const t = text(inventoryText);
+  if (!day) return <>{t.noLotNumber}</>;
+  return <>{fmt.day(day)}{day < storeToday() && <> <Badge kind="bad">{t.expired}</Badge></>}</>;
+}
+
+/** The lots with stock left that expire soon or have expired, soonest first (GET /products/expiring). */
+function ExpiringLots({ route }: { route: Route }) {
+  const t = text(inventoryText);
+  const [params, setParams] = useParams(route);
+  const page = Math.max(1, Number(params.page) || 1);
+  const days = /^\d{1,4}$/.test(params.within ?? '') && Number(params.within) <= 3650 ? Number(params.within) : EXPIRING_DAYS;
+  const load = useLoad((signal) => api('get', '/products/expiring', {
+    query: { within_days: String(days), page: String(page), per_page: String(PAGE_SIZE) },
+    signal,
+  }), [days, page], 'expiring');
+  return (
+    <section class="stack" aria-labelledby="expiring-title">
+      <h2 id="expiring-title" class="visually-hidden">{t.expiringView}</h2>
+      <p class="muted">{t.expiringLead(days)}</p>
+      <SelectField label={t.withinDays} name="within_days" value={String(days)} onChange={(x) => setParams({ within: x === String(EXPIRING_DAYS) ? undefined : x, page: undefined })}
+        options={[7, 14, 30, 60, 90, 180].map((d) => ({ value: String(d), label: fmt.int(d) }))} />
+      <Loaded load={load} label={t.loadingExpiring}>
+        {(r) => r.data.length === 0 ? <Empty>{t.noExpiring}</Empty> : (
+          <>
+            <div class="table-wrap" tabIndex={0} role="region" aria-label={t.expiringCaption}>
+              <table class="expiring">
+                <caption class="visually-hidden">{t.expiringCaption}</caption>
+                <thead><tr><th scope="col">{t.product}</th><th scope="col">{t.lotNumber}</th><th scope="col">{t.expiresOn}</th><th scope="col">{t.daysLeft}</th><th scope="col" class="num">{t.left}</th></tr></thead>
+                <tbody>
+                  {r.data.map((l) => (
+                    <tr key={l.inventory_id} data-lot={l.lot_number ?? undefined} class={l.days_left < 0 ? 'expired' : undefined}>
+                      <td><a href={href('inventory', { ...params, id: l.product_id, edit: undefined })}>{l.name}</a><br /><small class="muted" data-user-text>{l.sku}</small></td>
+                      <td data-user-text>{l.lot_number ?? t.noLotNumber}</td>
+                      <td>{fmt.day(l.expires_on)}</td>
+                      <td>{l.days_left < 0 ? <Badge kind="bad">{t.daysLeftValue(l.days_left)}</Badge> : t.daysLeftValue(l.days_left)}</td>
+                      <td class="num">{fmt.int(l.available_quantity)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <Pager page={r.pagination.page} totalPages={r.pagination.total_pages} count={t.lotCount(r.pagination.total_count)} label={t.lotPages} onPage={(p) => setParams({ page: p })} />
+          </>
+        )}
+      </Loaded>
     </section>
   );
 }
@@ -244,7 +314,7 @@ function Ledger({ route, id }: { route: Route; id: string }) {
                       <td>{t.code(m.operation)}</td>
                       <td class={`num ${m.delta < 0 ? 'negative' : 'positive'}`}>{m.delta > 0 ? `+${m.delta}` : m.delta}</td>
                       <td class="num">{m.stock_before} → {m.stock_after}</td>
-                      <td>{t.code(m.reason ?? m.source)}{m.reason_note && <><br /><small class="muted">{m.reason_note}</small></>}{m.reference && <><br /><small class="muted">{t.reference(m.reference)}</small></>}</td>
+                      <td>{t.code(m.reason ?? m.source)}{m.reason_note && <><br /><small class="muted" data-user-text>{m.reason_note}</small></>}{m.reference && <><br /><small class="muted">{t.reference(m.reference)}</small></>}{m.lot_number && <><br /><small class="muted">{t.lotNumber} <span data-user-text>{m.lot_number}</span></small></>}</td>
                       <td>{m.operator_role === 'service_role' ? t.serviceKey : m.operator_email ?? (m.operator_id ? t.user(m.operator_id.slice(0, 8)) : '—')}</td>
                     </tr>
                   ))}
@@ -254,13 +324,13 @@ function Ledger({ route, id }: { route: Route; id: string }) {
             <Pager page={r.pagination.page} totalPages={r.pagination.total_pages} count={t.movementCount(r.pagination.total_count)} label={t.movementPages} onPage={(p) => setParams({ lpage: p })} />
             <p>
               <CsvButton filename="movements.csv"
-                columns={['created_at', 'operation', 'delta', 'stock_before', 'stock_after', 'reason', 'source', 'reason_note', 'reference', 'operator_email']}
+                columns={['created_at', 'operation', 'delta', 'stock_before', 'stock_after', 'reason', 'source', 'reason_note', 'reference', 'lot_number', 'operator_email']}
                 rows={async () => {
                   const rows: (string | number | null)[][] = [];
                   for (let p = 1; ; p++) {
                     const page = await api('get', '/products/{id}/movements', { path: { id }, query: { page: String(p), per_page: '200', operation } });
                     for (const m of page.data) {
-                      rows.push([storeIso(m.created_at), m.operation, m.delta, m.stock_before, m.stock_after, m.reason, m.source, m.reason_note, m.reference, m.operator_email]);
+                      rows.push([storeIso(m.created_at), m.operation, m.delta, m.stock_before, m.stock_after, m.reason, m.source, m.reason_note, m.reference, m.lot_number, m.operator_email]);
                     }
                     if (p >= page.pagination.total_pages) return rows;
                   }
@@ -285,12 +355,14 @@ function StockIns({ route, id }: { route: Route; id: string }) {
           <div class="table-wrap" tabIndex={0} role="region" aria-label={t.stockInsCaption}>
             <table>
               <caption class="visually-hidden">{t.stockInsCaption}</caption>
-              <thead><tr><th scope="col">{t.received}</th><th scope="col" class="num">{t.quantity}</th><th scope="col">{t.source}</th><th scope="col">{t.note}</th><th scope="col">{t.booked}</th></tr></thead>
+              <thead><tr><th scope="col">{t.received}</th><th scope="col" class="num">{t.quantity}</th><th scope="col">{t.lotNumber}</th><th scope="col">{t.expiresOn}</th><th scope="col">{t.source}</th><th scope="col">{t.note}</th><th scope="col">{t.booked}</th></tr></thead>
               <tbody>
                 {r.data.map((s) => (
                   <tr key={s.id}>
                     <td>{fmt.dateTime(s.received_at)}</td>
                     <td class="num">{fmt.int(s.quantity)}</td>
+                    <td data-user-text>{s.lot_number ?? t.noLotNumber}</td>
+                    <td>{s.expires_on ? fmt.day(s.expires_on) : t.noLotNumber}</td>
                     <td>{t.code(s.source)}</td>
                     <td>{s.note ?? ''}</td>
                     <td>{fmt.dateTime(s.created_at)}</td>
@@ -301,12 +373,12 @@ function StockIns({ route, id }: { route: Route; id: string }) {
           </div>
           <Pager page={r.pagination.page} totalPages={r.pagination.total_pages} count={t.stockInCount(r.pagination.total_count)} label={t.stockInPages} onPage={(p) => setParams({ lpage: p })} />
           <p>
-            <CsvButton filename="stock-ins.csv" columns={['received_at', 'quantity', 'source', 'note', 'created_at']}
+            <CsvButton filename="stock-ins.csv" columns={['received_at', 'quantity', 'lot_number', 'expires_on', 'source', 'note', 'created_at']}
               rows={async () => {
                 const rows: (string | number | null)[][] = [];
                 for (let p = 1; ; p++) {
                   const page = await api('get', '/products/{id}/stock-ins', { path: { id }, query: { page: String(p), per_page: '200' } });
-                  for (const x of page.data) rows.push([storeIso(x.received_at), x.quantity, x.source, x.note, storeIso(x.created_at)]);
+                  for (const x of page.data) rows.push([storeIso(x.received_at), x.quantity, x.lot_number, x.expires_on, x.source, x.note, storeIso(x.created_at)]);
                   if (p >= page.pagination.total_pages) return rows;
                 }
               }} />

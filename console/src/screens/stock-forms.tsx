@@ -1,8 +1,9 @@
-import { useRef } from 'preact/hooks';
-import { api } from '../api/client.ts';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, ApiError } from '../api/client.ts';
 import { enums } from '../api/enums.ts';
 import { checks, Field, FormError, newIdempotencyKey, SelectField, useForm } from '../components/form.tsx';
-import { useLoad } from '../components/load.tsx';
+import { changed, useLoad } from '../components/load.tsx';
+import { STOCK } from '../components/live.ts';
 import { common } from '../i18n/common.ts';
 import { text } from '../i18n/index.ts';
 import { fromStoreWall } from '../format.tsx';
@@ -24,7 +25,7 @@ function useIdempotencyKey() {
 
 export function StockInForm({ productId, onDone }: { productId?: string; onDone: (message: string) => void }) {
   const t = text(inventoryText);
-  const form = useForm({ product_id: productId ?? '', quantity: '', source: 'manual_stock_in', note: '', received_at: '' });
+  const form = useForm({ product_id: productId ?? '', quantity: '', source: 'manual_stock_in', note: '', received_at: '', lot_number: '', expires_on: '' });
   const key = useIdempotencyKey();
   const v = form.values;
   const set = (name: keyof typeof v, value: string) => { key.renew(); form.set(name, value); };
@@ -41,11 +42,13 @@ export function StockInForm({ productId, onDone }: { productId?: string; onDone:
             source: v.source as (typeof enums.stock_in_source)[number],
             note: v.note || undefined,
             received_at: received ?? (v.received_at || undefined),
+            lot_number: v.lot_number.trim() || undefined,
+            expires_on: v.expires_on || undefined,
           },
           headers: { 'Idempotency-Key': key.get() },
         });
         key.renew();
-        form.setValues((x) => ({ ...x, quantity: '', note: '', received_at: '' }));
+        form.setValues((x) => ({ ...x, quantity: '', note: '', received_at: '', lot_number: '', expires_on: '' }));
         onDone(withStock(r.message, r.current_stock));
       }, {}, (x) => ({
         product_id: productId ? '' : checks.required(x.product_id),
@@ -62,6 +65,10 @@ export function StockInForm({ productId, onDone }: { productId?: string; onDone:
           options={enums.stock_in_source.map((s) => ({ value: s, label: t.code(s) }))} />
         <Field label={t.receivedAt} name="received_at" type="datetime-local" value={v.received_at} error={form.errors.received_at}
           hint={t.receivedAtHint} onInput={(e) => set('received_at', e.currentTarget.value)} />
+        <Field label={t.lotNumber} name="lot_number" value={v.lot_number} error={form.errors.lot_number} maxLength={64}
+          onInput={(e) => set('lot_number', e.currentTarget.value)} />
+        <Field label={t.expiresOn} name="expires_on" type="date" value={v.expires_on} error={form.errors.expires_on}
+          hint={t.expiresHint} onInput={(e) => set('expires_on', e.currentTarget.value)} />
       </div>
       <Field label={t.note} name="note" value={v.note} error={form.errors.note} onInput={(e) => set('note', e.currentTarget.value)} />
       <div class="actions">
@@ -144,6 +151,222 @@ export function StockAdjustForm({ productId, lots, onDone }: {
         hint={t.reasonNoteHint} onInput={(e) => set('reason_note', e.currentTarget.value)} />
       <div class="actions">
         <button type="submit" class="primary" disabled={form.pending}>{form.pending ? t.booking : t.bookAdjustment}</button>
+      </div>
+    </form>
+  );
+}
+
+type Found = { id: string; sku: string; name: string };
+
+/**
+ * Finds a product by name or SKU as it is typed: the input offers the matches (a datalist, so the keyboard
+ * alone picks one), and picking or typing a SKU exactly names the product.
+ */
+function ProductFinder({ name, label, error, value, onInput, onFound }: {
+  name: string;
+  label: string;
+  error?: string;
+  value: string;
+  onInput: (value: string) => void;
+  onFound: (product: Found | undefined) => void;
+}) {
+  const t = text(inventoryText);
+  const [matches, setMatches] = useState<Found[]>([]);
+  useEffect(() => {
+    const typed = value.trim();
+    onFound(matches.find((m) => m.sku === typed));
+    if (!typed) return setMatches([]);
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      api('get', '/products', { query: { search: typed, is_active: 'true', per_page: '10' }, signal: controller.signal })
+        .then((r) => {
+          const found = r.data.map((p) => ({ id: p.id, sku: p.sku, name: p.name }));
+          setMatches(found);
+          onFound(found.find((m) => m.sku === typed));
+        }, () => {});
+    }, 200);
+    return () => { clearTimeout(timer); controller.abort(); };
+  }, [value]);
+  const listId = `${name}-matches`;
+  return (
+    <Field label={label} name={name} error={error} hint={t.findProductHint}>
+      <>
+        <input id={`f-${name}`} name={name} value={value} list={listId} autoComplete="off" aria-invalid={error ? 'true' : undefined}
+          aria-describedby={[error ? `f-${name}-error` : '', `f-${name}-hint`].filter(Boolean).join(' ')}
+          onInput={(e) => onInput(e.currentTarget.value)} />
+        <datalist id={listId}>
+          {matches.map((m) => <option key={m.id} value={m.sku}>{m.name}</option>)}
+        </datalist>
+      </>
+    </Field>
+  );
+}
+
+interface Line {
+  /** Stable across removals, so a line keeps its fields' names and its errors. */
+  key: number;
+  product?: Found;
+}
+
+let nextLine = 1;
+
+/**
+ * A delivery of several products (POST /stock-in/batch), booked whole or not at all. A refusal names its
+ * line (details.index) and lands on that line's field. Undone by booking each lot back out, as undoing an
+ * adjustment books its opposite.
+ */
+export function DeliveryForm({ onClose }: { onClose: () => void }) {
+  const t = text(inventoryText);
+  const [lines, setLines] = useState<Line[]>(() => [{ key: nextLine++ }]);
+  const form = useForm<Record<string, string>>({ source: 'purchase_order', note: '', received_at: '' });
+  const key = useIdempotencyKey();
+  const [said, setSaid] = useState<{ message: string; undo?: () => Promise<string> } | null>(null);
+  const status = useRef<HTMLParagraphElement>(null);
+  const v = form.values;
+  const field = (line: Line, name: string) => `line-${line.key}.${name}`;
+  const value = (line: Line, name: string) => v[field(line, name)] ?? '';
+  const set = (name: string, x: string) => { key.renew(); form.set(name, x); };
+  useEffect(() => { if (said) status.current?.focus(); }, [said]);
+  // Opened to be filled in: focus starts on the first line's product.
+  useEffect(() => form.formRef.current?.querySelector<HTMLElement>('.delivery-line input')?.focus(), []);
+
+  const addLine = () => {
+    const line = { key: nextLine++ };
+    setLines((l) => [...l, line]);
+    setTimeout(() => form.formRef.current?.querySelector<HTMLElement>(`[name="${CSS.escape(field(line, 'product'))}"]`)?.focus(), 0);
+  };
+  const removeLine = (line: Line, position: number) => {
+    key.renew();
+    setLines((l) => l.filter((x) => x.key !== line.key));
+    const after = lines[position + 1] ?? lines[position - 1];
+    setTimeout(() => form.formRef.current?.querySelector<HTMLElement>(`[name="${CSS.escape(field(after, 'product'))}"]`)?.focus(), 0);
+  };
+
+  // A line whose product was typed faster than the matches came is looked up by its SKU before sending.
+  const resolved = (line: Line): Promise<Line> => {
+    const typed = value(line, 'product').trim();
+    if (line.product || !typed) return Promise.resolve(line);
+    return api('get', '/products', { query: { search: typed, is_active: 'true', per_page: '10' } }).then(
+      (r) => ({ ...line, product: r.data.map((p) => ({ id: p.id, sku: p.sku, name: p.name })).find((m) => m.sku === typed) }),
+      () => line,
+    );
+  };
+
+  const submit = async () => {
+    const ready = await Promise.all(lines.map(resolved));
+    setLines(ready);
+    await book(ready);
+  };
+
+  const book = (lines: Line[]) => form.submit(async () => {
+    const items = lines.map((line) => ({
+      product_id: line.product!.id,
+      quantity: Number(value(line, 'quantity')),
+      lot_number: value(line, 'lot_number').trim() || undefined,
+      expires_on: value(line, 'expires_on') || undefined,
+    }));
+    let r;
+    try {
+      r = await api('post', '/stock-in/batch', {
+        body: {
+          items,
+          source: v.source as (typeof enums.stock_in_source)[number],
+          note: v.note || undefined,
+          received_at: v.received_at ? fromStoreWall(v.received_at) ?? v.received_at : undefined,
+        },
+        headers: { 'Idempotency-Key': key.get() },
+      });
+    } catch (error) {
+      // A line refused as a whole (an unknown or inactive product) is that line's product's problem.
+      const index = error instanceof ApiError ? error.details?.index : undefined;
+      if (error instanceof ApiError && typeof index === 'number' && !error.field) {
+        throw new ApiError(error.message, error.status, error.code, { ...error.details, field: `items.${index}.product_id` });
+      }
+      throw error;
+    }
+    key.renew();
+    const booked = r.items.map((item) => ({ inventory_id: item.inventory_id, quantity: item.quantity }));
+    setLines([{ key: nextLine++ }]);
+    form.setValues({ source: v.source, note: '', received_at: '' });
+    changed(...STOCK);
+    setSaid({ message: t.deliveryBooked(booked.reduce((n, b) => n + b.quantity, 0), booked.length), undo: () => undoDelivery(booked) });
+  }, Object.fromEntries(lines.flatMap((line, i) => [
+    [`items.${i}.product_id`, field(line, 'product')],
+    ...['quantity', 'lot_number', 'expires_on'].map((name) => [`items.${i}.${name}`, field(line, name)]),
+  ])), () => Object.fromEntries(lines.flatMap((line) => [
+    [field(line, 'product'), checks.required(value(line, 'product')) || (line.product ? '' : t.unknownProduct)],
+    [field(line, 'quantity'), checks.required(value(line, 'quantity')) || checks.integer(value(line, 'quantity'), 1, 1_000_000_000)],
+  ])));
+
+  const undoDelivery = async (booked: { inventory_id: string; quantity: number }[]) => {
+    let done = 0;
+    for (const lot of booked) {
+      try {
+        await api('post', '/stock-adjust', {
+          body: { inventory_id: lot.inventory_id, adjust_quantity: -lot.quantity, reason: 'other', reason_note: t.undoDeliveryNote, source: 'manual_adjustment' },
+          headers: { 'Idempotency-Key': `undo-${lot.inventory_id}` },
+        });
+        done++;
+      } catch (error) {
+        changed(...STOCK);
+        return t.deliveryPartlyUndone(done, booked.length, (error as Error).message);
+      }
+    }
+    changed(...STOCK);
+    return t.deliveryUndone(booked.length);
+  };
+
+  return (
+    <form class="card form delivery" ref={form.formRef} noValidate aria-labelledby="delivery-title" data-form="delivery"
+      onSubmit={(e) => { e.preventDefault(); submit(); }}>
+      <div class="detail-head">
+        <h2 id="delivery-title">{t.deliveryTitle}</h2>
+        <button type="button" class="link" onClick={onClose}>{t.close}</button>
+      </div>
+      <p class="muted">{t.deliveryLead}</p>
+      {said && (
+        <p class="state success" role="status" tabIndex={-1} ref={status}>
+          {said.message}{' '}
+          {said.undo && (
+            <button type="button" class="link" onClick={async () => {
+              const run = said.undo!;
+              setSaid({ message: said.message });
+              setSaid({ message: await run() });
+            }}>{t.undoDelivery}</button>
+          )}
+        </p>
+      )}
+      <FormError message={form.formError} />
+      <ol class="delivery-lines">
+        {lines.map((line, i) => (
+          <li key={line.key} class="grid delivery-line" aria-label={t.line(i + 1)} data-line={i}>
+            <ProductFinder name={field(line, 'product')} label={t.findProduct} value={value(line, 'product')} error={form.errors[field(line, 'product')]}
+              onInput={(x) => set(field(line, 'product'), x)}
+              onFound={(found) => setLines((l) => l.map((x) => (x.key === line.key ? { ...x, product: found } : x)))} />
+            <Field label={t.quantityReceived} name={field(line, 'quantity')} inputMode="numeric" value={value(line, 'quantity')}
+              error={form.errors[field(line, 'quantity')]} onInput={(e) => set(field(line, 'quantity'), e.currentTarget.value)} />
+            <Field label={t.lotNumber} name={field(line, 'lot_number')} value={value(line, 'lot_number')} maxLength={64}
+              error={form.errors[field(line, 'lot_number')]} onInput={(e) => set(field(line, 'lot_number'), e.currentTarget.value)} />
+            <Field label={t.expiresOn} name={field(line, 'expires_on')} type="date" value={value(line, 'expires_on')}
+              error={form.errors[field(line, 'expires_on')]} onInput={(e) => set(field(line, 'expires_on'), e.currentTarget.value)} />
+            {lines.length > 1 && (
+              <button type="button" class="link remove-line" onClick={() => removeLine(line, i)}>{t.removeLine(i + 1)}</button>
+            )}
+          </li>
+        ))}
+      </ol>
+      <div class="actions">
+        <button type="button" onClick={addLine}>{t.addLine}</button>
+      </div>
+      <div class="grid">
+        <SelectField label={t.source} name="source" value={v.source} error={form.errors.source} onChange={(x) => set('source', x)}
+          options={enums.stock_in_source.map((x) => ({ value: x, label: t.code(x) }))} />
+        <Field label={t.receivedAt} name="received_at" type="datetime-local" value={v.received_at} error={form.errors.received_at}
+          hint={t.receivedAtHint} onInput={(e) => set('received_at', e.currentTarget.value)} />
+        <Field label={t.deliveryNote} name="note" value={v.note} error={form.errors.note} onInput={(e) => set('note', e.currentTarget.value)} />
+      </div>
+      <div class="actions">
+        <button type="submit" class="primary" disabled={form.pending}>{form.pending ? t.booking : t.bookDelivery}</button>
       </div>
     </form>
   );
