@@ -260,8 +260,10 @@ function ExpiringLots({ route }: { route: Route }) {
     <section class="stack" aria-labelledby="expiring-title">
       <h2 id="expiring-title" class="visually-hidden">{t.expiringView}</h2>
       <p class="muted">{t.expiringLead(days)}</p>
-      <SelectField label={t.withinDays} name="within_days" value={String(days)} onChange={(x) => setParams({ within: x === String(EXPIRING_DAYS) ? undefined : x, page: undefined })}
-        options={[7, 14, 30, 60, 90, 180].map((d) => ({ value: String(d), label: fmt.int(d) }))} />
+      <div class="filters">
+        <SelectField label={t.withinDays} name="within_days" value={String(days)} onChange={(x) => setParams({ within: x === String(EXPIRING_DAYS) ? undefined : x, page: undefined })}
+          options={[...new Set([7, 14, 30, 60, 90, 180, days])].sort((a, b) => a - b).map((d) => ({ value: String(d), label: fmt.int(d) }))} />
+      </div>
       <Loaded load={load} label={t.loadingExpiring}>
         {(r) => r.data.length === 0 ? <Empty>{t.noExpiring}</Empty> : (
           <>
