@@ -21,6 +21,11 @@ describe('the status history', () => {
       ['active', 'completed'],
     ]);
     expect(history.every((h: any) => h.changed_by === DEMO_ADMIN_ID && h.changed_by_role === 'authenticated')).toBe(true);
+    // By email to staff; a customer, who made none of these moves, is not told who did.
+    expect(history.every((h: any) => h.changed_by_email === null)).toBe(true);
+    const [{ email }] = await sql`select email from auth.users where id = ${DEMO_ADMIN_ID}`;
+    const asAdmin = await call(`campaigns/${id}/history`);
+    expect(asAdmin.body.data.history.map((h: any) => h.changed_by_email)).toEqual(history.map(() => email));
     const rows = await sql`select changed_at from public.campaign_status_history where campaign_id = ${id} order by changed_at, id`;
     expect(history.map((h: any) => Date.parse(h.changed_at))).toEqual(rows.map((r: any) => r.changed_at.getTime()));
   });
@@ -33,6 +38,7 @@ describe('the status history', () => {
       from_status: 'draft',
       to_status: 'active',
       changed_by: null,
+      changed_by_email: null,
       changed_by_role: 'service_role',
     });
   });

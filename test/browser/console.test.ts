@@ -291,7 +291,7 @@ describe.skipIf(!hasChromium)(
       await shot(page, '2-campaigns-calendar');
     });
 
-    it('campaigns: a stray click on Cancel cancels nothing until confirmed; a pause says so, takes focus and can be undone', async () => {
+    it('campaigns: a stray click on Cancel cancels nothing until confirmed, nor does Enter; a pause says so, takes focus and can be undone', async () => {
       step = 'campaign-status-moves';
       await page.goto(campaignUrl);
       await page.locator('#campaign-title .badge-active').waitFor();
@@ -299,13 +299,16 @@ describe.skipIf(!hasChromium)(
       await actions.getByRole('button', { name: 'Cancel campaign' }).click();
       const question = actions.locator('.confirm');
       expect(await question.textContent()).toContain(`Cancel campaign “${campaignName}”? It counts for attribution up to today`);
-      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Yes, cancel campaign');
+      // Focus is on the safe answer: Enter, pressed out of habit, keeps the campaign.
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('No');
       await shot(page, '2-campaigns-confirm-cancel');
       expect(await axeViolations(page), 'axe with the question open').toEqual([]);
-      await question.getByRole('button', { name: 'No' }).click();
-      await page.keyboard.press('Escape');
+      await page.keyboard.press('Enter');
+      expect(await question.count()).toBe(0);
+      expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel campaign');
+      await page.locator('#campaign-title .badge-active').waitFor();
       await actions.getByRole('button', { name: 'Cancel campaign' }).click();
-      await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Yes, cancel campaign');
+      await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('No');
       await page.keyboard.press('Escape');
       expect(await question.count()).toBe(0);
       expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel campaign');
@@ -326,6 +329,11 @@ describe.skipIf(!hasChromium)(
       await page.locator('#campaign-title .badge-cancelled').waitFor();
       expect(await actions.getByRole('status').textContent()).toContain(`“${campaignName}” is now cancelled.`);
       expect(await actions.getByRole('button', { name: /Undo/ }).count()).toBe(0);
+      // The status history names who made each move by email, never by an id.
+      await expect.poll(() => page.locator('ol.history li').count()).toBe(5);
+      const moves = await page.locator('ol.history li').allTextContents();
+      expect(moves.every((move) => move.includes('admin@example.com'))).toBe(true);
+      expect(moves.join(' ')).not.toMatch(/[0-9a-f]{8}…/);
     });
 
     it('attribution: the split by campaign and layer read from the chart adds up to the whole amount', async () => {

@@ -4,8 +4,9 @@ import { text } from '../i18n/index.ts';
 
 /**
  * A button for a move that cannot be taken back: the first click asks, naming what will happen; only
- * "yes" acts; "no" or Escape leaves everything as it was. A refusal from the API shows beside the
- * question, which stays open so the move can be tried again.
+ * "yes" acts; "no" or Escape leaves everything as it was. Focus goes to "no", the safe answer, so an Enter
+ * pressed out of habit changes nothing. A refusal from the API shows beside the question, which stays open
+ * so the move can be tried again.
  */
 export function ConfirmButton({ label, ariaLabel, question, yes, buttonClass = 'danger', disabled, onConfirm }: {
   label: string;
@@ -19,13 +20,13 @@ export function ConfirmButton({ label, ariaLabel, question, yes, buttonClass = '
   const [asking, setAsking] = useState(false);
   const [pending, setPending] = useState(false);
   const [error, setError] = useState('');
-  const yesButton = useRef<HTMLButtonElement>(null);
+  const noButton = useRef<HTMLButtonElement>(null);
   const askButton = useRef<HTMLButtonElement>(null);
   const asked = useRef(false);
-  // Focus goes to the answer when the question is asked (`autofocus` works once per page), and back to
-  // the button when it is put away.
+  // Focus goes to the safe answer when the question is asked (`autofocus` works once per page), and back
+  // to the button when it is put away.
   useLayoutEffect(() => {
-    if (asking) yesButton.current?.focus();
+    if (asking) noButton.current?.focus();
     else if (asked.current) askButton.current?.focus();
     asked.current = asking;
   }, [asking]);
@@ -43,7 +44,7 @@ export function ConfirmButton({ label, ariaLabel, question, yes, buttonClass = '
   return (
     <span class="confirm" role="group" aria-label={question} onKeyDown={(e) => e.key === 'Escape' && keep()}>
       {question}{' '}
-      <button type="button" class="danger" disabled={pending} ref={yesButton} onClick={async () => {
+      <button type="button" class="danger" disabled={pending} onClick={async () => {
         setPending(true);
         setError('');
         try {
@@ -55,7 +56,7 @@ export function ConfirmButton({ label, ariaLabel, question, yes, buttonClass = '
           setPending(false);
         }
       }}>{pending ? text(common).saving : yes}</button>{' '}
-      <button type="button" onClick={keep}>{text(common).no}</button>
+      <button type="button" ref={noButton} onClick={keep}>{text(common).no}</button>
       {error && <span class="field-error" role="alert">{error}</span>}
     </span>
   );

@@ -240,7 +240,7 @@ export function StatusHistory({ id }: { id: string }) {
               <li key={i}>
                 {h.from_status ? <><Badge kind={h.from_status}>{statusLabel(h.from_status)}</Badge> → </> : t.createdAs}
                 <Badge kind={h.to_status}>{statusLabel(h.to_status)}</Badge>{' '}
-                <span class="muted">{fmt.dateTime(h.changed_at)} · {h.changed_by_role === 'service_role' ? t.serviceKey : h.changed_by ? t.user(h.changed_by.slice(0, 8)) : h.changed_by_role}</span>
+                <span class="muted">{fmt.dateTime(h.changed_at)} · {h.changed_by_role === 'service_role' ? t.serviceKey : h.changed_by_email ? <span data-user-text>{h.changed_by_email}</span> : t.anotherUser}</span>
               </li>
             ))}
           </ol>

@@ -317,7 +317,7 @@ function Ledger({ route, id }: { route: Route; id: string }) {
                       <td class={`num ${m.delta < 0 ? 'negative' : 'positive'}`}>{m.delta > 0 ? `+${m.delta}` : m.delta}</td>
                       <td class="num">{m.stock_before} → {m.stock_after}</td>
                       <td>{t.code(m.reason ?? m.source)}{m.reason_note && <><br /><small class="muted" data-user-text>{m.reason_note}</small></>}{m.reference && <><br /><small class="muted">{t.reference(m.reference)}</small></>}{m.lot_number && <><br /><small class="muted">{t.lotNumber} <span data-user-text>{m.lot_number}</span></small></>}</td>
-                      <td>{m.operator_role === 'service_role' ? t.serviceKey : m.operator_email ?? (m.operator_id ? t.user(m.operator_id.slice(0, 8)) : '—')}</td>
+                      <td>{m.operator_role === 'service_role' ? t.serviceKey : m.operator_email ? <span data-user-text>{m.operator_email}</span> : t.anotherUser}</td>
                     </tr>
                   ))}
                 </tbody>

@@ -155,12 +155,16 @@ export function campaignHandlers(db: Database) {
       return successWithJsonText(result);
     },
 
-    /** The status history, oldest first: the order attribution walks it in. */
+    /**
+     * The status history, oldest first: the order attribution walks it in. Who made each move by email, for
+     * administrators and for the operator themself (private.operator_email), as the stock ledger names them.
+     */
     async history(ctx: RequestContext<{ params: typeof schemas.campaignPath }>): Promise<Reply> {
       const { id } = ctx.input.params;
       const rows = await db.asCaller(ctx.caller, area, (tx) =>
         tx<Row[]>`
-          select h.from_status, h.to_status, h.changed_at, h.changed_by, h.changed_by_role
+          select h.from_status, h.to_status, h.changed_at, h.changed_by,
+                 private.operator_email(h.changed_by) as changed_by_email, h.changed_by_role
           from public.campaigns c
           left join public.campaign_status_history h on h.campaign_id = c.id
           where c.id = ${id} and c.deleted_at is null

@@ -103,6 +103,8 @@ export const historyResponse = success(z.object({
     to_status: status,
     changed_at: timestamp,
     changed_by: id.nullable(),
+    changed_by_email: z.string().nullable()
+      .describe('Shown to administrators, and to the operator on their own moves; null for the service key and to anyone else'),
     changed_by_role: z.string(),
   })),
 }));
