@@ -10,7 +10,7 @@ const root = document.getElementById('app')!;
 
 loadConfig()
   .then(async (config) => {
-    setCurrency(config.currency);
+    setCurrency(config.currency, config.currencyDigits);
     setRealtime(config.realtime);
     await initSession(config);
     root.textContent = '';

@@ -157,6 +157,7 @@ describe.skipIf(!hasChromium)(
         const shown = Object.fromEntries(await Promise.all(FIGURES.map(async (key) =>
           [key, await figures.locator(`td[data-window="${window}"] [data-figure="${key}"]`).textContent()])));
         expect(Number(shown.orders.replaceAll(',', '')), `${window} orders`).toBeGreaterThan(0);
+        expect(shown.revenue, 'money as the store writes it: NT$, whole dollars').toMatch(/^NT\$[1-9][\d,]*$/);
         await figures.locator(`td[data-window="${window}"] [data-figure="revenue"]`).click();
         await page.waitForURL(/#\/orders\?ordered_from=/);
         await waitForScreen(page, 'orders');
@@ -347,9 +348,11 @@ describe.skipIf(!hasChromium)(
       expect(rows.length).toBeGreaterThan(0);
       expect(rows.map((r) => r[0])).toEqual(data.attributions.map((a: { campaign_name: string }) => a.campaign_name));
       const shares = rows.reduce((sum, r) => sum + Number(r[2].replace('%', '')), 0);
-      const amounts = rows.reduce((sum, r) => sum + Number(r[3].replace(/[^0-9.-]/g, '')), 0);
       expect(shares).toBeCloseTo(100, 1);
-      expect(amounts).toBeCloseTo(250, 2);
+      // Each share of the amount in whole dollars, as the store writes TWD; the exact amounts (in the CSV,
+      // below) add up to the whole.
+      expect(rows.map((r) => r[3])).toEqual(data.attributions.map((a: { attributed_amount: number }) =>
+        `NT$${Math.round(a.attributed_amount).toLocaleString('en')}`));
       // The money column's total, under it: the whole amount.
       expect(Number((await page.locator('#split-table-title').locator('xpath=..').locator('tfoot td.num').textContent())!.replace(/[^0-9.]/g, ''))).toBe(250);
       await shot(page, '3-attribution');
@@ -362,6 +365,7 @@ describe.skipIf(!hasChromium)(
       const csvRows = lines.slice(1).map((line) => line.split(','));
       expect(csvRows.map((r) => r[0])).toEqual(data.attributions.map((a: { campaign_id: string }) => a.campaign_id));
       expect(csvRows.map((r) => Number(r[6]))).toEqual(data.attributions.map((a: { attributed_amount: number }) => a.attributed_amount));
+      expect(csvRows.reduce((sum, r) => sum + Number(r[6]), 0)).toBeCloseTo(250, 2);
     });
 
     it('inventory: a refused quantity shows on its field; a double-clicked stock-in books once and the ledger grows by one row', async () => {
@@ -665,6 +669,8 @@ describe.skipIf(!hasChromium)(
       await p.getByTestId('health-figures').locator('th', { hasText: '最近 7 天' }).waitFor();
       await waitForScreen(p, 'health');
       const revenue = await p.locator('[data-testid="health-figures"] td[data-window="current"] [data-figure="revenue"]').textContent();
+      // Money as the store writes it in either language: NT$, in whole dollars.
+      expect(revenue).toMatch(/^NT\$[1-9][\d,]*$/);
       await p.locator('[data-testid="health-figures"] td[data-window="current"] [data-figure="revenue"]').click();
       await waitForScreen(p, 'orders');
       expect(await p.getByTestId('orders-summary').locator('[data-figure="revenue"]').textContent()).toBe(revenue);

@@ -13,6 +13,11 @@ export interface ConsoleConfig {
   /** The store's currency, ISO 4217 (`TWD` when not set): every amount is shown in it. */
   currency: string;
   /**
+   * How many decimals amounts show (0 to 4). Not set: as the currency is written in practice (TWD in whole
+   * dollars, others as ISO 4217 gives them). CSV files always hold the exact amounts.
+   */
+  currencyDigits?: number;
+  /**
    * The project runs Supabase Realtime (a hosted project or a `supabase start` stack: true when not set):
    * stock on screen follows the database's changes. The local server has none and says `false`; the
    * console then refreshes what is on screen itself (components/live.ts).
@@ -36,5 +41,15 @@ export async function loadConfig(): Promise<ConsoleConfig> {
     throw new Error('config.json has no anonKey: set the project\'s anon key there (see docs/console.md).');
   }
   const currency = typeof raw.currency === 'string' && /^[A-Z]{3}$/.test(raw.currency) ? raw.currency : 'TWD';
-  return { supabaseUrl, anonKey: raw.anonKey, localSignIn: raw.localSignIn === true, currency, realtime: raw.realtime !== false };
+  const currencyDigits = Number.isInteger(raw.currencyDigits) && raw.currencyDigits! >= 0 && raw.currencyDigits! <= 4
+    ? raw.currencyDigits
+    : undefined;
+  return {
+    supabaseUrl,
+    anonKey: raw.anonKey,
+    localSignIn: raw.localSignIn === true,
+    currency,
+    currencyDigits,
+    realtime: raw.realtime !== false,
+  };
 }
