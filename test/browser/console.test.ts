@@ -19,6 +19,7 @@ import { freePort, ROOT, startFunctions } from '../../scripts/lib/stack.mjs';
 import { seedDemo } from '../../scripts/seed-demo.mjs';
 import { scratchDatabase, tokens } from '../support/client.ts';
 import { storeDay, storeToday } from '../support/store-day.ts';
+import { addDays } from '../support/campaigns.ts';
 
 const hasChromium = existsSync(CHROMIUM);
 const SHOTS = path.join(ROOT, 'test-output', 'screenshots');
@@ -335,6 +336,35 @@ describe.skipIf(!hasChromium)(
       const moves = await page.locator('ol.history li').allTextContents();
       expect(moves.every((move) => move.includes('admin@example.com'))).toBe(true);
       expect(moves.join(' ')).not.toMatch(/[0-9a-f]{8}…/);
+    });
+
+    it('campaigns: a site-wide campaign whose days clash with an active one is warned of before it is saved', async () => {
+      step = 'site-wide-clash';
+      const sql = postgres(scratch.url, { max: 1, onnotice: () => {} });
+      const [active] = await sql`
+        select name, start_date::text, end_date::text from public.campaigns
+        where status = 'active' and attribution_layer = 'site-wide' and deleted_at is null and end_date >= ${today}::date
+        order by start_date limit 1`;
+      const [{ type_code: siteWide }] = await sql`
+        select type_code from public.campaign_type_config where attribution_layer = 'site-wide' and is_active order by type_code limit 1`;
+      await sql.end();
+      expect(active, 'the demo store has an active site-wide campaign').toBeDefined();
+      await page.goto(`${base}#/campaigns?edit=new`);
+      await waitForScreen(page, 'campaigns');
+      const clash = page.getByTestId('site-wide-clash');
+      const start = active.start_date > today ? active.start_date : today;
+      await page.getByLabel('Start date').fill(start);
+      await page.getByLabel('End date').fill(addDays(start, 2));
+      await page.getByLabel('Campaign type').selectOption(siteWide);
+      await clash.waitFor();
+      expect(await clash.textContent()).toContain(`“${active.name}”, another site-wide campaign, is active`);
+      // Days after the other campaign ends: no clash.
+      await page.getByLabel('Start date').fill(addDays(active.end_date, 1));
+      await page.getByLabel('End date').fill(addDays(active.end_date, 3));
+      await clash.waitFor({ state: 'detached' });
+      // The type list names the types in words, not by their codes.
+      const labels = await page.getByLabel('Campaign type').locator('option').allTextContents();
+      expect(labels.join(' ')).not.toContain(siteWide);
     });
 
     it('attribution: the split by campaign and layer read from the chart adds up to the whole amount', async () => {

@@ -65,6 +65,9 @@ export const campaignsText = defineMessages({
   typeFixed: 'The type and its layer never change.',
   loadingTypes: 'Loading types…',
   chooseType: 'Choose a type',
+  siteWideClash: (name: string, from: string, to: string, days: number) =>
+    `“${name}”, another site-wide campaign, is active ${days === 1 ? `on ${from}` : `from ${from} to ${to} (${days} days)`}. ` +
+    'Only one site-wide campaign can be active on a day: this one will not activate while they overlap.',
   startDate: 'Start date',
   endDate: 'End date',
   attributionWeight: 'Attribution weight',
@@ -143,6 +146,9 @@ export const campaignsText = defineMessages({
   typeFixed: '類型與其層級建立後不會改變。',
   loadingTypes: '正在載入類型…',
   chooseType: '選擇類型',
+  siteWideClash: (name: string, from: string, to: string, days: number) =>
+    `另一個全站活動「${name}」${days === 1 ? `在 ${from}` : `在 ${from} 至 ${to}（${days} 天）`}進行中。` +
+    '同一天只能有一個全站活動進行中：兩者重疊期間，這個活動無法啟用。',
   startDate: '開始日期',
   endDate: '結束日期',
   attributionWeight: '歸因權重',

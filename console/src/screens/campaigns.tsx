@@ -4,11 +4,11 @@ import type { paths } from '../api/openapi.gen.ts';
 import { Chart } from '../components/chart.tsx';
 import { ConfirmButton } from '../components/confirm.tsx';
 import { CsvButton } from '../components/csv.tsx';
-import { SearchFilters } from '../components/filters.tsx';
+import { isDate, SearchFilters } from '../components/filters.tsx';
 import { checks, Field, FormError, Pager, SelectField, useForm } from '../components/form.tsx';
 import { changed, Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader, Tabs } from '../components/screen.tsx';
-import { Badge, fmt, layerLabel, statusLabel, statusVerb, STATUSES, storeIso, storeToday, addDays, type CampaignStatus } from '../format.tsx';
+import { Badge, fmt, LAYERS, layerLabel, statusLabel, statusVerb, STATUSES, storeIso, storeToday, addDays, type CampaignStatus } from '../format.tsx';
 import { campaignsText } from '../i18n/campaigns.ts';
 import { common } from '../i18n/common.ts';
 import { locale, text } from '../i18n/index.ts';
@@ -288,7 +288,31 @@ function MetricsView({ m }: { m: Ok<paths['/campaigns/{id}/metrics']['get']>['da
   );
 }
 
-type CampaignTypeOption = { value: string; label: string };
+type CampaignTypeOption = { value: string; label: string; layer: (typeof LAYERS)[number] };
+
+/**
+ * The site-wide campaigns active on any day of `from`..`to` other than `self`, with the days they share:
+ * at most one site-wide campaign may be active on a day (CAMPAIGN_OVERLAP_CONFLICT), so a form warns of a
+ * clash before it is saved rather than at activation.
+ */
+function useSiteWideClash(layer: string | undefined, from: string, to: string, self?: string) {
+  const valid = layer === 'site-wide' && isDate(from) && isDate(to) && from <= to && addDays(from, 365) >= to;
+  const load = useLoad((signal) => valid
+    ? api('get', '/campaigns/calendar', { query: { from, to }, signal }).then((r) => {
+      const clashes = new Map<string, { name: string; days: string[] }>();
+      for (const day of r.data.days) {
+        for (const c of day.active_campaigns) {
+          if (c.attribution_layer !== 'site-wide' || c.campaign_id === self) continue;
+          const clash = clashes.get(c.campaign_id) ?? { name: c.campaign_name, days: [] };
+          clash.days.push(day.date);
+          clashes.set(c.campaign_id, clash);
+        }
+      }
+      return [...clashes.values()];
+    })
+    : Promise.resolve([]), [valid, from, to, self]);
+  return valid ? load.data ?? [] : [];
+}
 
 function CampaignForm({ campaign, onSaved, onCancel }: { campaign?: Campaign; onSaved: (c: Campaign) => void; onCancel: () => void }) {
   const t = text(campaignsText);
@@ -309,10 +333,13 @@ function CampaignForm({ campaign, onSaved, onCancel }: { campaign?: Campaign; on
     return (['site-wide', 'target-oriented', 'category-specific'] as const).flatMap((layer) =>
       groups[layer].types.map((x): CampaignTypeOption => ({
         value: x.type_code,
-        label: `${locale() === 'zh-TW' ? x.display_name_zh : x.display_name_en ?? x.display_name_zh} (${x.type_code}, ${layerLabel(layer)})`,
+        label: `${locale() === 'zh-TW' ? x.display_name_zh : x.display_name_en ?? x.display_name_zh} · ${layerLabel(layer)}`,
+        layer,
       })));
   }, []);
   const v = form.values;
+  const layer = campaign ? campaign.attribution_layer : types.data?.find((x) => x.value === v.campaign_type)?.layer;
+  const clashes = useSiteWideClash(layer, v.start_date, v.end_date, campaign?.id);
   const num = (s: string) => (s.trim() === '' ? undefined : Number(s));
   const orNull = (s: string) => (s.trim() === '' ? null : s);
 
@@ -368,6 +395,13 @@ function CampaignForm({ campaign, onSaved, onCancel }: { campaign?: Campaign; on
       <Field label={t.description} name="description" error={form.errors.description}>
         <textarea id="f-description" name="description" rows={2} value={v.description} onInput={(e) => form.set('description', e.currentTarget.value)} />
       </Field>
+      {clashes.length > 0 && (
+        <div class="state notice" role="status" data-testid="site-wide-clash">
+          {clashes.map((c) => (
+            <p key={c.name}>{t.siteWideClash(c.name, fmt.day(c.days[0]), fmt.day(c.days[c.days.length - 1]), c.days.length)}</p>
+          ))}
+        </div>
+      )}
       <div class="actions">
         <button type="submit" class="primary" disabled={form.pending}>{form.pending ? text(common).saving : campaign ? t.saveChanges : t.createCampaign}</button>
         <button type="button" onClick={onCancel}>{t.cancel}</button>
