@@ -110,7 +110,22 @@ describe('GET /business-health-analytics/figures', () => {
         active_customers: window.active_customers, new_customers: window.new_customers,
         tickets_opened: window.tickets_opened, tickets_resolved: window.tickets_resolved,
       }).toEqual(counted);
+      // Each figure's own orders (the console's link from it): exactly as many as it counts, and only those.
+      const listed = async (figure: string) => (await get(`orders?${new URLSearchParams({
+        ordered_from: window.from, ordered_before: window.before, as_of: window.before, figure, per_page: '200',
+      })}`)).body;
+      const countedOrders = await listed('counted');
+      expect(countedOrders.pagination.total_count).toBe(window.counted_orders);
+      expect(countedOrders.summary).toMatchObject({ orders: window.counted_orders, revenue: window.revenue, cancelled: 0 });
+      expect(countedOrders.data.every((o: { status: string }) => o.status !== 'refunded')).toBe(true);
+      const completed = await listed('completed');
+      expect(completed.pagination.total_count).toBe(window.completed);
+      expect(completed.data.every((o: { completed_at: string }) => Date.parse(o.completed_at) < Date.parse(window.before))).toBe(true);
+      const cancelled = await listed('cancelled');
+      expect(cancelled.pagination.total_count).toBe(window.cancelled);
+      expect(cancelled.summary).toMatchObject({ cancelled: window.cancelled, counted_orders: 0 });
     }
+    expect(data.current.cancelled, 'the data set has cancelled orders in the window').toBeGreaterThan(0);
     expect(data.current.cancelled + data.current.counted_orders).toBeLessThanOrEqual(data.current.orders);
   });
 });

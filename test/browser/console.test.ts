@@ -159,7 +159,16 @@ describe.skipIf(!hasChromium)(
           [key, await figures.locator(`td[data-window="${window}"] [data-figure="${key}"]`).textContent()])));
         expect(Number(shown.orders.replaceAll(',', '')), `${window} orders`).toBeGreaterThan(0);
         expect(shown.revenue, 'money as the store writes it: NT$, whole dollars').toMatch(/^NT\$[1-9][\d,]*$/);
-        await figures.locator(`td[data-window="${window}"] [data-figure="revenue"]`).click();
+        // A figure opens exactly the orders it counts: the cancelled ones, as many as it says.
+        await figures.locator(`td[data-window="${window}"] [data-figure="cancelled"]`).click();
+        await page.waitForURL(/figure=cancelled/);
+        await waitForScreen(page, 'orders');
+        expect(await page.getByTestId('orders-figure').textContent()).toContain('Only the orders cancelled by then.');
+        expect(await page.getByTestId('orders-summary').locator('[data-figure="orders"]').textContent(), `${window} cancelled`).toBe(shown.cancelled);
+        expect(await page.locator('table tbody .badge').allTextContents()).not.toContain('paid');
+        await page.goBack();
+        await waitForScreen(page, 'health');
+        await figures.locator(`td[data-window="${window}"] [data-figure="orders"]`).click();
         await page.waitForURL(/#\/orders\?ordered_from=/);
         await waitForScreen(page, 'orders');
         const summary = page.getByTestId('orders-summary');
@@ -217,7 +226,9 @@ describe.skipIf(!hasChromium)(
       await waitForScreen(page, 'orders');
       const params = new URL(page.url().replace('#/orders?', '?')).searchParams;
       expect([params.get('ordered_from'), params.get('ordered_before')]).toEqual([days.yesterday.from, days.yesterday.before]);
-      expect(await page.getByTestId('orders-summary').locator('[data-figure="orders"]').textContent()).toBe(days.yesterday.orders.toLocaleString('en'));
+      // Revenue opens the orders it counts: yesterday's counted orders, with its revenue.
+      expect(params.get('figure')).toBe('counted');
+      expect(await page.getByTestId('orders-summary').locator('[data-figure="orders"]').textContent()).toBe(days.yesterday.counted_orders.toLocaleString('en'));
     });
 
     it('campaign types: the catalogue by layer with what each layer counts for in attribution, its health, and checking a code', async () => {

@@ -185,8 +185,22 @@ function categoryWord(category: string) {
   return typeof word === 'string' ? word : category;
 }
 
-/** The link to the orders a window's figures count: its window, counted as of its end. */
-const ordersOf = (w: Pick<Window, 'from' | 'before'>) => href('orders', { ordered_from: w.from, ordered_before: w.before, as_of: w.before });
+/**
+ * The orders a figure counts (GET /orders `figure`): revenue, counted orders and the average count the orders
+ * not refunded and not cancelled by the window's end; completed and cancelled those completed or cancelled
+ * by then; "orders" every order placed in the window.
+ */
+const FIGURE_ORDERS: Record<string, 'counted' | 'completed' | 'cancelled' | undefined> = {
+  revenue: 'counted',
+  counted_orders: 'counted',
+  average_order_value: 'counted',
+  completed: 'completed',
+  cancelled: 'cancelled',
+};
+
+/** The link to the orders a window's figure counts (every order of the window without one), as of its end. */
+const ordersOf = (w: Pick<Window, 'from' | 'before'>, figure?: string) =>
+  href('orders', { ordered_from: w.from, ordered_before: w.before, as_of: w.before, figure: figure && FIGURE_ORDERS[figure] });
 
 function change(current: number | null, previous: number | null) {
   if (current === null || previous === null || previous === 0) return '—';
@@ -233,7 +247,7 @@ function HealthDays() {
                       const value = d[key][row.key] as number;
                       return (
                         <td class="num" data-day={key} key={key}>
-                          <a href={ordersOf(d[key])} data-figure={row.key}>{row.money ? fmt.money(value) : fmt.int(value)}</a>
+                          <a href={ordersOf(d[key], row.key)} data-figure={row.key}>{row.money ? fmt.money(value) : fmt.int(value)}</a>
                         </td>
                       );
                     })}
@@ -276,7 +290,7 @@ function HealthFigures({ period }: { period: Period }) {
                   const show = (w: Window) => {
                     const value = w[row.key] as number | null;
                     const shown = row.money ? fmt.money(value) : fmt.int(value);
-                    return row.orders ? <a href={ordersOf(w)} data-figure={row.key}>{shown}</a> : <span data-figure={row.key}>{shown}</span>;
+                    return row.orders ? <a href={ordersOf(w, row.key)} data-figure={row.key}>{shown}</a> : <span data-figure={row.key}>{shown}</span>;
                   };
                   return (
                     <tr key={row.key}>

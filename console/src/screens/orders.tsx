@@ -25,12 +25,14 @@ export function OrdersScreen({ route }: { route: Route }) {
   const [params, setParams] = useParams(route);
   const page = Math.max(1, Number(params.page) || 1);
   const status = ORDER_STATUSES.find((s) => s === params.status);
+  const figure = (['counted', 'completed', 'cancelled'] as const).find((f) => f === params.figure);
   const query: Query = {
     ordered_from: params.ordered_from || undefined,
     ordered_before: params.ordered_before || undefined,
     as_of: params.as_of || undefined,
     customer_id: params.customer_id || undefined,
     status,
+    figure,
     sort_by: params.sort_by === 'total_amount' ? 'total_amount' : undefined,
     sort_order: params.sort_order === 'asc' ? 'asc' : undefined,
     page: String(page),
@@ -47,6 +49,11 @@ export function OrdersScreen({ route }: { route: Route }) {
           options={[{ value: '', label: t.anyStatus }, ...ORDER_STATUSES.map((s) => ({ value: s, label: orderStatusLabel(s) }))]}
           onChange={(value) => setParams({ status: value || undefined, page: undefined })} />
       </ScreenHeader>
+      {figure && (
+        <p class="state notice" data-testid="orders-figure">
+          {t[`figure.${figure}`]} <a href={href('orders', { ...params, figure: undefined, page: undefined })}>{t.everyOrderOfWindow}</a>
+        </p>
+      )}
       <Loaded load={load} label={t.loading}>
         {(answer) => (
           <OrdersView answer={answer} query={query} onPage={(p) => setParams({ page: p })}

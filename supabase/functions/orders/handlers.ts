@@ -24,10 +24,17 @@ export function orderHandlers(db: Database) {
       const perPage = query.per_page ?? DEFAULT_PER_PAGE;
       const asOf = query.as_of ?? new Date().toISOString();
       const { result, totals } = await db.asCaller(ctx.caller, area, async (tx) => {
+        // Counted, completed and cancelled as business health reads them at `as_of` (docs/business-health.md):
+        // the summary counts by them, and `figure` lists the orders one of them counts.
+        const counted = tx`(o.status <> 'refunded' and (o.cancelled_at is null or o.cancelled_at >= ${asOf}::timestamptz))`;
+        const completed = tx`o.completed_at < ${asOf}::timestamptz`;
+        const cancelled = tx`o.cancelled_at < ${asOf}::timestamptz`;
+        const figure = { counted, completed, cancelled };
         const where = tx`
           ${query.ordered_from === undefined ? tx`true` : tx`o.ordered_at >= ${query.ordered_from}::timestamptz`}
           and ${query.ordered_before === undefined ? tx`true` : tx`o.ordered_at < ${query.ordered_before}::timestamptz`}
           and ${query.status === undefined ? tx`true` : tx`o.status = ${query.status}`}
+          and ${query.figure === undefined ? tx`true` : figure[query.figure]}
           and ${query.customer_id === undefined ? tx`true` : tx`o.customer_id = ${query.customer_id}::uuid`}`;
         const direction = query.sort_order === 'asc' ? tx`asc` : tx`desc`;
         const result = await pageOf(
@@ -41,20 +48,18 @@ export function orderHandlers(db: Database) {
           page,
           () => tx<{ count: number }[]>`select count(*) from public.orders o where ${where}`,
         );
-        // Counted, completed and cancelled as business health reads them at `as_of` (docs/business-health.md).
         // The average rounded in decimal, as business health rounds it (private.health_period_figures).
         const [totals] = await tx<Omit<Summary, 'as_of'>[]>`
           select count(*) as orders,
-                 count(*) filter (where counted) as counted_orders,
-                 coalesce(sum(o.total_amount) filter (where counted), 0) as revenue,
-                 round(sum(o.total_amount) filter (where counted) / nullif(count(*) filter (where counted), 0), 2)
+                 count(*) filter (where k.counted) as counted_orders,
+                 coalesce(sum(o.total_amount) filter (where k.counted), 0) as revenue,
+                 round(sum(o.total_amount) filter (where k.counted) / nullif(count(*) filter (where k.counted), 0), 2)
                    as average_order_value,
-                 count(*) filter (where o.completed_at < ${asOf}::timestamptz) as completed,
-                 count(*) filter (where o.cancelled_at < ${asOf}::timestamptz) as cancelled,
+                 count(*) filter (where ${completed}) as completed,
+                 count(*) filter (where ${cancelled}) as cancelled,
                  count(distinct o.customer_id) as customers
           from public.orders o,
-               lateral (select o.status <> 'refunded'
-                               and (o.cancelled_at is null or o.cancelled_at >= ${asOf}::timestamptz) as counted) k
+               lateral (select ${counted} as counted) k
           where ${where}`;
         return { result, totals };
       });

@@ -25,7 +25,8 @@ export function createHandler(deps: Dependencies) {
         method: 'GET',
         path: '/',
         query: listQuery,
-        summary: 'List orders: ordered_from/ordered_before window, status, customer; paged, sorted; with totals',
+        summary: 'List orders: ordered_from/ordered_before window, status, the orders a health figure counts ' +
+          '(figure, as of as_of), customer; paged, sorted; with totals',
         response: listResponse,
         handle: handlers.list,
       }),

@@ -8,6 +8,12 @@ import { enumOf, isoDateTime, queryInteger, uuid } from '../_shared/validation.t
 
 export const SORTABLE_COLUMNS = ['ordered_at', 'total_amount'] as const;
 
+/**
+ * The orders a business-health figure counts, as of `as_of`: `counted` (revenue, counted orders and the
+ * average: not refunded, not cancelled by then), `completed` and `cancelled` (by then).
+ */
+export const ORDER_FIGURES = ['counted', 'completed', 'cancelled'] as const;
+
 const instant = isoDateTime('must be an ISO 8601 date-time with an offset, e.g. 2026-11-24T00:00:00Z');
 
 export const listQuery = z
@@ -16,6 +22,7 @@ export const listQuery = z
     ordered_before: instant.optional(),
     as_of: instant.optional(),
     status: enumOf(enums.order_status).optional(),
+    figure: enumOf(ORDER_FIGURES).optional(),
     customer_id: z.string().pipe(uuid).optional(),
     page: queryInteger(1, 1_000_000).optional(),
     per_page: queryInteger(1, 200).optional(),
