@@ -813,6 +813,20 @@ describe.skipIf(!hasChromium)(
         if (violations.length) found[screen] = violations;
         await shot(p, `phone-${screen.replace(/[?=&]/g, '-')}`);
       }
+      // A record opened from its list shows at once: its heading in view, with focus, not far below the list.
+      for (const [screen, link, heading] of [
+        ['inventory', 'table.products tbody tr a', '#product-title'],
+        ['campaigns', 'table.campaigns tbody a', '#campaign-title'],
+      ]) {
+        await p.goto(`${base}#/${screen}`);
+        await waitForScreen(p, screen);
+        await p.locator(link).nth(3).click();
+        await p.locator(heading).waitFor();
+        await expect.poll(() => p.evaluate((h) => document.activeElement === document.querySelector(h), heading), `${screen}: focus`).toBe(true);
+        const top = await p.locator(heading).evaluate((h) => h.getBoundingClientRect().top);
+        expect(top, `${screen}: the record's heading in view`).toBeGreaterThanOrEqual(0);
+        expect(top, `${screen}: the record's heading in view`).toBeLessThan(844 * 0.8);
+      }
       await phone.close();
       expect(wide).toEqual([]);
       expect(found).toEqual({});

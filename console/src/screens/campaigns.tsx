@@ -7,7 +7,7 @@ import { CsvButton } from '../components/csv.tsx';
 import { isDate, SearchFilters } from '../components/filters.tsx';
 import { checks, Field, FormError, Pager, SelectField, useForm } from '../components/form.tsx';
 import { changed, Empty, Loaded, useLoad } from '../components/load.tsx';
-import { ScreenHeader, Tabs } from '../components/screen.tsx';
+import { ScreenHeader, Tabs, useShownOnOpen } from '../components/screen.tsx';
 import { Badge, fmt, LAYERS, layerLabel, statusLabel, statusVerb, STATUSES, storeIso, storeToday, addDays, type CampaignStatus } from '../format.tsx';
 import { campaignsText } from '../i18n/campaigns.ts';
 import { common } from '../i18n/common.ts';
@@ -142,6 +142,7 @@ function CampaignDetail({ id, isAdmin, editing, saved, onSaved, onEdit, onClose 
 }) {
   const t = text(campaignsText);
   const campaign = useLoad((signal) => api('get', '/campaigns/{id}', { path: { id }, signal }).then((r) => r.data), [id], 'campaign');
+  useShownOnOpen(campaign.data !== undefined, 'campaign-title');
   const refresh = () => changed('campaign', 'campaigns');
   return (
     <section class="card detail" aria-labelledby="campaign-title">

@@ -8,7 +8,7 @@ import { SortHeader } from '../components/sort.tsx';
 import { SearchFilters } from '../components/filters.tsx';
 import { checks, Field, FormError, Pager, SelectField, useForm } from '../components/form.tsx';
 import { changed, Empty, Loaded, useLoad } from '../components/load.tsx';
-import { ScreenHeader, Tabs } from '../components/screen.tsx';
+import { ScreenHeader, Tabs, useShownOnOpen } from '../components/screen.tsx';
 import { Badge, fmt, storeDayOf, storeIso, storeToday } from '../format.tsx';
 import { common } from '../i18n/common.ts';
 import { text } from '../i18n/index.ts';
@@ -145,6 +145,7 @@ function ProductDetail({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
   const [undo, setUndo] = useState<{ label: string; run: () => Promise<string> } | null>(null);
   const said = useRef<HTMLParagraphElement>(null);
   const product = useLoad((signal) => api('get', '/products/{id}', { path: { id }, signal }).then((r) => r.data), [id], 'product');
+  useShownOnOpen(product.data !== undefined, 'product-title');
   // Every booking says what it did, where focus goes; an adjustment can be undone by its opposite.
   const booked = (said: string, undoIt?: { label: string; run: () => Promise<string> }) => {
     setMessage(said);
