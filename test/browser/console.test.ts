@@ -141,6 +141,22 @@ describe.skipIf(!hasChromium)(
       rows.forEach((row, i) => expect(Number(row[1])).toBeCloseTo(report.metrics[keys[i]], 2));
       expect(await page.getByTestId('overall-score').textContent()).toBe(report.scoreDetails.overallScore.toFixed(2));
       expect(await page.locator('.insight').count()).toBe(report.insights.length);
+      // Each action with a place in the back office is a link to it; the others stay words.
+      const targets = report.insights.flatMap((i: { action_targets: (string | null)[] }) => i.action_targets.filter(Boolean));
+      const links = await page.locator('.insight a[data-action-target]').evaluateAll((as) =>
+        as.map((a) => [(a as HTMLElement).dataset.actionTarget!, a.getAttribute('href')!]));
+      expect(links.map(([target]) => target)).toEqual(targets);
+      expect(targets.length, "the demo store's insights name places to act").toBeGreaterThan(0);
+      const expected: Record<string, RegExp> = {
+        orders_awaiting_shipment: /^#\/orders\?ordered_from=.*&status=paid/,
+        orders_shipped: /^#\/orders\?ordered_from=.*&status=shipped/,
+        orders_cancelled: /^#\/orders\?ordered_from=.*&figure=cancelled/,
+        products_out_of_stock: /^#\/inventory\?status=out_of_stock$/,
+        products_low_stock: /^#\/inventory\?status=low_stock$/,
+        products: /^#\/inventory$/,
+        new_campaign: /^#\/campaigns\?edit=new$/,
+      };
+      for (const [target, link] of links) expect(link, target).toMatch(expected[target]);
       await shot(page, '1-health');
     });
 

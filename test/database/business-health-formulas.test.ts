@@ -141,6 +141,19 @@ describe('dimension formulas (floors and targets)', () => {
     expect(row.worst).toBe(0);
   });
 
+  it("each rule's action targets, where it has any, follow its actions one for one, in both languages", async () => {
+    const rules = await sql`
+      select r.n, cardinality(r.actions) as actions, cardinality(r.actions_en) as actions_en,
+             cardinality(private.health_action_targets(r.n)) as targets
+      from private.health_insight_rules('{}'::jsonb) r order by r.n`;
+    expect(rules.length).toBeGreaterThan(10);
+    for (const rule of rules) {
+      expect(rule.actions_en, `rule ${rule.n}`).toBe(rule.actions);
+      expect([0, rule.actions], `rule ${rule.n}`).toContain(rule.targets);
+    }
+    expect(rules.filter((rule) => rule.targets > 0).length).toBeGreaterThan(5);
+  });
+
   it('confidence grows with observations: 20 → 0.5, 180 → 0.9, none → 0', async () => {
     const [row] = await sql`select private.health_confidence(20) as a, private.health_confidence(180) as b, private.health_confidence(0) as c`;
     expect(row).toEqual({ a: 0.5, b: 0.9, c: 0 });
@@ -230,6 +243,7 @@ describe('the report on a hand-computed fixture (7d as of 2001-03-01)', () => {
       confidence: 0.17,
       category: 'fulfillment',
       actions: ['檢查卡在付款與出貨之間的訂單', '縮短從付款到出貨的處理時間'],
+      action_targets: ['orders_awaiting_shipment', 'orders_awaiting_shipment'],
     });
     expect(result.insights.map((i: { impact: string; confidence: number }) => [i.impact, i.confidence])).toEqual([
       ['high', 0.17], ['high', 0.13], ['high', 0.13], ['high', 0.13], ['medium', 0.17],

@@ -1,5 +1,6 @@
 import { useMemo } from 'preact/hooks';
 import { api, type Ok } from '../api/client.ts';
+import { enums } from '../api/enums.ts';
 import type { paths } from '../api/openapi.gen.ts';
 import { Chart } from '../components/chart.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
@@ -145,7 +146,12 @@ function HealthReport({ report, period }: { report: Report; period: Period }) {
                 {insight.actions.length > 0 && (
                   <>
                     <h4>{t.whatToDo}</h4>
-                    <ul>{insight.actions.map((a) => <li key={a}>{a}</li>)}</ul>
+                    <ul>
+                      {insight.actions.map((a, j) => {
+                        const to = actionLink(insight.action_targets[j], report.timestamp, period);
+                        return <li key={a}>{to ? <a href={to} data-action-target={insight.action_targets[j]}>{a}</a> : a}</li>;
+                      })}
+                    </ul>
                   </>
                 )}
               </li>
@@ -177,6 +183,26 @@ const FIGURE_KEYS = {
   active_customers: 'figure.active_customers', new_customers: 'figure.new_customers',
   tickets_opened: 'figure.tickets_opened', tickets_resolved: 'figure.tickets_resolved',
 } as const;
+
+type ActionTarget = (typeof enums.insight_action_target)[number];
+
+/**
+ * The screen an insight's action is carried out on: the orders of the report's period in the state it names
+ * (as of the report's moment), the products by stock status, a new campaign.
+ */
+function actionLink(target: ActionTarget | null | undefined, asOf: string, period: Period): string | undefined {
+  const window = { ordered_from: new Date(Date.parse(asOf) - Number(period.slice(0, -1)) * 86_400_000).toISOString(), ordered_before: asOf, as_of: asOf };
+  switch (target) {
+    case 'orders_awaiting_shipment': return href('orders', { ...window, status: 'paid' });
+    case 'orders_shipped': return href('orders', { ...window, status: 'shipped' });
+    case 'orders_cancelled': return href('orders', { ...window, figure: 'cancelled' });
+    case 'products_out_of_stock': return href('inventory', { status: 'out_of_stock' });
+    case 'products_low_stock': return href('inventory', { status: 'low_stock' });
+    case 'products': return href('inventory');
+    case 'new_campaign': return href('campaigns', { edit: 'new' });
+    default: return undefined;
+  }
+}
 
 /** An insight's category in words (the API's codes; an unknown one as it came). */
 function categoryWord(category: string) {

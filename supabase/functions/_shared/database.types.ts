@@ -1046,6 +1046,14 @@ export type Database = {
     Enums: {
       'attribution_layer': 'site-wide' | 'target-oriented' | 'category-specific' | 'general';
       'campaign_status': 'draft' | 'active' | 'paused' | 'completed' | 'cancelled';
+      'insight_action_target':
+        | 'orders_awaiting_shipment'
+        | 'orders_shipped'
+        | 'orders_cancelled'
+        | 'products_out_of_stock'
+        | 'products_low_stock'
+        | 'products'
+        | 'new_campaign';
       'order_status': 'pending' | 'paid' | 'shipped' | 'delivered' | 'completed' | 'cancelled' | 'refunded';
       'stock_adjust_direction': 'increase' | 'decrease' | 'either';
       'stock_adjust_reason':
@@ -1179,6 +1187,15 @@ export const Constants = {
     Enums: {
       'attribution_layer': ['site-wide', 'target-oriented', 'category-specific', 'general'],
       'campaign_status': ['draft', 'active', 'paused', 'completed', 'cancelled'],
+      'insight_action_target': [
+        'orders_awaiting_shipment',
+        'orders_shipped',
+        'orders_cancelled',
+        'products_out_of_stock',
+        'products_low_stock',
+        'products',
+        'new_campaign',
+      ],
       'order_status': ['pending', 'paid', 'shipped', 'delivered', 'completed', 'cancelled', 'refunded'],
       'stock_adjust_direction': ['increase', 'decrease', 'either'],
       'stock_adjust_reason': [

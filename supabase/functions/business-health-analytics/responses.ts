@@ -1,5 +1,6 @@
 /** What the health report answers (seed 03 area B), for the OpenAPI document. */
 import { z } from 'zod';
+import { enums } from '../_shared/enums.ts';
 import { day, success, timestamp } from '../_shared/responses.ts';
 import { PERIODS } from './schemas.ts';
 
@@ -37,6 +38,8 @@ export const reportResponse = success(z.object({
     confidence: z.number(),
     category: z.string(),
     actions: z.array(z.string()),
+    action_targets: z.array(z.enum(enums.insight_action_target).nullable())
+      .describe('Where each action is carried out, in the order of actions: null where it has no screen'),
   })).optional(),
   timestamp,
 }));
