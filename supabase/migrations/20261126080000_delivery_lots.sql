@@ -1,7 +1,8 @@
 -- Deliveries as a store receives them: several products in one stock-in (public.stock_in_batch, all or
 -- nothing), lots with the supplier's lot number and an expiry date, and each product's stock status
 -- (out of stock apart from low). The lot checks stock-in shares with the batch are now functions of their
--- own; public.stock_in takes lot_number and expires_on as two more trailing arguments.
+-- own; public.stock_in takes lot_number and expires_on as two more trailing arguments. A refusal names its
+-- rule by code (details.rule, details.params), for the stock operations stock_adjust included.
 
 create type public.stock_status as enum ('out_of_stock', 'low_stock', 'in_stock');
 
@@ -46,8 +47,12 @@ drop function public.stock_in(uuid, bigint, text, text, timestamptz, text);
 
 -- The same 400 the edge functions' zod validation gives, for callers that come through supabase.rpc. `line`
 -- is the index of a delivery's line (stock_in_batch): the field is then named `items.<line>.<field>`, as
--- zod names it, and `details.index` says which line was refused.
-create or replace function private.invalid_stock_field(field text, value jsonb, rule text, line integer default null)
+-- zod names it, and `details.index` says which line was refused. `code` and `figures` are the rule as a
+-- stable code and its figures (`details.rule`, `details.params`), for the rules a client words itself;
+-- `rule` says it in English.
+create or replace function private.invalid_stock_field(
+  field text, value jsonb, rule text, line integer default null, code text default null, figures jsonb default null
+)
 returns void
 language plpgsql set search_path = '' as $$
 begin
@@ -55,8 +60,9 @@ begin
     field := concat_ws('.', 'items', line, field);
   end if;
   perform private.raise_api_error(400, 'VALIDATION_ERROR', format('Invalid %s: %s', field, rule),
-    jsonb_build_object('field', field, 'value', value, 'constraint', rule)
-      || case when line is null then '{}'::jsonb else jsonb_build_object('index', line) end);
+    jsonb_strip_nulls(jsonb_build_object('field', field, 'constraint', rule,
+      'rule', coalesce(code, case when rule = 'required' then 'required' else 'invalid' end), 'params', figures,
+      'index', line)) || jsonb_build_object('value', value));
 end
 $$;
 
@@ -92,7 +98,7 @@ begin
   end if;
   if received_at > private.now() + interval '5 minutes' then
     perform private.invalid_stock_field('received_at', to_jsonb(private.api_timestamp(received_at)),
-      'not later than 5 minutes from now');
+      'not later than 5 minutes from now', null, 'not_future', jsonb_build_object('minutes', 5));
   end if;
 end
 $$;
@@ -111,11 +117,12 @@ begin
   end if;
   if char_length(lot_number) not between 1 and 64 or lot_number ~ '[[:cntrl:]]' or lot_number <> btrim(lot_number) then
     perform private.invalid_stock_field('lot_number', to_jsonb(lot_number),
-      '1 to 64 characters, no control characters, no spaces at either end', line);
+      '1 to 64 characters, no control characters, no spaces at either end', line, 'format',
+      jsonb_build_object('format', 'lot_number'));
   end if;
   if expires_on < private.store_day(coalesce(received_at, private.now())) then
     perform private.invalid_stock_field('expires_on', to_jsonb(expires_on),
-      'not before the day the goods were received', line);
+      'not before the day the goods were received', line, 'not_before_received');
   end if;
 end
 $$;
@@ -362,8 +369,157 @@ begin
 end
 $$;
 
+-- stock_adjust names its own rules by code too (details.rule).
+create or replace function public.stock_adjust(
+  adjust_quantity bigint default null,
+  reason text default null,
+  product_id uuid default null,
+  inventory_id uuid default null,
+  source text default 'manual_adjustment',
+  reason_note text default null,
+  idempotency_key text default null
+)
+returns jsonb
+language plpgsql security definer set search_path = '' as $$
+declare
+  rule public.stock_adjust_reasons;
+  operator record;
+  replay jsonb;
+  product public.products;
+  lot public.inventory_records;
+  target_product uuid;
+  amount bigint := abs(adjust_quantity);
+  details jsonb;
+  allocations jsonb;
+  previous_stock bigint;
+  new_stock bigint;
+begin
+  select * into operator from private.stock_operator();
+  if (product_id is null) = (inventory_id is null) then
+    perform private.invalid_stock_field(case when product_id is null then 'product_id' else 'inventory_id' end,
+      null, 'exactly one of product_id and inventory_id is required', null, 'exactly_one',
+      jsonb_build_object('fields', jsonb_build_array('product_id', 'inventory_id')));
+  end if;
+  if adjust_quantity is null then
+    perform private.invalid_stock_field('adjust_quantity', null, 'required');
+  elsif adjust_quantity = 0 then
+    perform private.invalid_stock_field('adjust_quantity', to_jsonb(adjust_quantity), 'must not be 0');
+  elsif amount > 1000000000 then
+    perform private.invalid_stock_field('adjust_quantity', to_jsonb(adjust_quantity),
+      'must be between -1000000000 and 1000000000');
+  end if;
+  select * into rule from public.stock_adjust_reasons r where r.reason::text = stock_adjust.reason;
+  if reason is null then
+    perform private.invalid_stock_field('reason', null, 'required');
+  elsif rule.reason is null then
+    perform private.invalid_stock_field('reason', to_jsonb(reason), private.one_of(enum_range(null::public.stock_adjust_reason)));
+  elsif adjust_quantity > 0 and rule.direction = 'decrease' then
+    perform private.invalid_stock_field('reason', to_jsonb(reason), 'is a decrease reason; adjust_quantity is positive',
+      null, 'reason_direction', jsonb_build_object('direction', 'decrease'));
+  elsif adjust_quantity < 0 and rule.direction = 'increase' then
+    perform private.invalid_stock_field('reason', to_jsonb(reason), 'is an increase reason; adjust_quantity is negative',
+      null, 'reason_direction', jsonb_build_object('direction', 'increase'));
+  end if;
+  if rule.needs_note and coalesce(btrim(reason_note), '') = '' then
+    perform private.invalid_stock_field('reason_note', to_jsonb(reason_note), 'required when reason is ' || reason,
+      null, 'required');
+  elsif char_length(reason_note) > 500 then
+    perform private.invalid_stock_field('reason_note', to_jsonb(reason_note), 'at most 500 characters');
+  end if;
+  source := coalesce(source, 'manual_adjustment');
+  if not source = any (enum_range(null::public.stock_adjust_source)::text[]) then
+    perform private.invalid_stock_field('source', to_jsonb(source), private.one_of(enum_range(null::public.stock_adjust_source)));
+  end if;
+
+  replay := private.claim_idempotency_key(operator.operator_key, idempotency_key, 'stock_adjust', jsonb_build_object(
+    'product_id', product_id, 'inventory_id', inventory_id, 'adjust_quantity', adjust_quantity, 'reason', reason,
+    'reason_note', reason_note, 'source', source));
+  if replay is not null then
+    return replay;
+  end if;
+
+  details := jsonb_build_object('source', source, 'reason', reason, 'reason_note', reason_note);
+
+  if inventory_id is not null then
+    select r.product_id into target_product from public.inventory_records r where r.id = stock_adjust.inventory_id;
+    if not found then
+      perform private.raise_api_error(404, 'INVENTORY_RECORD_NOT_FOUND',
+        format('Inventory record %s does not exist', inventory_id), jsonb_build_object('inventory_id', inventory_id));
+    end if;
+    product := private.lock_product(target_product);
+    select * into lot from public.inventory_records r where r.id = stock_adjust.inventory_id for update;
+    if lot.available_quantity + adjust_quantity < 0 then
+      perform private.insufficient_stock(product.id, lot.id, amount, lot.available_quantity);
+    end if;
+    previous_stock := lot.available_quantity;
+    update public.inventory_records r
+    set quantity = r.quantity + greatest(adjust_quantity, 0), available_quantity = r.available_quantity + adjust_quantity
+    where r.id = lot.id
+    returning r.* into lot;
+    perform private.log_movement(gen_random_uuid(), 'stock_adjust', lot, adjust_quantity, details,
+      operator.operator_id, operator.operator_role);
+    new_stock := lot.available_quantity;
+  else
+    product := private.lock_product(product_id);
+    previous_stock := product.current_stock;
+    new_stock := product.current_stock + adjust_quantity;
+    if adjust_quantity > 0 then
+      select * into lot
+      from public.inventory_records r
+      where r.product_id = product.id
+      order by r.created_at desc, r.id desc
+      limit 1
+      for update;
+      if found then
+        update public.inventory_records r
+        set quantity = r.quantity + adjust_quantity, available_quantity = r.available_quantity + adjust_quantity
+        where r.id = lot.id
+        returning r.* into lot;
+      else
+        insert into public.inventory_records (product_id, quantity, available_quantity, source, note, received_at,
+                                              created_by, created_by_role)
+        values (product.id, adjust_quantity, adjust_quantity, stock_adjust.source,
+                format('Initial stock adjustment: %s', reason), private.now(), operator.operator_id, operator.operator_role)
+        returning * into lot;
+      end if;
+      perform private.log_movement(gen_random_uuid(), 'stock_adjust', lot, adjust_quantity, details,
+        operator.operator_id, operator.operator_role);
+    else
+      if not exists (select 1 from public.inventory_records r where r.product_id = product.id) then
+        perform private.raise_api_error(422, 'NO_INVENTORY_RECORD',
+          format('Product %s has no inventory record to decrease', product.sku),
+          jsonb_build_object('product_id', product.id));
+      end if;
+      if product.current_stock < amount then
+        perform private.insufficient_stock(product.id, null, amount, product.current_stock);
+      end if;
+      allocations := private.draw_fifo(product.id, amount, gen_random_uuid(), 'stock_adjust', details,
+        operator.operator_id, operator.operator_role);
+      lot.id := (allocations -> 0 ->> 'inventory_id')::uuid;
+    end if;
+  end if;
+
+  return private.remember_response(operator.operator_key, idempotency_key, jsonb_strip_nulls(jsonb_build_object(
+    'success', true,
+    'inventory_id', lot.id,
+    'product_id', product.id,
+    'adjustment_quantity', adjust_quantity,
+    'adjustment_type', case when adjust_quantity > 0 then 'increase' else 'decrease' end,
+    'previous_available_stock', previous_stock,
+    'new_available_stock', new_stock,
+    'current_stock', product.current_stock + adjust_quantity,
+    'reason', reason,
+    'reason_note', reason_note,
+    'source', source,
+    'allocations', allocations,
+    'message', format('Stock of %s %s by %s (%s)', product.sku,
+      case when adjust_quantity > 0 then 'increased' else 'decreased' end, amount, reason)
+  )));
+end
+$$;
+
 revoke execute on function
-  private.invalid_stock_field(text, jsonb, text, integer), private.check_stock_quantity(text, bigint, integer)
+  private.invalid_stock_field(text, jsonb, text, integer, text, jsonb), private.check_stock_quantity(text, bigint, integer)
 from public, anon, authenticated, service_role;
 
 revoke execute on function

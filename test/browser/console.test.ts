@@ -529,7 +529,7 @@ describe.skipIf(!hasChromium)(
       const expiry = form.locator('li[data-line="0"] input[type="date"]');
       await expect.poll(() => expiry.getAttribute('aria-invalid')).toBe('true');
       expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type)).toBe('date');
-      expect(await form.locator('li[data-line="0"] .field-error').textContent()).toContain('not before the day the goods were received');
+      expect(await form.locator('li[data-line="0"] .field-error').textContent()).toBe('Cannot be before the day the goods were received.');
       expect(await stock()).toEqual(before);
 
       step = 'delivery';
@@ -758,6 +758,14 @@ describe.skipIf(!hasChromium)(
       await p.getByRole('button', { name: '刪除商品' }).click();
       await p.getByRole('button', { name: '確定刪除' }).click();
       expect(await p.locator('.confirm [role="alert"]').textContent()).toBe('這項商品還有庫存，請先調整為 0 再刪除。');
+      await p.getByRole('button', { name: '否' }).click();
+      // A field rule only the database checks, worded in Chinese on its field: goods received tomorrow.
+      const stockIn = p.locator('form[data-form="stock-in"]');
+      await stockIn.getByLabel('入庫數量').fill('3');
+      await stockIn.getByLabel('入庫時間').fill(`${plusDays(1)}T10:00`);
+      await stockIn.getByRole('button', { name: '登記入庫' }).click();
+      await stockIn.locator('#f-received_at-error').waitFor();
+      expect(await stockIn.locator('#f-received_at-error').textContent()).toBe('不能晚於現在起 5 分鐘。');
       step = 'zh-TW';
 
       await p.goto(`${base}#/health?period=30d`);

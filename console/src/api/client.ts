@@ -6,7 +6,7 @@
 import { createClient, FunctionsFetchError, FunctionsHttpError, type SupabaseClient } from '@supabase/supabase-js';
 import type { paths } from './openapi.gen.ts';
 import { common } from '../i18n/common.ts';
-import { ZH_ERRORS, zhRefusal } from '../i18n/errors.ts';
+import { RULES_EN, RULES_ZH, ZH_ERRORS, zhRefusal } from '../i18n/errors.ts';
 import { locale, text } from '../i18n/index.ts';
 
 type Method = 'get' | 'post' | 'put' | 'delete';
@@ -102,11 +102,22 @@ export function errorFromBody(status: number, body: unknown): ApiError {
   return new ApiError(message, status, code, details);
 }
 
+/** A field rule the API names (`details.rule`), in the console's language; undefined for one it does not know. */
+function ruleInWords(error: ApiError): string | undefined {
+  const rule = error.details?.rule;
+  const words = typeof rule === 'string' ? (locale() === 'zh-TW' ? RULES_ZH : RULES_EN)[rule] : undefined;
+  const figures = (error.details?.params ?? {}) as Record<string, unknown>;
+  return words?.(figures, (error.field ?? '').split('.').at(-1) ?? '');
+}
+
 /** A refusal the user can act on, in the console's language: the API's own words for a 4xx naming what to fix. */
 function inWords(error: ApiError): ApiError {
   const t = text(common);
   const said = (message: string) => new ApiError(message, error.status, error.code, error.details);
+  const rule = error.status === 400 ? ruleInWords(error) : undefined;
   switch (true) {
+    case rule !== undefined:
+      return said(rule!);
     case error.status === 401:
       return said(t.sessionEnded);
     case error.status === 403:

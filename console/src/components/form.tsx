@@ -52,8 +52,7 @@ export function useForm<V extends Record<string, string | boolean>>(initial: V) 
       const name = field ? (aliases[field] ?? field) : undefined;
       const input = name ? formRef.current?.querySelector<HTMLElement>(`[name="${CSS.escape(name)}"]`) : null;
       if (name && input) {
-        const constraint = failure instanceof ApiError && typeof failure.details?.constraint === 'string' ? failure.details.constraint : '';
-        setErrors({ [name]: constraint && !failure.message.includes(constraint) ? `${failure.message} (${constraint})` : failure.message });
+        setErrors({ [name]: failure.message });
         setTimeout(() => input.focus(), 0);
       } else {
         setFormError(failure.message);

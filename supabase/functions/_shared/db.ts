@@ -332,6 +332,7 @@ export function translateDatabaseError(error: unknown, area: Area): unknown {
         field: null,
         value: null,
         constraint: `a value the database accepts (SQLSTATE ${error.code})`,
+        rule: 'storable_value',
       });
     }
     return new DatabaseError(`${error.code}: ${error.message}`);

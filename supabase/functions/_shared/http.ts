@@ -401,6 +401,7 @@ function relativeSegments(pathname: string, name: string, area: Area): string[] 
       field: 'path',
       value: null,
       constraint: 'valid percent-encoding',
+      rule: 'percent_encoding',
     });
   }
   const at = segments.indexOf(name);
@@ -439,6 +440,7 @@ async function readBody(req: Request, area: Area, optional: boolean, mapProblem?
       field: 'body',
       value: null,
       constraint: 'required',
+      rule: 'required',
     });
   }
   return value;
@@ -473,6 +475,7 @@ async function readJson(req: Request, area: Area, mapProblem?: ProblemMapper): P
       field: 'content-type',
       value: contentType || null,
       constraint: 'application/json',
+      rule: 'json_content_type',
     });
   }
   const bytes = new Uint8Array(size);
@@ -484,6 +487,6 @@ async function readJson(req: Request, area: Area, mapProblem?: ProblemMapper): P
   try {
     return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
   } catch {
-    throw unreadable('Request body is not valid JSON', { field: 'body', value: null, constraint: 'valid JSON' });
+    throw unreadable('Request body is not valid JSON', { field: 'body', value: null, constraint: 'valid JSON', rule: 'json' });
   }
 }

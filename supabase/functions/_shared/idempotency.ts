@@ -16,6 +16,8 @@ export function idempotencyKey(req: Request, area: Area): string | null {
       field: 'Idempotency-Key',
       value: key,
       constraint: '1 to 255 visible ASCII characters',
+      rule: 'format',
+      params: { format: 'idempotency_key' },
     });
   }
   return key;

@@ -9,6 +9,12 @@ export interface FieldProblem {
   field: string;
   value: unknown;
   constraint: string;
+  /**
+   * The rule broken, as a stable code a client words in its own language (`required`, `max_length`...), and
+   * the rule's figures (`{ max: 64 }`): `constraint` says the same in English. See docs/architecture.md.
+   */
+  rule?: string;
+  params?: Record<string, unknown>;
   /** The rule zod found broken; absent when the body could not be read as JSON at all. */
   issue?: z.core.$ZodIssue;
 }
@@ -35,7 +41,48 @@ export function validationError(area: Area, problem: Omit<FieldProblem, 'issue'>
     field: problem.field || null,
     value: problem.value === undefined ? null : problem.value,
     constraint: problem.constraint,
+    rule: problem.rule ?? 'invalid',
+    ...(problem.params ? { params: problem.params } : {}),
   });
+}
+
+/**
+ * A refine's rule, for `details.rule`: `z.refine(check, rule('not_zero', 'must not be 0'))`. zod's own
+ * checks (lengths, ranges, formats, lists) are named from their issues.
+ */
+export function rule(code: string, message: string, params?: Record<string, unknown>, path?: string[]) {
+  return { message, params: { rule: code, ...(params ? { figures: params } : {}) }, ...(path ? { path } : {}) };
+}
+
+/** The stable rule a zod issue broke, and its figures. */
+function ruleOf(issue: z.core.$ZodIssue, value: unknown): Pick<FieldProblem, 'rule' | 'params'> {
+  const bound = (kind: 'min' | 'max', origin: string, limit: unknown) =>
+    origin === 'string'
+      ? { rule: `${kind}_length`, params: { [kind]: Number(limit) } }
+      : origin === 'array' || origin === 'set'
+      ? { rule: `${kind}_items`, params: { [kind]: Number(limit) } }
+      : { rule: kind, params: { [kind]: Number(limit) } };
+  switch (issue.code) {
+    case 'invalid_type':
+      if (value === undefined) return { rule: 'required' };
+      return { rule: 'type', params: { expected: issue.expected } };
+    case 'too_small':
+      return bound('min', issue.origin, issue.minimum);
+    case 'too_big':
+      return bound('max', issue.origin, issue.maximum);
+    case 'invalid_format':
+      return { rule: 'format', params: { format: issue.format === 'regex' ? 'pattern' : issue.format } };
+    case 'invalid_value':
+      return { rule: 'one_of', params: { values: issue.values } };
+    case 'unrecognized_keys':
+      return { rule: 'unknown_field' };
+    case 'custom': {
+      const { rule: code, figures } = (issue.params ?? {}) as { rule?: string; figures?: Record<string, unknown> };
+      return { rule: code ?? 'invalid', ...(figures ? { params: figures } : {}) };
+    }
+    default:
+      return { rule: 'invalid' };
+  }
 }
 
 /** NUL, which PostgreSQL text cannot hold, or half of a UTF-16 surrogate pair, which UTF-8 cannot encode. */
@@ -49,7 +96,7 @@ const UNSTORABLE_RULE = 'must not contain NUL or unpaired surrogate characters';
 export function checkText(input: unknown, area: Area, mapProblem?: ProblemMapper): void {
   const found = unstorable(input);
   if (!found) return;
-  const problem = { field: found, value: null, constraint: UNSTORABLE_RULE };
+  const problem = { field: found, value: null, constraint: UNSTORABLE_RULE, rule: 'storable_text' };
   throw mapProblem?.(problem) ?? validationError(area, problem);
 }
 
@@ -84,12 +131,18 @@ function unstorable(input: unknown): string | undefined {
 function describe(issue: z.core.$ZodIssue, input: unknown): FieldProblem {
   if (issue.code === 'unrecognized_keys') {
     const path = [...issue.path, issue.keys[0]];
-    return { field: path.map(String).join('.'), value: echo(valueAt(input, path)), constraint: 'unknown field', issue };
+    return {
+      field: path.map(String).join('.'),
+      value: echo(valueAt(input, path)),
+      constraint: 'unknown field',
+      rule: 'unknown_field',
+      issue,
+    };
   }
   const field = issue.path.map(String).join('.');
   const value = valueAt(input, issue.path);
   const constraint = value === undefined && issue.code === 'invalid_type' ? 'required' : issue.message;
-  return { field, value: echo(value), constraint, issue };
+  return { field, value: echo(value), constraint, ...ruleOf(issue, value), issue };
 }
 
 const ECHO_LIMIT = 1000;
@@ -147,14 +200,14 @@ export const isoDate = z
   .refine((value) => {
     const parsed = new Date(`${value}T00:00:00Z`);
     return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(value);
-  }, 'must be a real calendar date')
-  .refine((value) => !value.startsWith('0000'), 'must be in year 1 or later');
+  }, rule('real_date', 'must be a real calendar date'))
+  .refine((value) => !value.startsWith('0000'), rule('year_one', 'must be in year 1 or later'));
 
 /** An ISO 8601 date-time with an offset, in year 1 or later (PostgreSQL has no year 0). */
 export function isoDateTime(message: string) {
   return z.iso
     .datetime({ offset: true, message })
-    .refine((value) => !value.startsWith('0000'), 'must be in year 1 or later');
+    .refine((value) => !value.startsWith('0000'), rule('year_one', 'must be in year 1 or later'));
 }
 
 /** Any 8-4-4-4-12 hex string, as PostgreSQL's uuid type accepts; z.uuid() would also demand an RFC version. */
@@ -168,7 +221,7 @@ export const uuid = z.guid('must be a UUID');
 export function twoDecimals(tolerance = 1e-6) {
   return z.refine<number>(
     (value) => Math.abs(value * 100 - Math.round(value * 100)) < tolerance,
-    'at most 2 decimal places',
+    rule('decimals', 'at most 2 decimal places', { max: 2 }),
   );
 }
 
@@ -177,7 +230,10 @@ export function patchBody<Shape extends z.core.$ZodLooseShape>(fields: Shape) {
   return z
     .strictObject(fields)
     .partial()
-    .refine((changes) => Object.keys(changes).length > 0, 'the body must contain at least one field to change');
+    .refine(
+      (changes) => Object.keys(changes).length > 0,
+      rule('not_empty', 'the body must contain at least one field to change'),
+    );
 }
 
 /** A positive integer sent in a query string. */

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ApiError } from '../_shared/errors.ts';
 import { isAttributionLayer } from '../_shared/layers.ts';
 import type { FieldProblem } from '../_shared/validation.ts';
-import { enumOf, patchBody, queryBoolean, queryInteger, twoDecimals } from '../_shared/validation.ts';
+import { enumOf, patchBody, queryBoolean, queryInteger, rule, twoDecimals } from '../_shared/validation.ts';
 
 export const TYPE_CODE_PATTERN = /^[a-z][a-z0-9_]*$/;
 export const WEIGHT_RANGE = '0.00-9.99';
@@ -14,7 +14,10 @@ const text = (max: number) => z.string().max(max, `at most ${max} characters`);
 const name = z.string().trim().min(1, 'must not be empty').max(100, 'at most 100 characters');
 
 // Layer and weight are checked by value here, and their failures carry the seed's own error codes.
-const layer = z.string().refine(isAttributionLayer, 'must be one of the four attribution layers');
+const layer = z.string().refine(
+  isAttributionLayer,
+  rule('one_of', 'must be one of the four attribution layers', { values: enums.attribution_layer }),
+);
 const weight = z
   .number()
   .min(0, 'must be between 0.00 and 9.99')
@@ -55,10 +58,10 @@ export const createBody = z.strictObject({
 // The type code names the row: a body that tries to change it is refused before anything else in it.
 export const updateBody = z
   .unknown()
-  .refine((body) => !(body !== null && typeof body === 'object' && 'type_code' in body), {
-    path: ['type_code'],
-    message: 'type_code cannot be changed',
-  })
+  .refine(
+    (body) => !(body !== null && typeof body === 'object' && 'type_code' in body),
+    rule('read_only', 'type_code cannot be changed', undefined, ['type_code']),
+  )
   .pipe(patchBody(editableFields));
 
 export const SORTABLE_COLUMNS = [
@@ -81,10 +84,10 @@ export const listQuery = z
     sort_by: enumOf(SORTABLE_COLUMNS).optional(),
     sort_order: z.enum(['asc', 'desc'], 'must be asc or desc').optional(),
   })
-  .refine((query) => query.sort_order === undefined || query.sort_by !== undefined, {
-    path: ['sort_order'],
-    message: 'requires sort_by',
-  });
+  .refine(
+    (query) => query.sort_order === undefined || query.sort_by !== undefined,
+    rule('requires', 'requires sort_by', { field: 'sort_by' }, ['sort_order']),
+  );
 
 /** Turns a bad layer or an out-of-range weight into the seed's dedicated errors (CONTRACT §1: 400). */
 export function catalogueProblem(problem: FieldProblem): ApiError | undefined {

@@ -43,6 +43,8 @@ export function campaignHandlers(db: Database) {
           field: 'end_date',
           value: query.end_date,
           constraint: `on or after start_date (${query.start_date})`,
+          rule: 'on_or_after',
+          params: { field: 'start_date', value: query.start_date },
         });
       }
       const page = query.page ?? 1;
@@ -253,6 +255,8 @@ export function checkedRange({ from, to }: { from: string; to: string }): { from
       field: 'to',
       value: to,
       constraint: `on or after from (${from})`,
+      rule: 'on_or_after',
+      params: { field: 'from', value: from },
     });
   }
   const last = new Date(Date.parse(`${from}T00:00:00Z`) + (MAX_RANGE_DAYS - 1) * 86_400_000).toISOString().slice(0, 10);
@@ -261,6 +265,8 @@ export function checkedRange({ from, to }: { from: string; to: string }): { from
       field: 'to',
       value: to,
       constraint: `on or before ${last}: at most ${MAX_RANGE_DAYS} days starting at from (${from})`,
+      rule: 'max_days',
+      params: { max: MAX_RANGE_DAYS, last },
     });
   }
   return { from, to };

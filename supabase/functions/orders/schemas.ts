@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { enums } from '../_shared/enums.ts';
-import { enumOf, isoDateTime, queryInteger, uuid } from '../_shared/validation.ts';
+import { enumOf, isoDateTime, queryInteger, rule, uuid } from '../_shared/validation.ts';
 
 export const SORTABLE_COLUMNS = ['ordered_at', 'total_amount'] as const;
 
@@ -32,5 +32,5 @@ export const listQuery = z
   .refine(
     (query) =>
       !query.ordered_from || !query.ordered_before || Date.parse(query.ordered_from) < Date.parse(query.ordered_before),
-    { path: ['ordered_before'], message: 'must be later than ordered_from' },
+    rule('after', 'must be later than ordered_from', { field: 'ordered_from' }, ['ordered_before']),
   );

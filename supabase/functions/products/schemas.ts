@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { enums } from '../_shared/enums.ts';
-import { enumOf, patchBody, queryBoolean, queryInteger, uuid } from '../_shared/validation.ts';
+import { enumOf, patchBody, queryBoolean, queryInteger, rule, uuid } from '../_shared/validation.ts';
 
 export const MAX_REORDER_LEVEL = 1_000_000_000;
 
@@ -64,10 +64,10 @@ export const listQuery = z
     sort_by: enumOf(SORTABLE_COLUMNS).optional(),
     sort_order: z.enum(['asc', 'desc'], 'must be asc or desc').optional(),
   })
-  .refine((query) => query.sort_order === undefined || query.sort_by !== undefined, {
-    path: ['sort_order'],
-    message: 'requires sort_by',
-  });
+  .refine(
+    (query) => query.sort_order === undefined || query.sort_by !== undefined,
+    rule('requires', 'requires sort_by', { field: 'sort_by' }, ['sort_order']),
+  );
 
 export const movementsQuery = z.strictObject({
   ...paging,

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { enums } from '../_shared/enums.ts';
 import { MAX_STOCK_QUANTITY } from '../_shared/inventory.ts';
-import { enumOf, uuid } from '../_shared/validation.ts';
+import { enumOf, rule, uuid } from '../_shared/validation.ts';
 
 export const stockAdjustBody = z.strictObject({
   product_id: uuid.optional(),
@@ -15,10 +15,13 @@ export const stockAdjustBody = z.strictObject({
   adjust_quantity: z
     .number('must be a number')
     .int('must be a whole number')
-    .refine((value) => value !== 0, 'must not be 0')
+    .refine((value) => value !== 0, rule('not_zero', 'must not be 0'))
     .refine(
       (value) => Math.abs(value) <= MAX_STOCK_QUANTITY,
-      `must be between -${MAX_STOCK_QUANTITY} and ${MAX_STOCK_QUANTITY}`,
+      rule('between', `must be between -${MAX_STOCK_QUANTITY} and ${MAX_STOCK_QUANTITY}`, {
+        min: -MAX_STOCK_QUANTITY,
+        max: MAX_STOCK_QUANTITY,
+      }),
     ),
   reason: enumOf(enums.stock_adjust_reason),
   reason_note: z.string('must be a string').max(500, 'at most 500 characters').optional(),

@@ -28,8 +28,12 @@ $$;
 
 -- The same 400 the edge functions' zod validation gives, for callers that come through supabase.rpc. `line`
 -- is the index of a delivery's line (stock_in_batch): the field is then named `items.<line>.<field>`, as
--- zod names it, and `details.index` says which line was refused.
-create or replace function private.invalid_stock_field(field text, value jsonb, rule text, line integer default null)
+-- zod names it, and `details.index` says which line was refused. `code` and `figures` are the rule as a
+-- stable code and its figures (`details.rule`, `details.params`), for the rules a client words itself;
+-- `rule` says it in English.
+create or replace function private.invalid_stock_field(
+  field text, value jsonb, rule text, line integer default null, code text default null, figures jsonb default null
+)
 returns void
 language plpgsql set search_path = '' as $$
 begin
@@ -37,8 +41,9 @@ begin
     field := concat_ws('.', 'items', line, field);
   end if;
   perform private.raise_api_error(400, 'VALIDATION_ERROR', format('Invalid %s: %s', field, rule),
-    jsonb_build_object('field', field, 'value', value, 'constraint', rule)
-      || case when line is null then '{}'::jsonb else jsonb_build_object('index', line) end);
+    jsonb_strip_nulls(jsonb_build_object('field', field, 'constraint', rule,
+      'rule', coalesce(code, case when rule = 'required' then 'required' else 'invalid' end), 'params', figures,
+      'index', line)) || jsonb_build_object('value', value));
 end
 $$;
 
@@ -335,7 +340,8 @@ begin
   select * into operator from private.stock_operator();
   if (product_id is null) = (inventory_id is null) then
     perform private.invalid_stock_field(case when product_id is null then 'product_id' else 'inventory_id' end,
-      null, 'exactly one of product_id and inventory_id is required');
+      null, 'exactly one of product_id and inventory_id is required', null, 'exactly_one',
+      jsonb_build_object('fields', jsonb_build_array('product_id', 'inventory_id')));
   end if;
   if adjust_quantity is null then
     perform private.invalid_stock_field('adjust_quantity', null, 'required');
@@ -351,12 +357,15 @@ begin
   elsif rule.reason is null then
     perform private.invalid_stock_field('reason', to_jsonb(reason), private.one_of(enum_range(null::public.stock_adjust_reason)));
   elsif adjust_quantity > 0 and rule.direction = 'decrease' then
-    perform private.invalid_stock_field('reason', to_jsonb(reason), 'is a decrease reason; adjust_quantity is positive');
+    perform private.invalid_stock_field('reason', to_jsonb(reason), 'is a decrease reason; adjust_quantity is positive',
+      null, 'reason_direction', jsonb_build_object('direction', 'decrease'));
   elsif adjust_quantity < 0 and rule.direction = 'increase' then
-    perform private.invalid_stock_field('reason', to_jsonb(reason), 'is an increase reason; adjust_quantity is negative');
+    perform private.invalid_stock_field('reason', to_jsonb(reason), 'is an increase reason; adjust_quantity is negative',
+      null, 'reason_direction', jsonb_build_object('direction', 'increase'));
   end if;
   if rule.needs_note and coalesce(btrim(reason_note), '') = '' then
-    perform private.invalid_stock_field('reason_note', to_jsonb(reason_note), 'required when reason is ' || reason);
+    perform private.invalid_stock_field('reason_note', to_jsonb(reason_note), 'required when reason is ' || reason,
+      null, 'required');
   elsif char_length(reason_note) > 500 then
     perform private.invalid_stock_field('reason_note', to_jsonb(reason_note), 'at most 500 characters');
   end if;
@@ -453,7 +462,7 @@ end
 $$;
 
 revoke execute on function
-  private.stock_operator(), private.invalid_stock_field(text, jsonb, text, integer),
+  private.stock_operator(), private.invalid_stock_field(text, jsonb, text, integer, text, jsonb),
   private.check_stock_quantity(text, bigint, integer),
   private.api_timestamp(timestamptz), private.idempotency_ttl(), private.purge_idempotency_records(integer),
   private.claim_idempotency_key(text, text, text, jsonb), private.remember_response(text, text, jsonb),

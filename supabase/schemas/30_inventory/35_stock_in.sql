@@ -23,7 +23,7 @@ begin
   end if;
   if received_at > private.now() + interval '5 minutes' then
     perform private.invalid_stock_field('received_at', to_jsonb(private.api_timestamp(received_at)),
-      'not later than 5 minutes from now');
+      'not later than 5 minutes from now', null, 'not_future', jsonb_build_object('minutes', 5));
   end if;
 end
 $$;
@@ -42,11 +42,12 @@ begin
   end if;
   if char_length(lot_number) not between 1 and 64 or lot_number ~ '[[:cntrl:]]' or lot_number <> btrim(lot_number) then
     perform private.invalid_stock_field('lot_number', to_jsonb(lot_number),
-      '1 to 64 characters, no control characters, no spaces at either end', line);
+      '1 to 64 characters, no control characters, no spaces at either end', line, 'format',
+      jsonb_build_object('format', 'lot_number'));
   end if;
   if expires_on < private.store_day(coalesce(received_at, private.now())) then
     perform private.invalid_stock_field('expires_on', to_jsonb(expires_on),
-      'not before the day the goods were received', line);
+      'not before the day the goods were received', line, 'not_before_received');
   end if;
 end
 $$;
