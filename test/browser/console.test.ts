@@ -458,6 +458,8 @@ describe.skipIf(!hasChromium)(
       expect(keys[0]).toMatch(/^[\x21-\x7e]{1,255}$/);
       const newest = await page.locator('table.ledger tbody tr').first().textContent();
       expect(newest).toContain('+7');
+      // The confirmation is a sentence in the console's words, not the API's.
+      expect(await page.locator('.state.success').textContent()).toMatch(/^Received 7 units of .+\. Stock is now [\d,]+\./);
       await shot(page, '4-inventory');
 
       step = 'stock-adjust-undo';
@@ -612,6 +614,20 @@ describe.skipIf(!hasChromium)(
       expect(Number(await alerts.locator('[data-low]').getAttribute('data-low'))).toBe(summary.out_of_stock + summary.low_stock);
       expect(await alerts.getAttribute('title')).toContain('low or out of stock');
       await live.close();
+    });
+
+    it('inventory: a SKU already taken is refused on the SKU field, in the console\'s language', async () => {
+      step = 'taken-sku';
+      await page.goto(`${base}#/inventory?edit=new`);
+      await waitForScreen(page, 'inventory');
+      await page.getByLabel('SKU').fill('TEA-OOLONG-150');
+      await page.getByLabel('Name').fill('A second oolong');
+      await page.getByRole('button', { name: 'Create product' }).click();
+      await page.locator('#f-sku-error').waitFor();
+      expect(await page.locator('#f-sku-error').textContent()).toContain('TEA-OOLONG-150');
+      expect(await page.locator('form .state.error').count(), 'nothing above the form').toBe(0);
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe('f-sku');
+      step = 'inventory';
     });
 
     it('inventory: a column head sorts the products by the API, a second click turns the order; names sort naturally', async () => {
@@ -869,8 +885,8 @@ describe.skipIf(!hasChromium)(
     });
 
     it('logged no console error beyond the refused requests the test provoked', () => {
-      const provoked = /Failed to load resource: the server responded with a status of (400|422)/;
-      const unexpected = problems.filter((p) => !(['campaign-validation', 'stock-validation', 'zh-refusal', 'delivery-refused'].includes(p.step) && provoked.test(p.text)));
+      const provoked = /Failed to load resource: the server responded with a status of (400|409|422)/;
+      const unexpected = problems.filter((p) => !(['campaign-validation', 'stock-validation', 'zh-refusal', 'delivery-refused', 'taken-sku'].includes(p.step) && provoked.test(p.text)));
       expect(unexpected).toEqual([]);
     });
   },

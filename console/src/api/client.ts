@@ -41,12 +41,18 @@ export class ApiError extends Error {
   ) {
     super(message);
   }
-  /** The input field the API blamed: `details.field` (most areas) or `details.parameter` (business health). */
+  /**
+   * The input field the API blamed: `details.field` (most areas) or `details.parameter` (business health);
+   * for a conflict, the field whose value is taken.
+   */
   get field(): string | undefined {
-    const field = this.details?.field ?? this.details?.parameter;
+    const field = this.details?.field ?? this.details?.parameter ?? CONFLICT_FIELDS[this.code];
     return typeof field === 'string' ? field : undefined;
   }
 }
+
+/** The field whose value a conflict found taken: a SKU, a type code. */
+const CONFLICT_FIELDS: Record<string, string> = { DUPLICATE_SKU: 'sku', DUPLICATE_TYPE_CODE: 'type_code' };
 
 let client: SupabaseClient | undefined;
 let onUnauthorized: () => void = () => {};

@@ -91,7 +91,10 @@ export const inventoryText = defineMessages({
   deleteQuestion: (sku: string) => `Delete ${sku}? It leaves the catalogue; its stock history stays in the ledger.`,
   yesDelete: 'Yes, delete',
   lotLabel: (day: string, left: number, of: number) => `${day} · ${left}/${of} left`,
-  stockNow: (stock: number) => `Stock is now ${fmt.int(stock)}.`,
+  stockedIn: (quantity: number, name: string | undefined, stock: number) =>
+    `Received ${fmt.int(quantity)} ${quantity === 1 ? 'unit' : 'units'}${name ? ` of ${name}` : ''}. Stock is now ${fmt.int(stock)}.`,
+  adjusted: (change: number, name: string | undefined, reason: string, stock: number) =>
+    `${name ? `Stock of ${name}` : 'Stock'} ${change > 0 ? 'increased' : 'decreased'} by ${fmt.int(Math.abs(change))} (${reason}). Stock is now ${fmt.int(stock)}.`,
   stockIn: 'Stock in',
   productId: 'Product ID',
   quantityReceived: 'Quantity received',
@@ -227,7 +230,10 @@ export const inventoryText = defineMessages({
   deleteQuestion: (sku: string) => `刪除 ${sku}？商品會從目錄移除，庫存紀錄仍保留在異動紀錄中。`,
   yesDelete: '確定刪除',
   lotLabel: (day: string, left: number, of: number) => `${day} · 剩 ${left}/${of}`,
-  stockNow: (stock: number) => `目前庫存 ${fmt.int(stock)}。`,
+  stockedIn: (quantity: number, name: string | undefined, stock: number) =>
+    `${name ? `${name} ` : ''}已入庫 ${fmt.int(quantity)} 件，目前庫存 ${fmt.int(stock)}。`,
+  adjusted: (change: number, name: string | undefined, reason: string, stock: number) =>
+    `${name ? `${name} ` : ''}庫存${change > 0 ? '增加' : '減少'} ${fmt.int(Math.abs(change))}（${reason}），目前庫存 ${fmt.int(stock)}。`,
   stockIn: '入庫',
   productId: '商品 ID',
   quantityReceived: '入庫數量',

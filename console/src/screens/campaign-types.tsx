@@ -174,8 +174,8 @@ function Deactivate({ code, onDone }: { code: string; onDone: (message: string) 
     <ConfirmButton label={t.deactivate} ariaLabel={t.deactivateCode(code)} buttonClass="link danger" yes={t.yesDeactivate}
       question={t.deactivateQuestion(code)}
       onConfirm={async () => {
-        const r = await api('delete', '/campaign-types/{type_code}', { path: { type_code: code } });
-        onDone(r.message);
+        await api('delete', '/campaign-types/{type_code}', { path: { type_code: code } });
+        onDone(t.typeDeactivated(code));
       }} />
   );
 }
@@ -212,7 +212,7 @@ function TypeForm({ type, onDone, onCancel }: { type?: CampaignType; onDone: (me
         const r = type
           ? await api('put', '/campaign-types/{type_code}', { path: { type_code: type.type_code }, body: fields })
           : await api('post', '/campaign-types', { body: { type_code: v.type_code, ...fields, display_name_en: fields.display_name_en ?? undefined } });
-        onDone(r.message);
+        onDone(type ? t.typeSaved(r.data.type_code) : t.typeCreated(r.data.type_code));
       }, {}, (x) => ({
         type_code: type ? '' : checks.required(x.type_code) || (/^[a-z][a-z0-9_]*$/.test(x.type_code) ? '' : text(common).codeFormat),
         display_name_zh: checks.required(x.display_name_zh),

@@ -195,8 +195,8 @@ function ProductDetail({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
             )}
             <Lots product={p} />
             <div class="two-columns">
-              <StockInForm productId={p.id} onDone={booked} />
-              <StockAdjustForm productId={p.id} onDone={booked}
+              <StockInForm productId={p.id} productName={p.name} onDone={booked} />
+              <StockAdjustForm productId={p.id} productName={p.name} onDone={booked}
                 lots={p.lots.map((l) => ({ id: l.inventory_id, label: t.lotLabel(l.lot_number ?? fmt.day(storeDayOf(l.received_at)), l.available_quantity, l.quantity) }))} />
             </div>
             <Tabs label={t.productHistory} current={tab} tabs={[

@@ -9,9 +9,6 @@ import { text } from '../i18n/index.ts';
 import { fromStoreWall } from '../format.tsx';
 import { inventoryText } from '../i18n/inventory.ts';
 
-/** The API's confirmation, with the new stock when it does not already say it. */
-const withStock = (message: string, stock: number) =>
-  (message.includes(String(stock)) ? message : `${message} ${text(inventoryText).stockNow(stock)}`);
 
 /**
  * One Idempotency-Key per intended booking: kept while the same values are sent again (a double click, a
@@ -23,7 +20,7 @@ function useIdempotencyKey() {
   return { get: () => key.current, renew: () => (key.current = newIdempotencyKey()) };
 }
 
-export function StockInForm({ productId, onDone }: { productId?: string; onDone: (message: string) => void }) {
+export function StockInForm({ productId, productName, onDone }: { productId?: string; productName?: string; onDone: (message: string) => void }) {
   const t = text(inventoryText);
   const form = useForm({ product_id: productId ?? '', quantity: '', source: 'manual_stock_in', note: '', received_at: '', lot_number: '', expires_on: '' });
   const key = useIdempotencyKey();
@@ -49,7 +46,7 @@ export function StockInForm({ productId, onDone }: { productId?: string; onDone:
         });
         key.renew();
         form.setValues((x) => ({ ...x, quantity: '', note: '', received_at: '', lot_number: '', expires_on: '' }));
-        onDone(withStock(r.message, r.current_stock));
+        onDone(t.stockedIn(r.quantity, productName, r.current_stock));
       }, {}, (x) => ({
         product_id: productId ? '' : checks.required(x.product_id),
         quantity: checks.required(x.quantity) || checks.integer(x.quantity, 1, 1_000_000_000),
@@ -78,8 +75,9 @@ export function StockInForm({ productId, onDone }: { productId?: string; onDone:
   );
 }
 
-export function StockAdjustForm({ productId, lots, onDone }: {
+export function StockAdjustForm({ productId, productName, lots, onDone }: {
   productId?: string;
+  productName?: string;
   lots?: { id: string; label: string }[];
   onDone: (message: string, undo?: { label: string; run: () => Promise<string> }) => void;
 }) {
@@ -114,14 +112,14 @@ export function StockAdjustForm({ productId, lots, onDone }: {
         form.setValues((x) => ({ ...x, adjust_quantity: '', reason: '', reason_note: '' }));
         // Undone by the opposite change, on the same product or lot, with its reason said.
         const opposite = -Number(v.adjust_quantity);
-        onDone(withStock(r.message, r.current_stock), {
+        onDone(t.adjusted(r.adjustment_quantity, productName, t.code(r.reason), r.current_stock), {
           label: t.undoAdjustment(opposite),
           run: async () => {
             const undone = await api('post', '/stock-adjust', {
               body: { ...target, adjust_quantity: opposite, reason: 'other', reason_note: t.undoNote(v.adjust_quantity), source: 'manual_adjustment' },
               headers: { 'Idempotency-Key': newIdempotencyKey() },
             });
-            return withStock(undone.message, undone.current_stock);
+            return t.adjusted(undone.adjustment_quantity, productName, t.code(undone.reason), undone.current_stock);
           },
         });
       }, { inventory_id: 'inventory_id' }, (x) => ({
