@@ -63,6 +63,25 @@ async function axeViolations(page: Page, { contrast = true } = {}) {
     .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join('; ')})`);
 }
 
+/**
+ * What the console itself says on a page, in the header and the screen: the store's own data (names, SKUs,
+ * notes: `[data-user-text]`) and a record's own key shown as code (a type code in the catalogue) left out.
+ */
+async function ownWords(page: Page): Promise<string> {
+  return page.evaluate(() => ['header.top', 'main'].map((selector) => {
+    const copy = document.querySelector(selector)?.cloneNode(true) as Element | undefined;
+    if (!copy) return '';
+    // Also what is marked as another language on purpose (the language switch names each in its own).
+    copy.querySelectorAll('[data-user-text], [lang], code, datalist, script, style').forEach((data) => data.remove());
+    copy.querySelectorAll('*').forEach((el) => el.append(' '));
+    return copy.textContent ?? '';
+  }).join(' '));
+}
+
+/** An internal code on screen: a snake_case word (`damage_writeoff`, `anniversary_sale`). */
+const SNAKE_CASE = /\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g;
+const CJK = /[\u3400-\u9fff\uf900-\ufaff]+/g;
+
 /** Every screen, and the views inside them: a product's detail, a campaign's, the calendar, the collaboration analysis, the forms. */
 async function allViews(databaseUrl: string) {
   const sql = postgres(databaseUrl, { max: 1, onnotice: () => {} });
@@ -654,7 +673,7 @@ describe.skipIf(!hasChromium)(
       expect(new Set(await stocks()).size).toBeGreaterThan(1);
     });
 
-    it('every screen and view passes axe-core with no serious or critical violation', async () => {
+    it('every screen and view passes axe-core with no serious or critical violation, and speaks English with no internal code', async () => {
       step = 'accessibility';
       const found: Record<string, string[]> = {};
       for (const screen of await allViews(scratch.url)) {
@@ -662,6 +681,10 @@ describe.skipIf(!hasChromium)(
         await waitForScreen(page, screen.split('?')[0]);
         const violations = await axeViolations(page);
         if (violations.length) found[screen] = violations;
+        // In English, no Chinese and no internal code, outside the store's own data.
+        const words = await ownWords(page);
+        const out = [...(words.match(SNAKE_CASE) ?? []), ...(words.match(CJK) ?? [])];
+        if (out.length) found[`${screen} (words)`] = [...new Set(out)];
       }
       expect(found).toEqual({});
     });
@@ -731,6 +754,8 @@ describe.skipIf(!hasChromium)(
         );
         const english = words.filter((w) => latin.test(w.replace(/SKU|ID|CSV|p95|RFM|AOV/g, '')));
         if (english.length) untranslated[view] = english;
+        const codes = (await ownWords(p)).match(SNAKE_CASE);
+        if (codes) untranslated[`${view} (codes)`] = [...new Set(codes)];
         await p.screenshot({ path: path.join(SHOTS, `zh-${view.replace(/[?=&]/g, '-')}.png`), fullPage: true });
         const violations = await axeViolations(p, { contrast: false });
         if (violations.length) untranslated[`${view} (axe)`] = violations;

@@ -127,10 +127,9 @@ function Catalogue({ types, groups, isAdmin, onChanged, params }: {
         return (
           <section key={layer} class="card layer" aria-labelledby={`layer-${layer}`}>
             <h2 id={`layer-${layer}`}>
-              <span class={`swatch layer-${layer}`} aria-hidden="true" /> {layerLabel(layer)}{' '}
-              {group && <span class="muted">{group.display_name}</span>}
+              <span class={`swatch layer-${layer}`} aria-hidden="true" /> {layerLabel(layer)}
             </h2>
-            {group?.description && <p class="muted">{group.description}</p>}
+            <p class="muted">{text(common)[`layerAbout.${layer}`]}</p>
             {group && <p class="muted" data-layer-multiplier={group.multiplier}>{t.layerMultiplier(String(group.multiplier))}</p>}
             {inLayer.length === 0 ? <Empty>{t.noTypeInLayer}</Empty> : (
               <div class="table-wrap" tabIndex={0} role="region" aria-label={layerLabel(layer)}>

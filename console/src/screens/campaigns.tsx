@@ -143,6 +143,11 @@ function CampaignDetail({ id, isAdmin, editing, saved, onSaved, onEdit, onClose 
   const t = text(campaignsText);
   const campaign = useLoad((signal) => api('get', '/campaigns/{id}', { path: { id }, signal }).then((r) => r.data), [id], 'campaign');
   useShownOnOpen(campaign.data !== undefined, 'campaign-title');
+  // The type by its name and layer, as the form offers it; until the names come (or for a type since
+  // deactivated, which the catalogue no longer offers), its layer alone.
+  const types = useLoad(loadTypeOptions, []);
+  const typeName = (code: string) =>
+    types.data?.find((x) => x.value === code)?.label ?? layerLabel(campaign.data!.attribution_layer);
   const refresh = () => changed('campaign', 'campaigns');
   return (
     <section class="card detail" aria-labelledby="campaign-title">
@@ -160,7 +165,7 @@ function CampaignDetail({ id, isAdmin, editing, saved, onSaved, onEdit, onClose 
               <>
                 <dl class="facts">
                   <div><dt>{t.dates}</dt><dd>{fmt.day(c.start_date)} → {fmt.day(c.end_date)}</dd></div>
-                  <div><dt>{t.type}</dt><dd><code>{c.campaign_type}</code> · {layerLabel(c.attribution_layer)}</dd></div>
+                  <div><dt>{t.type}</dt><dd data-type-code={c.campaign_type}>{typeName(c.campaign_type)}</dd></div>
                   <div><dt>{t.weightPriority}</dt><dd>{fmt.num(c.attribution_weight)} · {fmt.int(c.priority_score)}</dd></div>
                   <div><dt>{t.budget}</dt><dd>{fmt.money(c.budget)}</dd></div>
                   {c.target_audience && <div><dt>{t.audience}</dt><dd>{c.target_audience}</dd></div>}
@@ -291,6 +296,19 @@ function MetricsView({ m }: { m: Ok<paths['/campaigns/{id}/metrics']['get']>['da
 
 type CampaignTypeOption = { value: string; label: string; layer: (typeof LAYERS)[number] };
 
+/** The catalogue's types as the form offers them (every layer a campaign may take), in the screen's language. */
+function loadTypeOptions(signal: AbortSignal): Promise<CampaignTypeOption[]> {
+  return api('get', '/campaign-types/groups', { signal }).then((r) =>
+    (['site-wide', 'target-oriented', 'category-specific'] as const).flatMap((layer) =>
+      r.data[layer].types.map((x): CampaignTypeOption => ({
+        value: x.type_code,
+        label: `${locale() === 'zh-TW' ? x.display_name_zh : x.display_name_en ?? x.display_name_zh} · ${layerLabel(layer)}`,
+        layer,
+      }))
+    )
+  );
+}
+
 /**
  * The site-wide campaigns active on any day of `from`..`to` other than `self`, with the days they share:
  * at most one site-wide campaign may be active on a day (CAMPAIGN_OVERLAP_CONFLICT), so a form warns of a
@@ -328,16 +346,8 @@ function CampaignForm({ campaign, onSaved, onCancel }: { campaign?: Campaign; on
     target_audience: campaign?.target_audience ?? '',
     description: campaign?.description ?? '',
   });
-  const types = useLoad(async (signal) => {
-    const groups = (await api('get', '/campaign-types/groups', { signal })).data;
-    // A campaign takes an active type of any layer but general (the catalogue's catch-all).
-    return (['site-wide', 'target-oriented', 'category-specific'] as const).flatMap((layer) =>
-      groups[layer].types.map((x): CampaignTypeOption => ({
-        value: x.type_code,
-        label: `${locale() === 'zh-TW' ? x.display_name_zh : x.display_name_en ?? x.display_name_zh} · ${layerLabel(layer)}`,
-        layer,
-      })));
-  }, []);
+  // A campaign takes an active type of any layer but general (the catalogue's catch-all).
+  const types = useLoad(loadTypeOptions, []);
   const v = form.values;
   const layer = campaign ? campaign.attribution_layer : types.data?.find((x) => x.value === v.campaign_type)?.layer;
   const clashes = useSiteWideClash(layer, v.start_date, v.end_date, campaign?.id);
