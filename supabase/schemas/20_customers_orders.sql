@@ -14,6 +14,14 @@ create table public.customers (
 
 create unique index customers_email_key on public.customers (lower(email));
 
+-- Trigram matching, for searches of part of a name (customers here, campaigns in 40_campaigns).
+create extension if not exists pg_trgm with schema extensions;
+
+-- The orders list's search finds customers by part of their name or e-mail (GET /orders?search=).
+create index customers_name_trgm_idx on public.customers using gin (name extensions.gin_trgm_ops);
+
+create index customers_email_trgm_idx on public.customers using gin (email extensions.gin_trgm_ops);
+
 -- The statuses an order can have, written once. The column stays text, checked against this type: the
 -- health and attribution readers compare it with text, and the type is what the API and console generate from.
 create type public.order_status as enum ('pending', 'paid', 'shipped', 'delivered', 'completed', 'cancelled', 'refunded');

@@ -2,7 +2,7 @@
 // refusals, and a summary counted the way business health counts orders. Orders are scoped by a customer of
 // their own per test, since other files write orders to the same database at the same time.
 import { describe, expect, it } from 'vitest';
-import { call, createCustomer, createUser, database, tokens } from '../support/client.ts';
+import { call, createCustomer, createUser, database, tokens, unique } from '../support/client.ts';
 
 const sql = database();
 const HOUR = 3_600_000;
@@ -121,5 +121,64 @@ describe('GET /orders', () => {
       expect(res.status, JSON.stringify(query)).toBe(400);
       expect(res.body, JSON.stringify(query)).toMatchObject({ success: false, code: 'VALIDATION_ERROR', details: { field } });
     }
+  });
+});
+
+describe('finding an order', () => {
+  it("search finds an order by its id, by its reference (the id's first 8 digits), and by its customer's name or e-mail", async () => {
+    const name = `Searchable ${unique('name')}`;
+    const email = `${unique('findme')}@search.example`;
+    const [{ id: customer }] = await sql`insert into public.customers (email, name) values (${email}, ${name}) returning id`;
+    const other = await createCustomer(sql, 'unfound');
+    const [first, second] = await orders(customer, [{ hoursAgo: 3, amount: 10 }, { hoursAgo: 2, amount: 20 }]);
+    await orders(other, [{ hoursAgo: 1, amount: 30 }]);
+    const ids = async (search: string) =>
+      (await list({ search, per_page: '200' })).body.data.map((o: { id: string }) => o.id);
+    expect(await ids(first)).toEqual([first]);
+    expect(await ids(first.toUpperCase())).toEqual([first]);
+    expect(await ids(`#${first.slice(0, 8).toUpperCase()}`)).toContain(first);
+    expect(await ids(name.slice(4, 20).toLowerCase())).toEqual([second, first]);
+    expect(await ids(email.split('@')[0])).toEqual([second, first]);
+    // Literally: a pattern character matches itself, not any text.
+    expect(await ids('%')).not.toContain(first);
+    const found = await list({ search: email });
+    expect(found.body.summary).toMatchObject({ orders: 2, revenue: 30 });
+  });
+
+  it('a customer searching finds only their own orders', async () => {
+    const user = await createUser(sql);
+    const [{ id: own }] = await sql`
+      insert into public.customers (user_id, email, name) values (${user.id}, ${`${user.id}@example.com`}, 'Shared Name')
+      returning id`;
+    const [{ id: stranger }] = await sql`
+      insert into public.customers (email, name) values (${`${unique('stranger')}@example.com`}, 'Shared Name') returning id`;
+    const [mine] = await orders(own, [{ hoursAgo: 1, amount: 1 }]);
+    await orders(stranger, [{ hoursAgo: 1, amount: 2 }]);
+    const res = await list({ search: 'Shared Name' }, user.token);
+    expect(res.body.data.map((o: { id: string }) => o.id)).toEqual([mine]);
+  });
+
+  it("GET /orders/:id answers the order, its customer, its timeline in time order and the customer's order count", async () => {
+    const customer = await createCustomer(sql, 'timeline');
+    const [id] = await orders(customer, [{ hoursAgo: 10, amount: 50, status: 'completed', completedHoursAgo: 2 }]);
+    const shipped = at(8);
+    await sql`update public.orders set shipped_at = ${shipped}, delivered_at = ${at(4)} where id = ${id}`;
+    await orders(customer, [{ hoursAgo: 1, amount: 5 }]);
+    const res = await call(`orders/${id}`);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ id, customer_id: customer, status: 'completed', total_amount: 50, customer_order_count: 2 });
+    expect(res.body.data.customer_name).toBe('timeline test');
+    expect(res.body.data.timeline.map((s: { event: string }) => s.event)).toEqual(['placed', 'shipped', 'delivered', 'completed']);
+    expect(Date.parse(res.body.data.timeline[1].at)).toBe(Date.parse(shipped));
+  });
+
+  it("an order the caller may not see, or that does not exist, is a 404; a malformed id a 400", async () => {
+    const user = await createUser(sql);
+    const customer = await createCustomer(sql, 'hidden');
+    const [id] = await orders(customer, [{ hoursAgo: 1, amount: 5 }]);
+    expect((await call(`orders/${id}`, { token: user.token })).body).toMatchObject({ code: 'ORDER_NOT_FOUND' });
+    expect((await call(`orders/${id}`, { token: user.token })).status).toBe(404);
+    expect((await call('orders/7d2c5a4e-1b7f-4c1e-9a55-2f8e6b9d0a11')).status).toBe(404);
+    expect((await call('orders/nope')).status).toBe(400);
   });
 });

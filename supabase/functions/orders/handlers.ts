@@ -5,11 +5,12 @@
  */
 import type { z } from 'zod';
 import type { Tables } from '../_shared/database.types.ts';
-import { type Database, pageOf } from '../_shared/db.ts';
+import { containsPattern, type Database, pageOf, type Tx } from '../_shared/db.ts';
 import { orderArea as area } from '../_shared/errors.ts';
 import { pageReply, type Reply, type RequestContext } from '../_shared/http.ts';
 import type { summary } from './responses.ts';
-import type { listQuery } from './schemas.ts';
+import type { listQuery, orderPath } from './schemas.ts';
+import { ApiError } from '../_shared/errors.ts';
 
 type Order = Tables<'orders'> & { customer_name: string | null; customer_email: string | null };
 type Summary = z.infer<typeof summary>;
@@ -18,6 +19,31 @@ const DEFAULT_PER_PAGE = 50;
 
 export function orderHandlers(db: Database) {
   return {
+    async read(ctx: RequestContext<{ params: typeof orderPath }>): Promise<Reply> {
+      const { id } = ctx.input.params;
+      const [found] = await db.asCaller(ctx.caller, area, (tx) =>
+        tx<(Order & { customer_order_count: number })[]>`
+          select o.*, c.name as customer_name, c.email as customer_email,
+                 (select count(*) from public.orders other where other.customer_id = o.customer_id)::integer
+                   as customer_order_count
+          from public.orders o
+          left join public.customers c on c.id = o.customer_id
+          where o.id = ${id}`);
+      if (!found) throw new ApiError(404, 'ORDER_NOT_FOUND', `Order ${id} does not exist`, { order_id: id });
+      const steps = [
+        ['placed', found.ordered_at],
+        ['shipped', found.shipped_at],
+        ['delivered', found.delivered_at],
+        ['completed', found.completed_at],
+        ['cancelled', found.cancelled_at],
+      ] as const;
+      const timeline = steps
+        .filter((step): step is readonly [typeof step[0], string] => step[1] !== null)
+        .map(([event, at]) => ({ event, at }))
+        .sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
+      return { body: { success: true, data: { ...found, timeline } } };
+    },
+
     async list(ctx: RequestContext<{ query: typeof listQuery }>): Promise<Reply> {
       const query = ctx.input.query;
       const page = query.page ?? 1;
@@ -35,6 +61,7 @@ export function orderHandlers(db: Database) {
           and ${query.ordered_before === undefined ? tx`true` : tx`o.ordered_at < ${query.ordered_before}::timestamptz`}
           and ${query.status === undefined ? tx`true` : tx`o.status = ${query.status}`}
           and ${query.figure === undefined ? tx`true` : figure[query.figure]}
+          and ${query.search === undefined ? tx`true` : searched(tx, query.search)}
           and ${query.customer_id === undefined ? tx`true` : tx`o.customer_id = ${query.customer_id}::uuid`}`;
         const direction = query.sort_order === 'asc' ? tx`asc` : tx`desc`;
         const result = await pageOf(
@@ -73,4 +100,21 @@ export function orderHandlers(db: Database) {
       };
     },
   };
+}
+
+/**
+ * The orders a search names: the order itself, by its id or the reference the console shows (the id's first
+ * 8 hexadecimal digits), or its customer's name or e-mail containing the text. The id by its primary key
+ * (a reference is a range of ids); the customers by their trigram indexes.
+ */
+function searched(tx: Tx, text: string) {
+  const customers = tx`o.customer_id in (
+    select c.id from public.customers c where c.name ilike ${containsPattern(text)} or c.email ilike ${containsPattern(text)})`;
+  const reference = /^#?([0-9a-f]{8})$/i.exec(text)?.[1]?.toLowerCase();
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text)) return tx`o.id = ${text}::uuid`;
+  if (reference) {
+    return tx`(o.id between ${`${reference}-0000-0000-0000-000000000000`}::uuid
+                        and ${`${reference}-ffff-ffff-ffff-ffffffffffff`}::uuid or ${customers})`;
+  }
+  return customers;
 }

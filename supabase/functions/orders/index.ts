@@ -8,8 +8,8 @@ import { dependenciesFromEnv } from '../_shared/deps.ts';
 import { orderArea } from '../_shared/errors.ts';
 import { type Dependencies, route, serveFunction } from '../_shared/http.ts';
 import { orderHandlers } from './handlers.ts';
-import { listResponse } from './responses.ts';
-import { listQuery } from './schemas.ts';
+import { listResponse, orderResponse } from './responses.ts';
+import { listQuery, orderPath } from './schemas.ts';
 
 export function createHandler(deps: Dependencies) {
   const handlers = orderHandlers(deps.db);
@@ -26,9 +26,20 @@ export function createHandler(deps: Dependencies) {
         path: '/',
         query: listQuery,
         summary: 'List orders: ordered_from/ordered_before window, status, the orders a health figure counts ' +
-          '(figure, as of as_of), customer; paged, sorted; with totals',
+          "(figure, as of as_of), customer, search (the order's id or reference, the customer's name or e-mail); " +
+          'paged, sorted; with totals',
         response: listResponse,
         handle: handlers.list,
+      }),
+      route({
+        method: 'GET',
+        path: '/:id',
+        params: orderPath,
+        summary: 'One order with its customer, its timeline (placed, shipped, delivered, completed, cancelled) and ' +
+          "how many orders the customer has",
+        response: orderResponse,
+        errors: [404],
+        handle: handlers.read,
       }),
     ],
   }, deps);

@@ -1,6 +1,6 @@
 /** What the orders list answers, for the OpenAPI document. */
 import { z } from 'zod';
-import { day, listPage, timestamp } from '../_shared/responses.ts';
+import { day, listPage, success, timestamp } from '../_shared/responses.ts';
 import { enums } from '../_shared/enums.ts';
 
 const money = z.number();
@@ -41,3 +41,12 @@ export const summary = z.object({
 });
 
 export const listResponse = listPage(order).extend({ summary });
+
+/** What happened to an order, oldest first: each step with its time, as far as the order records one. */
+export const ORDER_EVENTS = ['placed', 'shipped', 'delivered', 'completed', 'cancelled'] as const;
+
+export const orderResponse = success(order.extend({
+  timeline: z.array(z.object({ event: z.enum(ORDER_EVENTS), at: timestamp }))
+    .describe('The steps the order records a time for, in time order; paid and refunded are statuses without one'),
+  customer_order_count: count.describe("How many orders the customer has, this one included, as the caller may see them"),
+}));

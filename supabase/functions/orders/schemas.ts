@@ -23,6 +23,7 @@ export const listQuery = z
     as_of: instant.optional(),
     status: enumOf(enums.order_status).optional(),
     figure: enumOf(ORDER_FIGURES).optional(),
+    search: z.string().trim().min(1, 'must not be empty').max(100, 'at most 100 characters').optional(),
     customer_id: z.string().pipe(uuid).optional(),
     page: queryInteger(1, 1_000_000).optional(),
     per_page: queryInteger(1, 200).optional(),
@@ -34,3 +35,6 @@ export const listQuery = z
       !query.ordered_from || !query.ordered_before || Date.parse(query.ordered_from) < Date.parse(query.ordered_before),
     rule('after', 'must be later than ordered_from', { field: 'ordered_from' }, ['ordered_before']),
   );
+
+/** `/:id`: one order. */
+export const orderPath = z.object({ id: z.string().pipe(uuid) });

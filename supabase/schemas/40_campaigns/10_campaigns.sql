@@ -10,8 +10,6 @@
 
 create extension if not exists btree_gist with schema extensions;
 
-create extension if not exists pg_trgm with schema extensions;
-
 create type public.campaign_status as enum ('draft', 'active', 'paused', 'completed', 'cancelled');
 
 create table public.campaigns (
