@@ -233,7 +233,7 @@ describe.skipIf(!hasChromium)(
           expect(rows.every((r) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+08:00$/.test(r[1])), rows[0][1]).toBe(true);
           expect(rows.map((r) => Date.parse(r[1]))).toEqual(expected.map((r) => (r.ordered_at as Date).getTime() - ((r.ordered_at as Date).getTime() % 1000)));
           // The list shows the first order's time on the store's clock, not the browser's (Los Angeles).
-          const shownTime = await page.locator('table tbody tr').first().locator('td').first().textContent();
+          const shownTime = await page.locator('table tbody tr').first().locator('td').nth(1).textContent();
           expect(shownTime).toBe(new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Asia/Taipei' })
             .format(expected[0].ordered_at as Date));
           expect(rows.length).toBe(Number(shown.orders.replace(/[^0-9]/g, '')));
@@ -264,6 +264,58 @@ describe.skipIf(!hasChromium)(
       // Revenue opens the orders it counts: yesterday's counted orders, with its revenue.
       expect(params.get('figure')).toBe('counted');
       expect(await page.getByTestId('orders-summary').locator('[data-figure="orders"]').textContent()).toBe(days.yesterday.counted_orders.toLocaleString('en'));
+    });
+
+    it("orders: found by a customer's name or an order's reference, by a day of the store, each with its own page and timeline", async () => {
+      step = 'orders-find';
+      const sql = postgres(scratch.url, { max: 1, onnotice: () => {} });
+      const [order] = await sql`
+        select o.id::text, c.name, c.email, o.customer_id::text,
+               (select count(*)::int from public.orders x where x.customer_id = o.customer_id) as customer_orders
+        from public.orders o join public.customers c on c.id = o.customer_id
+        where o.shipped_at is not null order by o.ordered_at desc limit 1`;
+      const [{ yesterday }] = await sql`
+        select count(*)::int as yesterday from public.orders
+        where ordered_at >= private.store_day_start(private.store_today() - 1) and ordered_at < private.store_day_start(private.store_today())`;
+      await sql.end();
+      await page.goto(`${base}#/orders`);
+      await waitForScreen(page, 'orders');
+      // A store day in one click: yesterday, midnight to midnight in Taipei.
+      await page.locator('[data-preset="yesterday"]').click();
+      await page.waitForURL(/ordered_from=/);
+      await waitForScreen(page, 'orders');
+      await expect.poll(() => page.getByTestId('orders-summary').locator('[data-figure="orders"]').textContent()).toBe(yesterday.toLocaleString('en'));
+      // By the reference the list shows, then by part of the customer's e-mail.
+      const reference = `#${order.id.slice(0, 8).toUpperCase()}`;
+      await page.goto(`${base}#/orders`);
+      await waitForScreen(page, 'orders');
+      await page.getByRole('searchbox').fill(reference);
+      await page.waitForURL(/search=/);
+      await waitForScreen(page, 'orders');
+      await expect.poll(() => page.locator(`a[data-order="${order.id}"]`).count()).toBe(1);
+      await page.getByRole('searchbox').fill(order.email);
+      await expect.poll(() => page.locator('table tbody tr').count()).toBe(order.customer_orders);
+      // Its own page: customer, timeline in time order, and the way to the customer's other orders.
+      await page.locator(`a[data-order="${order.id}"]`).click();
+      await page.locator('#order-title').waitFor();
+      await waitForScreen(page, 'orders');
+      expect(await page.locator('#order-title').textContent()).toContain(reference);
+      const events = await page.getByTestId('order-timeline').locator('li').evaluateAll((li) => li.map((x) => (x as HTMLElement).dataset.event));
+      expect(events.slice(0, 2)).toEqual(['placed', 'shipped']);
+      await page.getByTestId('customer-orders').click();
+      await page.waitForURL(/customer_id=/);
+      await waitForScreen(page, 'orders');
+      await expect.poll(() => page.getByTestId('orders-summary').locator('[data-figure="orders"]').textContent()).toBe(String(order.customer_orders));
+      // The CSV button is at the top of the list, and a long export says how far it has got.
+      const all = page.waitForEvent('download');
+      await page.goto(`${base}#/orders`);
+      await waitForScreen(page, 'orders');
+      const csv = page.locator('.csv-top button');
+      await csv.click();
+      await page.getByTestId('csv-progress').waitFor();
+      expect(await page.getByTestId('csv-progress').textContent()).toMatch(/^[\d,]+ of [\d,]+ rows gathered$/);
+      const lines = (await readFile((await (await all).path())!, 'utf8')).trim().split('\r\n');
+      expect(lines.length - 1).toBe(Number((await page.getByTestId('orders-summary').locator('[data-figure="orders"]').textContent())!.replace(/,/g, '')));
     });
 
     it('campaign types: the catalogue by layer with what each layer counts for in attribution, its health, and checking a code', async () => {

@@ -3,9 +3,10 @@ import type { paths } from '../api/openapi.gen.ts';
 import { CsvButton } from '../components/csv.tsx';
 import { Pager, SelectField } from '../components/form.tsx';
 import { SortHeader } from '../components/sort.tsx';
+import { SearchFilters } from '../components/filters.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
-import { ScreenHeader } from '../components/screen.tsx';
-import { Badge, fmt, ORDER_STATUSES, orderStatusLabel, storeIso, type OrderStatus } from '../format.tsx';
+import { ScreenHeader, useShownOnOpen } from '../components/screen.tsx';
+import { addDays, Badge, fmt, fromStoreWall, ORDER_STATUSES, orderStatusLabel, storeIso, storeToday, type OrderStatus } from '../format.tsx';
 import { text } from '../i18n/index.ts';
 import { ordersText } from '../i18n/orders.ts';
 import { href, useParams, type Route } from '../router.ts';
@@ -15,6 +16,25 @@ type SortColumn = NonNullable<Query['sort_by']>;
 const PAGE_SIZE = 50;
 /** The largest page the API gives, for gathering a whole list into a CSV file. */
 const EXPORT_PAGE = 200;
+/** Pages asked for at once while gathering a CSV: the list's pages are independent reads. */
+const EXPORT_PARALLEL = 4;
+
+/** An order as staff name it: the first 8 digits of its id, as the search finds it. */
+export const orderReference = (id: string) => `#${id.slice(0, 8).toUpperCase()}`;
+
+/** The store's midnight starting `day`, as the API's instant. */
+const midnight = (day: string) => fromStoreWall(`${day}T00:00`)!;
+
+/** The quick ranges of store days: today, yesterday, the last 7 days (today included), this month. */
+function presets() {
+  const today = storeToday();
+  return [
+    ['today', today, addDays(today, 1)],
+    ['yesterday', addDays(today, -1), today],
+    ['last7', addDays(today, -6), addDays(today, 1)],
+    ['month', `${today.slice(0, 8)}01`, addDays(today, 1)],
+  ] as const;
+}
 
 /**
  * The orders behind the figures, read-only: the window, moment and status come from the URL, so a figure
@@ -27,6 +47,7 @@ export function OrdersScreen({ route }: { route: Route }) {
   const status = ORDER_STATUSES.find((s) => s === params.status);
   const figure = (['counted', 'completed', 'cancelled'] as const).find((f) => f === params.figure);
   const query: Query = {
+    search: params.search || undefined,
     ordered_from: params.ordered_from || undefined,
     ordered_before: params.ordered_before || undefined,
     as_of: params.as_of || undefined,
@@ -42,13 +63,25 @@ export function OrdersScreen({ route }: { route: Route }) {
   const window = query.ordered_from || query.ordered_before
     ? `${query.ordered_from ? fmt.dateTime(query.ordered_from) : t.firstOrder} – ${query.ordered_before ? fmt.dateTime(query.ordered_before) : t.now}`
     : t.allTime;
+  if (params.id) return <OrderPage id={params.id} back={href('orders', { ...params, id: undefined })} />;
   return (
     <section aria-labelledby="orders-title">
-      <ScreenHeader title={t.title} lead={t.placed(window, query.as_of ? fmt.dateTime(query.as_of) : undefined)}>
+      <ScreenHeader title={t.title} lead={t.placed(window, query.as_of ? fmt.dateTime(query.as_of) : undefined)} />
+      <SearchFilters route={route} label={t.filterOrders} placeholder={t.searchPlaceholder}>
         <SelectField label={t.status} name="status" value={status ?? ''}
           options={[{ value: '', label: t.anyStatus }, ...ORDER_STATUSES.map((s) => ({ value: s, label: orderStatusLabel(s) }))]}
           onChange={(value) => setParams({ status: value || undefined, page: undefined })} />
-      </ScreenHeader>
+      </SearchFilters>
+      <nav class="presets" aria-label={t.quickRanges}>
+        {presets().map(([key, from, before]) => {
+          const range = { ordered_from: midnight(from), ordered_before: midnight(before) };
+          const current = range.ordered_from === query.ordered_from && range.ordered_before === query.ordered_before;
+          return (
+            <a key={key} class="button" href={href('orders', { ...params, ...range, as_of: undefined, page: undefined })}
+              aria-current={current ? 'true' : undefined} data-preset={key}>{t[`preset.${key}`]}</a>
+          );
+        })}
+      </nav>
       {figure && (
         <p class="state notice" data-testid="orders-figure">
           {t[`figure.${figure}`]} <a href={href('orders', { ...params, figure: undefined, page: undefined })}>{t.everyOrderOfWindow}</a>
@@ -56,7 +89,7 @@ export function OrdersScreen({ route }: { route: Route }) {
       )}
       <Loaded load={load} label={t.loading}>
         {(answer) => (
-          <OrdersView answer={answer} query={query} onPage={(p) => setParams({ page: p })}
+          <OrdersView answer={answer} query={query} params={params} onPage={(p) => setParams({ page: p })}
             onSort={(column) => setParams({
               sort_by: column === 'ordered_at' ? undefined : column,
               sort_order: (query.sort_by ?? 'ordered_at') === column && query.sort_order !== 'asc' ? 'asc' : undefined,
@@ -69,21 +102,34 @@ export function OrdersScreen({ route }: { route: Route }) {
   );
 }
 
-/** Every order the query matches, page after page, as CSV rows (numbers unformatted). */
-async function allRows(query: Query) {
-  const rows: (string | number | null)[][] = [];
-  for (let page = 1; ; page++) {
-    const answer = await api('get', '/orders', { query: { ...query, page: String(page), per_page: String(EXPORT_PAGE) } });
-    for (const o of answer.data) {
-      rows.push([o.id, storeIso(o.ordered_at), o.customer_id, o.customer_name, o.customer_email, o.status, o.total_amount, storeIso(o.completed_at), storeIso(o.cancelled_at)]);
+/**
+ * Every order the query matches, as CSV rows (numbers unformatted), in the list's order: the first page says
+ * how many there are, the rest are asked for a few at a time.
+ */
+async function allRows(query: Query, progress: (gathered: number, total: number) => void) {
+  const pageRows = (answer: Ok<paths['/orders']['get']>) => answer.data.map((o) =>
+    [o.id, storeIso(o.ordered_at), o.customer_id, o.customer_name, o.customer_email, o.status, o.total_amount, storeIso(o.completed_at), storeIso(o.cancelled_at)]);
+  const read = (page: number) => api('get', '/orders', { query: { ...query, page: String(page), per_page: String(EXPORT_PAGE) } });
+  const first = await read(1);
+  const total = first.pagination.total_count;
+  const pages: (string | number | null)[][][] = [pageRows(first)];
+  let gathered = pages[0].length;
+  progress(gathered, total);
+  for (let next = 2; next <= first.pagination.total_pages; next += EXPORT_PARALLEL) {
+    const batch = Array.from({ length: Math.min(EXPORT_PARALLEL, first.pagination.total_pages - next + 1) }, (_, i) => next + i);
+    for (const answer of await Promise.all(batch.map(read))) {
+      pages.push(pageRows(answer));
+      gathered += answer.data.length;
     }
-    if (page >= answer.pagination.total_pages) return rows;
+    progress(gathered, total);
   }
+  return pages.flat();
 }
 
-function OrdersView({ answer, query, onPage, onSort }: {
+function OrdersView({ answer, query, params, onPage, onSort }: {
   answer: Ok<paths['/orders']['get']>;
   query: Query;
+  params: Record<string, string | undefined>;
   onPage: (page: number) => void;
   onSort: (column: SortColumn) => void;
 }) {
@@ -95,6 +141,10 @@ function OrdersView({ answer, query, onPage, onSort }: {
   );
   return (
     <div class="stack">
+      <p class="csv-top">
+        <CsvButton filename="orders.csv" rows={(progress) => allRows(query, progress)}
+          columns={['id', 'ordered_at', 'customer_id', 'customer_name', 'customer_email', 'status', 'total_amount', 'completed_at', 'cancelled_at']} />
+      </p>
       <ul class="stat-strip" aria-label={t.summary} data-testid="orders-summary">
         <li><span class="label">{t.orders}</span> <span data-figure="orders">{fmt.int(s.orders)}</span></li>
         <li><span class="label">{t.revenue}</span> <span data-figure="revenue">{fmt.money(s.revenue)}</span> <span class="muted">{t.counted(s.counted_orders)}</span></li>
@@ -109,6 +159,7 @@ function OrdersView({ answer, query, onPage, onSort }: {
             <table>
               <thead>
                 <tr>
+                  <th scope="col">{t.order}</th>
                   {sortHeader('ordered_at', t.placedAt)}
                   <th scope="col">{t.customer}</th>
                   <th scope="col">{t.status}</th>
@@ -118,6 +169,7 @@ function OrdersView({ answer, query, onPage, onSort }: {
               <tbody>
                 {answer.data.map((o) => (
                   <tr key={o.id}>
+                    <td><a href={href('orders', { ...params, id: o.id })} data-order={o.id}>{orderReference(o.id)}</a></td>
                     <td>{fmt.dateTime(o.ordered_at)}</td>
                     <td>{o.customer_name ?? o.customer_email ?? o.customer_id}</td>
                     <td><Badge kind={o.status}>{orderStatusLabel(o.status as OrderStatus)}</Badge></td>
@@ -126,7 +178,7 @@ function OrdersView({ answer, query, onPage, onSort }: {
                 ))}
               </tbody>
               <tfoot>
-                <tr><th scope="row" colSpan={3}>{t.pageTotal}</th><td class="num">{fmt.money(answer.data.reduce((sum, o) => sum + o.total_amount, 0))}</td></tr>
+                <tr><th scope="row" colSpan={4}>{t.pageTotal}</th><td class="num">{fmt.money(answer.data.reduce((sum, o) => sum + o.total_amount, 0))}</td></tr>
               </tfoot>
             </table>
           </div>
@@ -135,10 +187,39 @@ function OrdersView({ answer, query, onPage, onSort }: {
         </>
       )}
       <p class="muted">{t.countedNote}</p>
-      <p>
-        <CsvButton filename="orders.csv" rows={() => allRows(query)}
-          columns={['id', 'ordered_at', 'customer_id', 'customer_name', 'customer_email', 'status', 'total_amount', 'completed_at', 'cancelled_at']} />
-      </p>
     </div>
+  );
+}
+
+/** One order: what it is, who bought it, what happened to it and when, and the customer's other orders. */
+function OrderPage({ id, back }: { id: string; back: string }) {
+  const t = text(ordersText);
+  const load = useLoad((signal) => api('get', '/orders/{id}', { path: { id }, signal }).then((r) => r.data), [id]);
+  useShownOnOpen(load.data !== undefined, 'order-title');
+  return (
+    <section class="stack" aria-labelledby="order-title">
+      <p><a href={back}>{t.backToOrders}</a></p>
+      <Loaded load={load} label={t.loadingOrder}>
+        {(o) => (
+          <div class="card detail stack">
+            <h1 id="order-title">{t.orderTitle(orderReference(o.id))} <Badge kind={o.status}>{orderStatusLabel(o.status as OrderStatus)}</Badge></h1>
+            <dl class="facts">
+              <div><dt>{t.customer}</dt><dd><span data-user-text>{o.customer_name ?? ''}</span>{o.customer_email && <><br /><small class="muted" data-user-text>{o.customer_email}</small></>}</dd></div>
+              <div><dt>{t.amount}</dt><dd>{fmt.money(o.total_amount)}</dd></div>
+              <div><dt>{t.items}</dt><dd>{fmt.int(o.item_count)}</dd></div>
+              {o.promised_at && <div><dt>{t.promisedBy}</dt><dd>{fmt.dateTime(o.promised_at)}</dd></div>}
+            </dl>
+            <h2>{t.timeline}</h2>
+            <ol class="timeline" data-testid="order-timeline">
+              {o.timeline.map((step) => (
+                <li key={step.event} data-event={step.event}><strong>{t[`event.${step.event}`]}</strong> <span class="muted">{fmt.dateTime(step.at)}</span></li>
+              ))}
+            </ol>
+            {(o.status === 'paid' || o.status === 'refunded') && <p class="muted">{t[`now.${o.status}`]}</p>}
+            <p><a href={href('orders', { customer_id: o.customer_id })} data-testid="customer-orders">{t.customerOrders(o.customer_order_count)}</a></p>
+          </div>
+        )}
+      </Loaded>
+    </section>
   );
 }
