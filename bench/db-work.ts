@@ -5,9 +5,10 @@
 import type { Caller } from '../supabase/functions/_shared/caller.ts';
 import type { Tx } from '../supabase/functions/_shared/db.ts';
 // @ts-types="./scenarios.d.mts"
-import { adjustment, deliveryLines, searchTerm } from './scenarios.mjs';
+import { adjustment, deliveryLines, orderSearchTerm, searchTerm } from './scenarios.mjs';
 import { cataloguePage } from '../supabase/functions/campaign-types/handlers.ts';
 import { campaignMetrics } from '../supabase/functions/campaigns/handlers.ts';
+import { ordersPage } from '../supabase/functions/orders/handlers.ts';
 
 /** What the dataset step found, e.g. product ids to write to. */
 export interface BenchContext {
@@ -53,6 +54,10 @@ export const databaseWork: Record<string, Work> = {
       tx`select public.stock_in_batch(items => ${tx.json(deliveryLines(n, productIds, today))},
                                       source => ${'purchase_order'}, note => ${null}, received_at => ${null}::timestamptz,
                                       idempotency_key => ${null}) as response`,
+  },
+  'orders search (1M orders)': {
+    caller: ADMIN,
+    run: (tx, n) => ordersPage(tx, { search: orderSearchTerm(n) }, new Date().toISOString()),
   },
   'stock-adjust (product mode)': {
     caller: ADMIN,

@@ -6,3 +6,4 @@ export function deliveryLines(n: number, productIds: string[], today: string): {
   lot_number: string;
   expires_on: string;
 }[];
+export function orderSearchTerm(n: number): string;

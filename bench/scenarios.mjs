@@ -20,6 +20,12 @@ export function deliveryLines(n, productIds, today) {
   }));
 }
 
+/** The n-th order search: a customer's e-mail, or the name of one (`Demo customer 4321`), as seed:demo makes them. */
+export function orderSearchTerm(n) {
+  const customer = 1 + ((n * 7919) % 100_000);
+  return n % 2 === 0 ? `demo-7-${customer}@demo.example` : `Demo customer ${customer}`;
+}
+
 export function adjustment(n, productIds) {
   const up = Math.floor(n / productIds.length) % 2 === 0;
   return {
@@ -100,6 +106,13 @@ export const scenarios = [
     kind: 'read',
     caller: 'admin',
     request: (n) => ({ method: 'GET', path: `/functions/v1/campaigns?search=${searchTerm(n)}&limit=20` }),
+  },
+  {
+    // As staff look an order up: a customer's e-mail, or part of a name, over 1M orders and 100k customers.
+    name: 'orders search (1M orders)',
+    kind: 'read',
+    caller: 'admin',
+    request: (n) => ({ method: 'GET', path: `/functions/v1/orders?search=${encodeURIComponent(orderSearchTerm(n))}` }),
   },
   health('7d'),
   health('30d'),

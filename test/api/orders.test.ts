@@ -2,7 +2,7 @@
 // refusals, and a summary counted the way business health counts orders. Orders are scoped by a customer of
 // their own per test, since other files write orders to the same database at the same time.
 import { describe, expect, it } from 'vitest';
-import { call, createCustomer, createUser, database, tokens, unique } from '../support/client.ts';
+import { asRole, call, createCustomer, createUser, database, tokens, unique } from '../support/client.ts';
 
 const sql = database();
 const HOUR = 3_600_000;
@@ -156,6 +156,23 @@ describe('finding an order', () => {
     await orders(stranger, [{ hoursAgo: 1, amount: 2 }]);
     const res = await list({ search: 'Shared Name' }, user.token);
     expect(res.body.data.map((o: { id: string }) => o.id)).toEqual([mine]);
+  });
+
+  it('the customer lookup behind the search steps past RLS for its index, and gives a customer only their own row', async () => {
+    const user = await createUser(sql);
+    const [{ id: own }] = await sql`
+      insert into public.customers (user_id, email, name) values (${user.id}, ${`${user.id}@example.com`}, 'Lookup Name')
+      returning id`;
+    await createCustomer(sql, 'lookup');
+    const { result, error } = await asRole(sql, { role: 'authenticated', sub: user.id }, (tx) =>
+      tx`select array_agg(id) as ids from private.customers_matching('%') as m (id)`);
+    expect(error).toBeUndefined();
+    expect(result?.[0].ids).toEqual([own]);
+    const [{ count }] = await sql`select count(*)::int from private.customers_matching('%lookup%') as m (id)`;
+    expect(count, 'the owner (no claims) is not an administrator either').toBe(0);
+    const { result: admin } = await asRole(sql, { role: 'service_role' }, (tx) =>
+      tx`select count(*)::int as n from private.customers_matching('%lookup%') as m (id)`);
+    expect(admin?.[0].n).toBeGreaterThan(0);
   });
 
   it("GET /orders/:id answers the order, its customer, its timeline in time order and the customer's order count", async () => {

@@ -49,47 +49,7 @@ export function orderHandlers(db: Database) {
       const page = query.page ?? 1;
       const perPage = query.per_page ?? DEFAULT_PER_PAGE;
       const asOf = query.as_of ?? new Date().toISOString();
-      const { result, totals } = await db.asCaller(ctx.caller, area, async (tx) => {
-        // Counted, completed and cancelled as business health reads them at `as_of` (docs/business-health.md):
-        // the summary counts by them, and `figure` lists the orders one of them counts.
-        const counted = tx`(o.status <> 'refunded' and (o.cancelled_at is null or o.cancelled_at >= ${asOf}::timestamptz))`;
-        const completed = tx`o.completed_at < ${asOf}::timestamptz`;
-        const cancelled = tx`o.cancelled_at < ${asOf}::timestamptz`;
-        const figure = { counted, completed, cancelled };
-        const where = tx`
-          ${query.ordered_from === undefined ? tx`true` : tx`o.ordered_at >= ${query.ordered_from}::timestamptz`}
-          and ${query.ordered_before === undefined ? tx`true` : tx`o.ordered_at < ${query.ordered_before}::timestamptz`}
-          and ${query.status === undefined ? tx`true` : tx`o.status = ${query.status}`}
-          and ${query.figure === undefined ? tx`true` : figure[query.figure]}
-          and ${query.search === undefined ? tx`true` : searched(tx, query.search)}
-          and ${query.customer_id === undefined ? tx`true` : tx`o.customer_id = ${query.customer_id}::uuid`}`;
-        const direction = query.sort_order === 'asc' ? tx`asc` : tx`desc`;
-        const result = await pageOf(
-          tx<(Order & { total_count: number })[]>`
-            select o.*, c.name as customer_name, c.email as customer_email, count(*) over () as total_count
-            from public.orders o
-            left join public.customers c on c.id = o.customer_id
-            where ${where}
-            order by ${tx(query.sort_by ?? 'ordered_at')} ${direction}, o.id ${direction}
-            limit ${perPage} offset ${(page - 1) * perPage}`,
-          page,
-          () => tx<{ count: number }[]>`select count(*) from public.orders o where ${where}`,
-        );
-        // The average rounded in decimal, as business health rounds it (private.health_period_figures).
-        const [totals] = await tx<Omit<Summary, 'as_of'>[]>`
-          select count(*) as orders,
-                 count(*) filter (where k.counted) as counted_orders,
-                 coalesce(sum(o.total_amount) filter (where k.counted), 0) as revenue,
-                 round(sum(o.total_amount) filter (where k.counted) / nullif(count(*) filter (where k.counted), 0), 2)
-                   as average_order_value,
-                 count(*) filter (where ${completed}) as completed,
-                 count(*) filter (where ${cancelled}) as cancelled,
-                 count(distinct o.customer_id) as customers
-          from public.orders o,
-               lateral (select ${counted} as counted) k
-          where ${where}`;
-        return { result, totals };
-      });
+      const { result, totals } = await db.asCaller(ctx.caller, area, (tx) => ordersPage(tx, query, asOf));
       const reply = pageReply(result, page, perPage);
       return {
         ...reply,
@@ -103,13 +63,65 @@ export function orderHandlers(db: Database) {
 }
 
 /**
+ * A page of the orders list and the summary of every order it matches, as the list answers them: the
+ * handler's query, also what `npm run bench` measures as the database's ceiling.
+ */
+export async function ordersPage(tx: Tx, query: z.infer<typeof listQuery>, asOf: string) {
+  const page = query.page ?? 1;
+  const perPage = query.per_page ?? DEFAULT_PER_PAGE;
+  // Counted, completed and cancelled as business health reads them at `as_of` (docs/business-health.md):
+  // the summary counts by them, and `figure` lists the orders one of them counts.
+  const counted = tx`(o.status <> 'refunded' and (o.cancelled_at is null or o.cancelled_at >= ${asOf}::timestamptz))`;
+  const completed = tx`o.completed_at < ${asOf}::timestamptz`;
+  const cancelled = tx`o.cancelled_at < ${asOf}::timestamptz`;
+  const figure = { counted, completed, cancelled };
+  const where = tx`
+    ${query.ordered_from === undefined ? tx`true` : tx`o.ordered_at >= ${query.ordered_from}::timestamptz`}
+    and ${query.ordered_before === undefined ? tx`true` : tx`o.ordered_at < ${query.ordered_before}::timestamptz`}
+    and ${query.status === undefined ? tx`true` : tx`o.status = ${query.status}`}
+    and ${query.figure === undefined ? tx`true` : figure[query.figure]}
+    and ${query.customer_id === undefined ? tx`true` : tx`o.customer_id = ${query.customer_id}::uuid`}`;
+  // A search's orders are found first (a few customers, then their orders by index) and only then sorted and
+  // paged: as a filter of the whole list, the planner walks orders newest first looking for them (200 ms on
+  // 1M orders). `offset 0` keeps the subquery apart.
+  const orders = query.search === undefined
+    ? tx`public.orders o`
+    : tx`(select * from public.orders o where ${searched(tx, query.search)} offset 0) o`;
+  const direction = query.sort_order === 'asc' ? tx`asc` : tx`desc`;
+  const result = await pageOf(
+    tx<(Order & { total_count: number })[]>`
+      select o.*, c.name as customer_name, c.email as customer_email, count(*) over () as total_count
+      from ${orders}
+      left join public.customers c on c.id = o.customer_id
+      where ${where}
+      order by ${tx(query.sort_by ?? 'ordered_at')} ${direction}, o.id ${direction}
+      limit ${perPage} offset ${(page - 1) * perPage}`,
+    page,
+    () => tx<{ count: number }[]>`select count(*) from ${orders} where ${where}`,
+  );
+  // The average rounded in decimal, as business health rounds it (private.health_period_figures).
+  const [totals] = await tx<Omit<Summary, 'as_of'>[]>`
+    select count(*) as orders,
+           count(*) filter (where k.counted) as counted_orders,
+           coalesce(sum(o.total_amount) filter (where k.counted), 0) as revenue,
+           round(sum(o.total_amount) filter (where k.counted) / nullif(count(*) filter (where k.counted), 0), 2)
+             as average_order_value,
+           count(*) filter (where ${completed}) as completed,
+           count(*) filter (where ${cancelled}) as cancelled,
+           count(distinct o.customer_id) as customers
+    from ${orders},
+         lateral (select ${counted} as counted) k
+    where ${where}`;
+  return { result, totals };
+}
+
+/**
  * The orders a search names: the order itself, by its id or the reference the console shows (the id's first
  * 8 hexadecimal digits), or its customer's name or e-mail containing the text. The id by its primary key
- * (a reference is a range of ids); the customers by their trigram indexes.
+ * (a reference is a range of ids); the customers by their trigram indexes (private.customers_matching).
  */
 function searched(tx: Tx, text: string) {
-  const customers = tx`o.customer_id in (
-    select c.id from public.customers c where c.name ilike ${containsPattern(text)} or c.email ilike ${containsPattern(text)})`;
+  const customers = tx`o.customer_id in (select private.customers_matching(${containsPattern(text)}))`;
   const reference = /^#?([0-9a-f]{8})$/i.exec(text)?.[1]?.toLowerCase();
   if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text)) return tx`o.id = ${text}::uuid`;
   if (reference) {
