@@ -89,13 +89,18 @@ export async function ordersPage(tx: Tx, query: z.infer<typeof listQuery>, asOf:
     : tx`(select * from public.orders o where ${searched(tx, query.search)} offset 0) o`;
   const direction = query.sort_order === 'asc' ? tx`asc` : tx`desc`;
   const result = await pageOf(
+    // The page first, then its customers: joined before the limit, every matching order would be.
     tx<(Order & { total_count: number })[]>`
-      select o.*, c.name as customer_name, c.email as customer_email, count(*) over () as total_count
-      from ${orders}
+      select o.*, c.name as customer_name, c.email as customer_email
+      from (
+        select o.*, count(*) over () as total_count
+        from ${orders}
+        where ${where}
+        order by ${tx(query.sort_by ?? 'ordered_at')} ${direction}, o.id ${direction}
+        limit ${perPage} offset ${(page - 1) * perPage}
+      ) o
       left join public.customers c on c.id = o.customer_id
-      where ${where}
-      order by ${tx(query.sort_by ?? 'ordered_at')} ${direction}, o.id ${direction}
-      limit ${perPage} offset ${(page - 1) * perPage}`,
+      order by o.${tx(query.sort_by ?? 'ordered_at')} ${direction}, o.id ${direction}`,
     page,
     () => tx<{ count: number }[]>`select count(*) from ${orders} where ${where}`,
   );
