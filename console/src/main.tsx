@@ -4,6 +4,7 @@ import { initSession } from './api/session.ts';
 import { App } from './app.tsx';
 import { setCurrency } from './format.tsx';
 import { setRealtime } from './components/live.ts';
+import { labelTables } from './components/table-labels.ts';
 import './styles.css';
 
 const root = document.getElementById('app')!;
@@ -15,6 +16,7 @@ loadConfig()
     await initSession(config);
     root.textContent = '';
     render(<App />, root);
+    labelTables(root);
   })
   .catch((error: Error) => {
     root.innerHTML = '';
