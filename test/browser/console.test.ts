@@ -861,6 +861,28 @@ describe.skipIf(!hasChromium)(
       expect(await stockIn.locator('#f-received_at-error').textContent()).toBe('不能晚於現在起 5 分鐘。');
       step = 'zh-TW';
 
+      // Orders in Chinese: yesterday in one click, an order's own page, its steps named in Chinese, and the
+      // confirmation before a destructive move resting on 否.
+      await p.goto(`${base}#/orders`);
+      await waitForScreen(p, 'orders');
+      await p.getByRole('link', { name: '昨天' }).click();
+      await p.waitForURL(/ordered_from=/);
+      await waitForScreen(p, 'orders');
+      expect(await p.locator('[data-preset="yesterday"]').getAttribute('aria-current')).toBe('true');
+      await p.locator('a[data-order]').first().click();
+      await p.locator('#order-title').waitFor();
+      await waitForScreen(p, 'orders');
+      expect(await p.locator('#order-title').textContent()).toMatch(/^訂單 #[0-9A-F]{8}/);
+      expect(await p.getByTestId('order-timeline').locator('li').first().textContent()).toContain('下單');
+      await p.goto(`${base}#/campaigns?status=active`);
+      await waitForScreen(p, 'campaigns');
+      await p.locator('table.campaigns tbody a').first().click();
+      await p.locator('#campaign-title .badge-active').waitFor();
+      await p.getByRole('group', { name: '活動操作' }).getByRole('button', { name: '取消活動' }).click();
+      expect(await p.evaluate(() => document.activeElement?.textContent)).toBe('否');
+      await p.keyboard.press('Enter');
+      expect(await p.locator('#campaign-title .badge-active').textContent()).toBe('進行中');
+
       await p.goto(`${base}#/health?period=30d`);
       await waitForScreen(p, 'health');
       const rating = await p.locator('.card.score .rating').textContent();
