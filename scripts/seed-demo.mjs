@@ -125,7 +125,7 @@ export async function seedDemo(url, { orders, seed, customers, tickets, products
     // year is walked once, not once per batch that has one of their orders.
     await sql.begin((tx) => inBatches('orders', orders, (from, to) => tx`
       insert into public.orders (id, customer_id, status, total_amount, item_count, ordered_at, promised_at,
-                                 shipped_at, delivered_at, completed_at, cancelled_at)
+                                 shipped_at, delivered_at, completed_at, cancelled_at, paid_at, refunded_at)
       select id, customer_id,
              case when cancelled then 'cancelled'
                   when refunded then 'refunded'
@@ -135,7 +135,10 @@ export async function seedDemo(url, { orders, seed, customers, tickets, products
                   else 'paid' end,
              amount, items, ordered_at, ordered_at + interval '3 days',
              shipped_at, delivered_at, completed_at,
-             case when cancelled then ordered_at + interval '2 hours' end
+             case when cancelled then ordered_at + interval '2 hours' end,
+             -- Paid at checkout, a few minutes after the order; a refund a week after it.
+             case when not cancelled then least(ordered_at + interval '4 minutes', greatest(ordered_at, ${anchor}::timestamptz)) end,
+             case when refunded then least(ordered_at + interval '7 days', greatest(ordered_at, ${anchor}::timestamptz)) end
       from (
         select *,
                case when not cancelled and shipped_at is not null and ordered_at + delivery_days * interval '1 day' < ${anchor}::timestamptz

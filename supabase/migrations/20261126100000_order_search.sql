@@ -1,4 +1,11 @@
--- The orders list's search (GET /orders?search=) finds customers by part of their name or e-mail.
+-- The orders list's search (GET /orders?search=) finds customers by part of their name or e-mail; an order
+-- records when it was paid and refunded, so its page shows every step with its time.
+
+alter table public.orders
+  add column paid_at timestamptz,
+  add column refunded_at timestamptz,
+  add constraint orders_paid_after_order check (paid_at is null or paid_at >= ordered_at),
+  add constraint orders_refunded_after_order check (refunded_at is null or refunded_at >= ordered_at);
 
 create index customers_name_trgm_idx on public.customers using gin (name extensions.gin_trgm_ops);
 

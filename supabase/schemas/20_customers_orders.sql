@@ -59,7 +59,13 @@ create table public.orders (
   completed_at timestamptz,
   cancelled_at timestamptz,
   updated_at timestamptz not null default private.now(),
+  -- When the payment came in and when it was paid back, as the store's jobs record them: an order's page
+  -- shows every step with its time.
+  paid_at timestamptz,
+  refunded_at timestamptz,
   constraint orders_delivery_after_order check (delivered_at is null or delivered_at >= ordered_at),
+  constraint orders_paid_after_order check (paid_at is null or paid_at >= ordered_at),
+  constraint orders_refunded_after_order check (refunded_at is null or refunded_at >= ordered_at),
   constraint orders_completed_has_time check (status <> 'completed' or completed_at is not null),
   constraint orders_cancelled_has_time check (status <> 'cancelled' or cancelled_at is not null)
 );

@@ -179,14 +179,26 @@ describe('finding an order', () => {
     const customer = await createCustomer(sql, 'timeline');
     const [id] = await orders(customer, [{ hoursAgo: 10, amount: 50, status: 'completed', completedHoursAgo: 2 }]);
     const shipped = at(8);
-    await sql`update public.orders set shipped_at = ${shipped}, delivered_at = ${at(4)} where id = ${id}`;
+    await sql`update public.orders set paid_at = ${at(9.9)}, shipped_at = ${shipped}, delivered_at = ${at(4)} where id = ${id}`;
     await orders(customer, [{ hoursAgo: 1, amount: 5 }]);
     const res = await call(`orders/${id}`);
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ id, customer_id: customer, status: 'completed', total_amount: 50, customer_order_count: 2 });
     expect(res.body.data.customer_name).toBe('timeline test');
-    expect(res.body.data.timeline.map((s: { event: string }) => s.event)).toEqual(['placed', 'shipped', 'delivered', 'completed']);
-    expect(Date.parse(res.body.data.timeline[1].at)).toBe(Date.parse(shipped));
+    expect(res.body.data.timeline.map((s: { event: string }) => s.event)).toEqual(['placed', 'paid', 'shipped', 'delivered', 'completed']);
+    expect(Date.parse(res.body.data.timeline[2].at)).toBe(Date.parse(shipped));
+  });
+
+  it('a refunded order ends its timeline with the refund; a payment or refund before the order is refused by the table', async () => {
+    const customer = await createCustomer(sql, 'refund');
+    const [id] = await orders(customer, [{ hoursAgo: 30, amount: 80, status: 'refunded' }]);
+    await sql`update public.orders set paid_at = ${at(29.9)}, refunded_at = ${at(2)} where id = ${id}`;
+    const res = await call(`orders/${id}`);
+    expect(res.body.data.timeline.map((s: { event: string }) => s.event)).toEqual(['placed', 'paid', 'refunded']);
+    for (const column of ['paid_at', 'refunded_at']) {
+      const refused = await sql`update public.orders set ${sql(column)} = ${at(31)} where id = ${id}`.then(() => null, (e) => e);
+      expect(refused, column).toMatchObject({ code: '23514' });
+    }
   });
 
   it("an order the caller may not see, or that does not exist, is a 404; a malformed id a 400", async () => {

@@ -301,7 +301,7 @@ describe.skipIf(!hasChromium)(
       await waitForScreen(page, 'orders');
       expect(await page.locator('#order-title').textContent()).toContain(reference);
       const events = await page.getByTestId('order-timeline').locator('li').evaluateAll((li) => li.map((x) => (x as HTMLElement).dataset.event));
-      expect(events.slice(0, 2)).toEqual(['placed', 'shipped']);
+      expect(events.slice(0, 3)).toEqual(['placed', 'paid', 'shipped']);
       await page.getByTestId('customer-orders').click();
       await page.waitForURL(/customer_id=/);
       await waitForScreen(page, 'orders');

@@ -215,7 +215,6 @@ function OrderPage({ id, back }: { id: string; back: string }) {
                 <li key={step.event} data-event={step.event}><strong>{t[`event.${step.event}`]}</strong> <span class="muted">{fmt.dateTime(step.at)}</span></li>
               ))}
             </ol>
-            {(o.status === 'paid' || o.status === 'refunded') && <p class="muted">{t[`now.${o.status}`]}</p>}
             <p><a href={href('orders', { customer_id: o.customer_id })} data-testid="customer-orders">{t.customerOrders(o.customer_order_count)}</a></p>
           </div>
         )}

@@ -287,7 +287,9 @@ export type Database = {
           'item_count': number;
           'order_date': string | null;
           'ordered_at': string;
+          'paid_at': string | null;
           'promised_at': string | null;
+          'refunded_at': string | null;
           'shipped_at': string | null;
           'status': string;
           'total_amount': number;
@@ -303,7 +305,9 @@ export type Database = {
           'item_count'?: number;
           'order_date'?: never;
           'ordered_at'?: string;
+          'paid_at'?: string | null;
           'promised_at'?: string | null;
+          'refunded_at'?: string | null;
           'shipped_at'?: string | null;
           'status'?: string;
           'total_amount': number;
@@ -318,7 +322,9 @@ export type Database = {
           'item_count'?: number;
           'order_date'?: never;
           'ordered_at'?: string;
+          'paid_at'?: string | null;
           'promised_at'?: string | null;
+          'refunded_at'?: string | null;
           'shipped_at'?: string | null;
           'status'?: string;
           'total_amount'?: number;

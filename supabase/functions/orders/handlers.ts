@@ -32,10 +32,12 @@ export function orderHandlers(db: Database) {
       if (!found) throw new ApiError(404, 'ORDER_NOT_FOUND', `Order ${id} does not exist`, { order_id: id });
       const steps = [
         ['placed', found.ordered_at],
+        ['paid', found.paid_at],
         ['shipped', found.shipped_at],
         ['delivered', found.delivered_at],
         ['completed', found.completed_at],
         ['cancelled', found.cancelled_at],
+        ['refunded', found.refunded_at],
       ] as const;
       const timeline = steps
         .filter((step): step is readonly [typeof step[0], string] => step[1] !== null)

@@ -22,6 +22,8 @@ export const order = z.object({
   completed_at: timestamp.nullable(),
   cancelled_at: timestamp.nullable(),
   updated_at: timestamp,
+  paid_at: timestamp.nullable(),
+  refunded_at: timestamp.nullable(),
 });
 
 /**
@@ -43,10 +45,10 @@ export const summary = z.object({
 export const listResponse = listPage(order).extend({ summary });
 
 /** What happened to an order, oldest first: each step with its time, as far as the order records one. */
-export const ORDER_EVENTS = ['placed', 'shipped', 'delivered', 'completed', 'cancelled'] as const;
+export const ORDER_EVENTS = ['placed', 'paid', 'shipped', 'delivered', 'completed', 'cancelled', 'refunded'] as const;
 
 export const orderResponse = success(order.extend({
   timeline: z.array(z.object({ event: z.enum(ORDER_EVENTS), at: timestamp }))
-    .describe('The steps the order records a time for, in time order; paid and refunded are statuses without one'),
+    .describe('The steps the order records a time for, in time order'),
   customer_order_count: count.describe("How many orders the customer has, this one included, as the caller may see them"),
 }));
