@@ -882,6 +882,32 @@ describe.skipIf(!hasChromium)(
       expect(await p.evaluate(() => document.activeElement?.textContent)).toBe('否');
       await p.keyboard.press('Enter');
       expect(await p.locator('#campaign-title .badge-active').textContent()).toBe('進行中');
+      // Its status history names who, by e-mail.
+      await expect.poll(() => p.locator('ol.history li').count()).toBeGreaterThan(0);
+      expect((await p.locator('ol.history li').allTextContents()).every((move) => move.includes('@'))).toBe(true);
+      // A new site-wide campaign on the days of an active one is warned of before saving, in Chinese.
+      const clashSql = postgres(scratch.url, { max: 1, onnotice: () => {} });
+      const [siteWide] = await clashSql`
+        select c.name, c.start_date::text, t.type_code from public.campaigns c
+        cross join lateral (select type_code from public.campaign_type_config
+                            where attribution_layer = 'site-wide' and is_active order by type_code limit 1) t
+        where c.status = 'active' and c.attribution_layer = 'site-wide' and c.deleted_at is null and c.end_date >= ${today}::date
+        order by c.start_date limit 1`;
+      await clashSql.end();
+      await p.goto(`${base}#/campaigns?edit=new`);
+      await waitForScreen(p, 'campaigns');
+      const clashStart = siteWide.start_date > today ? siteWide.start_date : today;
+      await p.getByLabel('開始日期').fill(clashStart);
+      await p.getByLabel('結束日期').fill(addDays(clashStart, 1));
+      await p.getByLabel('活動類型').selectOption(siteWide.type_code);
+      await p.getByTestId('site-wide-clash').waitFor();
+      expect(await p.getByTestId('site-wide-clash').textContent()).toContain(`另一個全站活動「${siteWide.name}」`);
+      // A health figure opens exactly its orders, and says so in Chinese.
+      await p.goto(`${base}#/health?period=30d`);
+      await p.getByTestId('health-figures').locator('td[data-window="current"] [data-figure="cancelled"]').click();
+      await p.waitForURL(/figure=cancelled/);
+      await waitForScreen(p, 'orders');
+      expect(await p.getByTestId('orders-figure').textContent()).toContain('只列出當時已取消的訂單。');
 
       await p.goto(`${base}#/health?period=30d`);
       await waitForScreen(p, 'health');
@@ -924,6 +950,15 @@ describe.skipIf(!hasChromium)(
         if (scroll > width + 1) wide.push(`${screen}: ${scroll}px wide (${widest})`);
       }
       expect(wide).toEqual([]);
+      // A product opened from the list at phone width shows at once, its heading in view with focus; its
+      // tables read as rows, each cell beside its column's name in Chinese.
+      await p.goto(`${base}#/inventory`);
+      await waitForScreen(p, 'inventory');
+      await p.locator('table.products tbody tr a').nth(3).click();
+      await p.locator('#product-title').waitFor();
+      await expect.poll(() => p.evaluate(() => document.activeElement?.id)).toBe('product-title');
+      expect(await p.locator('#product-title').evaluate((h) => h.getBoundingClientRect().top)).toBeLessThan(844 * 0.8);
+      expect(await p.locator('table.products tbody td').first().getAttribute('data-label')).toBe('商品');
       await zh.close();
     });
 
