@@ -7,7 +7,7 @@ import type { Tx } from '../supabase/functions/_shared/db.ts';
 // @ts-types="./scenarios.d.mts"
 import { adjustment, deliveryLines, orderSearchTerm, searchTerm } from './scenarios.mjs';
 import { cataloguePage } from '../supabase/functions/campaign-types/handlers.ts';
-import { campaignMetrics } from '../supabase/functions/campaigns/handlers.ts';
+import { campaignMetrics, campaignPage } from '../supabase/functions/campaigns/handlers.ts';
 import { ordersPage } from '../supabase/functions/orders/handlers.ts';
 
 /** What the dataset step found, e.g. product ids to write to. */
@@ -85,14 +85,7 @@ export const databaseWork: Record<string, Work> = {
   },
   'campaign list search (100,000 campaigns)': {
     caller: ADMIN,
-    run: (tx, n) => {
-      const pattern = `%${decodeURIComponent(searchTerm(n))}%`;
-      return tx`select id, name, status, start_date, end_date, budget, created_at, count(*) over () as total_count
-                from public.campaigns
-                where deleted_at is null and id in (select private.matching_campaign_ids(${pattern}))
-                order by created_at desc, id desc
-                limit 20 offset 0`;
-    },
+    run: (tx, n) => campaignPage(tx, { search: decodeURIComponent(searchTerm(n)), limit: 20 }),
   },
   'business health 7d': health('7d'),
   'business health 30d': health('30d'),

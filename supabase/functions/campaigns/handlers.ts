@@ -1,4 +1,5 @@
 /** The campaign operations. Each is one transaction as the caller; writes are one SQL function each. */
+import type { z } from 'zod';
 import type { Caller } from '../_shared/caller.ts';
 import type { Tables } from '../_shared/database.types.ts';
 import { containsPattern, type Database, pageOf, type Tx } from '../_shared/db.ts';
@@ -49,28 +50,7 @@ export function campaignHandlers(db: Database) {
       }
       const page = query.page ?? 1;
       const limit = query.limit ?? 20;
-      const pattern = query.search === undefined ? undefined : containsPattern(query.search);
-      const { rows, totalCount } = await db.asCaller(ctx.caller, area, (tx) => {
-        const where = tx`deleted_at is null
-          and ${query.status ? tx`status = ${query.status}` : tx`true`}
-          and ${pattern ? tx`id in (select private.matching_campaign_ids(${pattern}))` : tx`true`}
-          and ${
-          query.start_date || query.end_date
-            ? tx`daterange(start_date, end_date, '[]')
-                 && daterange(${query.start_date ?? null}::date, ${query.end_date ?? null}::date, '[]')`
-            : tx`true`
-        }`;
-        return pageOf(
-          tx<(Row & { total_count: number })[]>`
-            select ${withMoves(tx, LIST_FIELDS)}, count(*) over () as total_count
-            from public.campaigns c
-            where ${where}
-            order by created_at desc, id desc
-            limit ${limit} offset ${(page - 1) * limit}`,
-          page,
-          () => tx<{ count: number }[]>`select count(*) from public.campaigns where ${where}`,
-        );
-      });
+      const { rows, totalCount } = await db.asCaller(ctx.caller, area, (tx) => campaignPage(tx, query));
       return {
         body: {
           success: true,
@@ -270,6 +250,43 @@ export function checkedRange({ from, to }: { from: string; to: string }): { from
     });
   }
   return { from, to };
+}
+
+/**
+ * A page of the campaign list, as GET /campaigns answers it (and as `npm run bench` measures its database
+ * ceiling). The page is chosen on the list's own columns, and only its rows are read again whole for the
+ * statuses each may move to: a whole-row reference in the paged query would carry every matching row at
+ * full width through the count and the sort.
+ */
+export function campaignPage(tx: Tx, query: z.infer<typeof schemas.listQuery>) {
+  const page = query.page ?? 1;
+  const limit = query.limit ?? 20;
+  const pattern = query.search === undefined ? undefined : containsPattern(query.search);
+  const where = tx`deleted_at is null
+    and ${query.status ? tx`status = ${query.status}` : tx`true`}
+    and ${pattern ? tx`id in (select private.matching_campaign_ids(${pattern}))` : tx`true`}
+    and ${
+    query.start_date || query.end_date
+      ? tx`daterange(start_date, end_date, '[]')
+           && daterange(${query.start_date ?? null}::date, ${query.end_date ?? null}::date, '[]')`
+      : tx`true`
+  }`;
+  return pageOf(
+    tx<(Row & { total_count: number })[]>`
+      select ${tx(LIST_FIELDS.map((field) => `p.${field}`))}, public.allowed_transitions(c) as allowed_transitions,
+             p.total_count
+      from (
+        select ${tx(LIST_FIELDS)}, count(*) over () as total_count
+        from public.campaigns
+        where ${where}
+        order by created_at desc, id desc
+        limit ${limit} offset ${(page - 1) * limit}
+      ) p
+      join public.campaigns c on c.id = p.id
+      order by p.created_at desc, p.id desc`,
+    page,
+    () => tx<{ count: number }[]>`select count(*) from public.campaigns where ${where}`,
+  );
 }
 
 function notFound(id: string): ApiError {
