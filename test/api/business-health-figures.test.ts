@@ -7,8 +7,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startFunctions } from '../../scripts/lib/stack.mjs';
 import { seedDemo } from '../../scripts/seed-demo.mjs';
-import { createUser, scratchDatabase, tokens } from '../support/client.ts';
-import { contractViolation } from '../support/openapi.ts';
+import { call, createUser, scratchDatabase, tokens } from '../support/client.ts';
 import { storeInstant, storeToday, STORE_TIME_ZONE } from '../support/store-day.ts';
 import { addDays } from '../support/campaigns.ts';
 
@@ -16,14 +15,7 @@ const scratch = scratchDatabase('health_figures');
 let functions: Awaited<ReturnType<typeof startFunctions>>;
 let sql: postgres.Sql;
 
-async function get(path: string, token: string | null = tokens.admin) {
-  const url = new URL(`${functions.url}/functions/v1/${path}`);
-  const res = await fetch(url, { headers: token === null ? {} : { authorization: `Bearer ${token}` } });
-  const body = await res.json();
-  const violation = await contractViolation(functions.url, 'GET', url, res.status, body);
-  if (violation) throw new Error(`The answer breaks the function's OpenAPI document: ${violation}`);
-  return { status: res.status, body };
-}
+const get = (path: string, token: string | null = tokens.admin) => call(path, { token, base: functions.url });
 
 beforeAll(async () => {
   await scratch.createMigrated();

@@ -4,8 +4,7 @@
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startFunctions } from '../../scripts/lib/stack.mjs';
-import { scratchDatabase, tokens } from '../support/client.ts';
-import { contractViolation } from '../support/openapi.ts';
+import { call, scratchDatabase, tokens } from '../support/client.ts';
 import { addDays } from '../support/campaigns.ts';
 
 const scratch = scratchDatabase('stock_status');
@@ -13,18 +12,8 @@ let functions: Awaited<ReturnType<typeof startFunctions>>;
 let sql: postgres.Sql;
 let today: string;
 
-async function request(method: string, path: string, body?: unknown, token = tokens.admin) {
-  const url = new URL(`${functions.url}/functions/v1/${path}`);
-  const res = await fetch(url, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const parsed = await res.json();
-  const violation = await contractViolation(functions.url, method, url, res.status, parsed);
-  if (violation) throw new Error(`The answer breaks the function's OpenAPI document: ${violation}`);
-  return { status: res.status, body: parsed };
-}
+const request = (method: string, path: string, body?: unknown, token = tokens.admin) =>
+  call(path, { method, body, token, base: functions.url });
 
 async function product(sku: string, stock: number, reorderLevel: number, isActive = true) {
   const created = await request('POST', 'products', { sku, name: `Product ${sku}`, reorder_level: reorderLevel });

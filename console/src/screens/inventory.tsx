@@ -8,6 +8,7 @@ import { SortHeader } from '../components/sort.tsx';
 import { SearchFilters } from '../components/filters.tsx';
 import { checks, Field, FormError, Pager, SelectField, useForm } from '../components/form.tsx';
 import { changed, Empty, Loaded, useLoad } from '../components/load.tsx';
+import { STOCK } from '../components/live.ts';
 import { ScreenHeader, Tabs, useShownOnOpen } from '../components/screen.tsx';
 import { Badge, fmt, storeDayOf, storeIso, storeToday } from '../format.tsx';
 import { common } from '../i18n/common.ts';
@@ -150,7 +151,7 @@ function ProductDetail({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
   const booked = (said: string, undoIt?: { label: string; run: () => Promise<string> }) => {
     setMessage(said);
     setUndo(undoIt ?? null);
-    changed('product', 'products', 'expiring', 'stock-summary');
+    changed(...STOCK);
   };
   useEffect(() => {
     if (message) said.current?.focus();

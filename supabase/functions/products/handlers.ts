@@ -162,11 +162,7 @@ export function productHandlers(db: Database) {
       const within = query.within_days ?? EXPIRING_WITHIN_DAYS;
       const { page, perPage } = paging(query);
       const result = await db.asCaller(ctx.caller, area, (tx) => {
-        // The lots the caller may see (RLS) with stock left, expired or expiring within `within` store days.
-        const expiring = tx`
-          from public.inventory_records r
-            join public.products p on p.id = r.product_id and p.deleted_at is null
-          where r.available_quantity > 0 and r.expires_on <= private.store_today() + ${within}::integer`;
+        const expiring = expiringLots(tx, within);
         return pageOf(
           tx<Counted<ExpiringLot>[]>`
             select r.id as inventory_id, r.product_id, p.sku, p.name, r.lot_number, r.expires_on,
@@ -187,11 +183,7 @@ export function productHandlers(db: Database) {
         tx<StockSummary[]>`
           select count(*) filter (where s.stock_status = 'out_of_stock')::integer as out_of_stock,
                  count(*) filter (where s.stock_status = 'low_stock')::integer as low_stock,
-                 (select count(*)::integer
-                  from public.inventory_records r
-                    join public.products p on p.id = r.product_id and p.deleted_at is null
-                  where r.available_quantity > 0
-                    and r.expires_on <= private.store_today() + ${EXPIRING_WITHIN_DAYS}::integer) as expiring_lots,
+                 (select count(*)::integer ${expiringLots(tx, EXPIRING_WITHIN_DAYS)}) as expiring_lots,
                  ${EXPIRING_WITHIN_DAYS}::integer as within_days
           from public.product_stock s
           where s.deleted_at is null and s.is_active`);
@@ -231,6 +223,17 @@ export function productHandlers(db: Database) {
       return { body: { success: true, message: `Product ${sku} deleted` } };
     },
   };
+}
+
+/**
+ * `from ... where` of the lots the caller may see (RLS) with stock left, of products not deleted, expired or
+ * expiring within `within` store days: the expiring list's rows and the summary's count alike.
+ */
+function expiringLots(tx: Tx, within: number) {
+  return tx`
+    from public.inventory_records r
+      join public.products p on p.id = r.product_id and p.deleted_at is null
+    where r.available_quantity > 0 and r.expires_on <= private.store_today() + ${within}::integer`;
 }
 
 /** The product as the caller may see it (RLS: a customer does not see a deleted one), or 404. */
