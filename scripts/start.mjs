@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { buildConsole, consoleIsStale } from '../console/build.mjs';
 import { ANON_KEY, SERVICE_ROLE_KEY } from './lib/keys.mjs';
-import { prepareDatabase, ROOT, startEmbeddedPostgres, startFunctions } from './lib/stack.mjs';
+import { foldOrderChangesPeriodically, prepareDatabase, ROOT, startEmbeddedPostgres, startFunctions } from './lib/stack.mjs';
 
 const startedAt = performance.now();
 const apiPort = Number(process.env.API_PORT ?? 54321);
@@ -16,6 +16,7 @@ const directUrl = process.env.DIRECT_URL ?? externalUrl;
 
 let database;
 let functions;
+let folding;
 let stopping = false;
 
 async function stop(code = 0) {
@@ -23,6 +24,7 @@ async function stop(code = 0) {
   stopping = true;
   console.log('\nStopping…');
   await functions?.stop().catch(() => {});
+  await folding?.stop().catch(() => {});
   await database?.stop().catch(() => {});
   process.exit(code);
 }
@@ -72,6 +74,7 @@ try {
   await prepareDatabase(database.directUrl ?? database.url);
   functions = await startFunctions({ dbUrl: database.url, port: apiPort, inheritOutput: true });
   watch('The functions server (Deno)', functions);
+  folding = foldOrderChangesPeriodically(database.url);
 } catch (error) {
   console.error(error.message ?? error);
   await stop(1);

@@ -174,6 +174,27 @@ export async function prepareDatabase(url, { seed = true } = {}) {
   return { pushed: true };
 }
 
+/**
+ * The local stack's stand-in for the pg_cron job of supabase/schemas/25_order_changes.sql: folds the
+ * orders' change log every `seconds`, so the kept figures stay close to the orders between reports (each
+ * report folds the rest itself). A fold that fails (the database restarting) is simply the next tick's.
+ */
+export function foldOrderChangesPeriodically(url, { seconds = 5 } = {}) {
+  const sql = postgres(url, { max: 1, onnotice: () => {}, idle_timeout: 60 });
+  let folding = Promise.resolve();
+  const timer = setInterval(() => {
+    folding = folding.then(() => sql`select private.fold_order_changes()`).catch(() => {});
+  }, seconds * 1000);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await folding;
+      await sql.end({ timeout: 1 });
+    },
+  };
+}
+
 const localMigrations = async () =>
   (await readdir(path.join(ROOT, 'supabase', 'migrations'))).filter((name) => /^\d+_.*\.sql$/.test(name)).map((name) => name.split('_')[0]);
 

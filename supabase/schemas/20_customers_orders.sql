@@ -138,30 +138,7 @@ create policy "admins remove orders" on public.orders
 
 revoke all on public.customers, public.orders from anon;
 
--- A writer slot for this order-writing transaction: the first of 64 transaction-level advisory locks no
--- other open transaction holds (a transaction keeps the slots it took until it ends). Two open transactions
--- never hold the same slot, so never write the same rows of what is kept per slot (the daily revenue, the
--- health figure changes): order writers never wait on each other's rows there.
-create or replace function private.order_writer_slot()
-returns smallint
-language plpgsql set search_path = '' as $$
-declare
-  candidate smallint;
-begin
-  for candidate in 1..64 loop
-    if pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtext('private.order_writer_slot'), candidate) then
-      return candidate;
-    end if;
-  end loop;
-  -- 64 writers at once: wait for the first slot rather than fail.
-  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('private.order_writer_slot'), 1);
-  return 1;
-end
-$$;
-
-revoke execute on function private.order_writer_slot() from public, anon, authenticated;
-
--- Whether the caller's RLS shows every order, so the stored daily revenue is what they would sum.
+-- Whether the caller's RLS shows every order, so the kept daily revenue is what they would sum.
 create or replace function private.sees_all_orders()
 returns boolean
 language sql stable set search_path = '' as $$

@@ -15,11 +15,13 @@ declare
   campaign_ids uuid[];
 begin
   lock table public.orders, public.campaigns, public.campaign_status_history in share row exclusive mode;
+  -- Changes logged under the old days are folded under them first; with orders locked none follow.
+  perform private.fold_order_changes(true);
   alter table public.orders alter column order_date set expression as (private.store_day(ordered_at));
 
   truncate private.order_daily_revenue;
-  insert into private.order_daily_revenue (order_date, slot, revenue)
-  select o.order_date, 1, sum(o.total_amount)
+  insert into private.order_daily_revenue (order_date, revenue)
+  select o.order_date, sum(o.total_amount)
   from public.orders o
   where private.is_revenue_status(o.status)
   group by o.order_date

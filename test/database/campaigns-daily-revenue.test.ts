@@ -1,8 +1,10 @@
 /**
- * `private.order_daily_revenue`, each store day's revenue that attribution reads instead of the day's
- * orders, is derived data kept by triggers on `public.orders`: it must equal a recomputation from the
- * orders after any write, concurrent writes of one day included, and only callers who see every order
- * may read it. Orders are dated in the 1970s, outside every window other tests read.
+ * Each store day's revenue that attribution reads instead of the day's orders is derived data: the days
+ * the fold keeps (`private.order_daily_revenue`) plus the order changes not yet folded
+ * (`private.order_daily_revenue_now`). What attribution reads must equal a recomputation from the orders
+ * after any write, concurrent writes of one day included, and so must the kept days once folded; only
+ * callers who see every order may read either. Orders are dated in the 1970s, outside every window other
+ * tests read.
  */
 import type postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
@@ -10,14 +12,17 @@ import { asRole, createCustomer, database, DEMO_ADMIN_ID, DEMO_CUSTOMER_ID, roll
 
 const sql = database(12);
 
-/** The kept revenue of the 1970s' days, and the same recomputed from the orders. */
-async function keptAndRecomputed(db: postgres.Sql | postgres.TransactionSql) {
+/**
+ * The 1970s' days as attribution reads them (kept plus not yet folded), and the same recomputed from the
+ * orders; with `fold`, the kept days alone after folding every change.
+ */
+async function keptAndRecomputed(db: postgres.Sql | postgres.TransactionSql, { fold = false } = {}) {
+  if (fold) await db`select private.fold_order_changes(true)`;
   const [row] = await db`
     select
       (select coalesce(jsonb_object_agg(r.order_date, r.revenue), '{}')
-       from (select order_date, sum(revenue) as revenue from private.order_daily_revenue
-             where order_date < '1980-01-01' group by order_date) r
-       where r.revenue <> 0) as kept,
+       from ${fold ? db`private.order_daily_revenue` : db`private.order_daily_revenue_now`} r
+       where r.order_date < '1980-01-01' and r.revenue <> 0) as kept,
       (select coalesce(jsonb_object_agg(o.order_date, o.revenue), '{}')
        from (select order_date, sum(total_amount) as revenue
              from public.orders
@@ -27,13 +32,16 @@ async function keptAndRecomputed(db: postgres.Sql | postgres.TransactionSql) {
   return row as { kept: Record<string, number>; recomputed: Record<string, number> };
 }
 
-describe('daily revenue (kept by triggers on orders)', () => {
+describe('daily revenue (the change log and the fold)', () => {
   it('equals a recomputation from orders after inserts, updates of status, amount and date, and deletes', async () => {
     await rolledBack(sql, async (tx) => {
       const customer = await createCustomer(tx, 'revenue');
+      let writes = 0;
       const expectConsistent = async () => {
         const { kept, recomputed } = await keptAndRecomputed(tx);
         expect(kept).toEqual(recomputed);
+        // Every other write folded, so the reads see kept days with and without changes still to fold.
+        if (++writes % 2 === 0) expect(await keptAndRecomputed(tx, { fold: true })).toEqual({ kept, recomputed });
       };
       const ids = await tx`
         insert into public.orders (customer_id, status, total_amount, ordered_at, cancelled_at)
@@ -68,7 +76,7 @@ describe('daily revenue (kept by triggers on orders)', () => {
       await tx`insert into public.orders (customer_id, status, total_amount, ordered_at)
                values (${customer}, 'paid', 70, '1977-05-01 10:00+08'), (${customer}, 'shipped', 30.25, '1977-05-01 11:00+08')`;
       await tx`select set_config('session_replication_role', 'origin', true)`;
-      const { kept, recomputed } = await keptAndRecomputed(tx);
+      const { kept, recomputed } = await keptAndRecomputed(tx, { fold: true });
       expect(kept['1977-05-01']).toBe(100.25);
       expect(kept).toEqual(recomputed);
     });
@@ -89,23 +97,32 @@ describe('daily revenue (kept by triggers on orders)', () => {
       const { kept, recomputed } = await keptAndRecomputed(sql);
       expect(Object.keys(recomputed).filter((day) => day.startsWith('1976-'))).toHaveLength(2);
       expect(kept).toEqual(recomputed);
+      expect(await keptAndRecomputed(sql, { fold: true })).toEqual({ kept, recomputed });
     } finally {
       await sql`delete from public.orders where customer_id = ${customer}`;
       await sql`delete from public.customers where id = ${customer}`;
     }
   });
 
-  it('a customer cannot read the store’s daily revenue; an administrator can', async () => {
-    const read = (sub: string) =>
-      asRole(sql, { role: 'authenticated', sub }, async (tx) => {
-        const [{ days }] = await tx`select count(*)::integer as days from private.order_daily_revenue`;
-        return days as number;
-      });
-    const customer = await read(DEMO_CUSTOMER_ID);
-    const admin = await read(DEMO_ADMIN_ID);
-    expect(customer).toEqual({ result: 0 });
-    expect(admin.result).toBeGreaterThan(0);
-    const anonymous = await asRole(sql, { role: 'anon' }, (tx) => tx`select 1 from private.order_daily_revenue`);
-    expect(anonymous.error?.code).toBe('42501');
+  it('a customer cannot read the store’s daily revenue nor the order changes; an administrator can', async () => {
+    for (const relation of ['private.order_daily_revenue', 'private.order_daily_revenue_now', 'private.order_changes']) {
+      const rowsSeenBy = async (sub: string) => {
+        let rows = -1;
+        await rolledBack(sql, async (tx) => {
+          // A change not yet folded, so the log has a row to hide.
+          const customer = await createCustomer(tx, 'revenue');
+          await tx`insert into public.orders (customer_id, status, total_amount, ordered_at)
+                   values (${customer}, 'paid', 5, '1978-01-01 12:00+08')`;
+          await tx`select set_config('role', 'authenticated', true),
+                          set_config('request.jwt.claims', ${JSON.stringify({ role: 'authenticated', sub })}, true)`;
+          [{ rows }] = await tx`select count(*)::integer as rows from ${tx(relation)}`;
+        });
+        return rows;
+      };
+      expect(await rowsSeenBy(DEMO_CUSTOMER_ID), relation).toBe(0);
+      expect(await rowsSeenBy(DEMO_ADMIN_ID), relation).toBeGreaterThan(0);
+      const anonymous = await asRole(sql, { role: 'anon' }, (tx) => tx`select 1 from ${tx(relation)}`);
+      expect(anonymous.error?.code, relation).toBe('42501');
+    }
   });
 });

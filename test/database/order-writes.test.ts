@@ -1,9 +1,10 @@
 /**
- * Writing orders is the store's checkout, its payment webhooks and its order-status jobs. What business
- * health and attribution keep of the orders (the daily revenue, the figure changes, the customers' scores)
- * must never make an order writer wait for another customer's writer, nor end any mix of order writes in a
- * deadlock, and must stay equal to a recompute from the orders. On a database of this file's own, as the
- * recompute truncates the kept rows.
+ * Writing orders is the store's checkout, its payment webhooks and its order-status jobs. An order write
+ * appends its change to the orders' change log and nothing more; the fold turns the log into what business
+ * health and attribution keep (the daily revenue, the figure changes, the customers' scores). No order
+ * writer may wait for another writer or for the fold, no mix of order writes may end in a deadlock, and
+ * what is kept must equal a recompute from the orders once folded, however the folds fall among the
+ * writes. On a database of this file's own, as the recompute truncates the kept rows.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -71,18 +72,85 @@ async function expectKeptEqualsRecompute() {
   expect(differences(kept, rebuilt)).toEqual([]);
   const [revenue] = await sql`
     select (select coalesce(jsonb_object_agg(r.order_date, r.revenue), '{}')
-            from (select order_date, sum(revenue) as revenue from private.order_daily_revenue group by 1) r
-            where r.revenue <> 0) as kept,
+            from private.order_daily_revenue r where r.revenue <> 0) as kept,
            (select coalesce(jsonb_object_agg(o.order_date, o.revenue), '{}')
             from (select order_date, sum(total_amount) as revenue from public.orders
                   where status in ('paid', 'shipped', 'delivered', 'completed') group by 1) o
-            where o.revenue <> 0) as recomputed`;
+            where o.revenue <> 0) as recomputed,
+           (select count(*)::int from private.order_changes) as unfolded`;
   expect(revenue.kept).toEqual(revenue.recomputed);
-  const [pending] = await sql`
-    select (select count(*) from private.pending_customer_scores)::int +
-           (select count(*) from private.pending_customer_score_transactions)::int as rows`;
-  expect(pending.rows).toBe(0);
+  expect(revenue.unfolded).toBe(0);
 }
+
+/** What the analytics keep, as text: to show that a write changed none of it. */
+async function keptState() {
+  const [row] = await sql`
+    select (select coalesce(string_agg(r::text, ',' order by r.order_date), '') from private.order_daily_revenue r)
+           || (select coalesce(string_agg(f::text, ',' order by f.days, f.hour), '') from private.health_figure_changes f)
+           || (select coalesce(string_agg(c::text, ',' order by c.customer_id), '') from private.customer_scores c) as kept`;
+  return row.kept as string;
+}
+
+describe('an order write appends its change and nothing more', () => {
+  it('each kind of write appends its order’s versions to the log and changes nothing kept; a write of columns the analytics do not read appends nothing', async () => {
+    const [customer, other] = await newCustomers(2, 'append');
+    await paidOrders(customer, 1);
+    await sql`select private.fold_order_changes(true)`;
+    const before = await keptState();
+    const logged = async (write: () => Promise<unknown>) => {
+      const [{ last }] = await sql`select coalesce(max(change_id), 0)::bigint as last from private.order_changes`;
+      await write();
+      return (await sql`
+        select sign, status from private.order_changes where change_id > ${last} order by change_id`)
+        .map((r) => `${r.sign > 0 ? '+' : '-'}${r.status}`);
+    };
+    const order = (await sql`select id from public.orders where customer_id = ${customer}`)[0].id as string;
+    expect(await logged(() => WRITES.insert(sql, customer, order, other))).toEqual(['+paid']);
+    expect(await logged(() => WRITES.refund(sql, customer, order, other))).toEqual(['-paid', '+refunded']);
+    expect(await logged(() => sql`update public.orders set paid_at = ordered_at + interval '1 minute' where id = ${order}`))
+      .toEqual([]);
+    expect(await logged(() => WRITES['move to another customer'](sql, customer, order, other))).toEqual(['-refunded', '+refunded']);
+    expect(await logged(() => WRITES.delete(sql, customer, order, other))).toEqual(['-refunded']);
+    expect(await keptState()).toBe(before);
+    await expectKeptEqualsRecompute();
+  });
+
+  it('a customer deleted with their orders before the fold is taken out of what is kept', async () => {
+    const [customer] = await newCustomers(1, 'leaving');
+    await paidOrders(customer, 3);
+    await sql`select private.fold_order_changes(true)`;
+    await sql`delete from public.orders where customer_id = ${customer}`;
+    await sql`delete from public.customers where id = ${customer}`;
+    await expectKeptEqualsRecompute();
+  });
+
+  it('every kind of write proceeds at once while a fold holds its lock and every kept row', async () => {
+    const [customer, other] = await newCustomers(2, 'folding');
+    const orders = await paidOrders(customer, 6);
+    const folder = await sql.reserve();
+    try {
+      await folder`begin`;
+      await folder`select pg_advisory_xact_lock(hashtext('private.fold_order_changes'))`;
+      await folder`lock table private.order_daily_revenue, private.health_figure_changes, private.customer_scores
+                   in access exclusive mode`;
+      for (const [i, [kind, write]] of Object.entries(WRITES).entries()) {
+        await sql.begin(async (tx) => {
+          await tx`set local lock_timeout = '1s'`;
+          await write(tx, customer, orders[i], other);
+        }).catch((error) => {
+          throw new Error(`${kind} waited for the fold: ${error.message}`);
+        });
+      }
+      // A periodic fold meanwhile goes on without waiting, and folds nothing.
+      const [{ folded }] = await sql`select private.fold_order_changes() as folded`;
+      expect(Number(folded)).toBe(0);
+    } finally {
+      await folder`rollback`;
+      folder.release();
+    }
+    await expectKeptEqualsRecompute();
+  });
+});
 
 describe('order writers of different customers never wait on each other', () => {
   it('with an open transaction holding a paid order of the day, every kind of write of other customers’ orders that day proceeds at once', async () => {
@@ -171,7 +239,7 @@ describe('no deadlock from any mix of order writes', () => {
     await expectKeptEqualsRecompute();
   }, 120_000);
 
-  it('a seeded burst of 16 writers mixing single- and multi-statement transactions over shared customers and days: 0 deadlocks, 0 errors, and the kept figures equal a recompute', async () => {
+  it('a seeded burst of 16 writers mixing single- and multi-statement transactions over shared customers and days, with folds of random sizes among them: 0 deadlocks, 0 errors, and the kept figures equal a recompute', async () => {
     const { next: random } = seededRandom(19);
     const customers = await newCustomers(24, 'burst');
     const kinds = Object.keys(WRITES);
@@ -214,9 +282,23 @@ describe('no deadlock from any mix of order writes', () => {
         }
       }
     };
+    // Folds run among the writes, as the periodic fold and the reports run them: one at a time, the others
+    // returning at once.
+    let writing = true;
+    let foldedAmongWrites = 0;
+    const folder = async () => {
+      while (writing) {
+        const [{ folded }] = await sql`select private.fold_order_changes(${random() < 0.5}, ${1 + Math.floor(random() * 200)}) as folded`;
+        foldedAmongWrites += Number(folded);
+      }
+    };
+    const folders = Promise.all([folder(), folder()]);
     await Promise.all(Array.from({ length: 16 }, (_, w) => writer(w)));
+    writing = false;
+    await folders;
     expect(errors).toEqual([]);
     expect(writes).toBeGreaterThan(2000);
+    expect(foldedAmongWrites).toBeGreaterThan(500);
     await expectKeptEqualsRecompute();
   }, 120_000);
 });

@@ -124,7 +124,7 @@ async function keptDays(db: postgres.Sql) {
       (select jsonb_agg(jsonb_build_array(o.id, private.store_day(o.ordered_at)) order by o.id) from public.orders o)
         as order_dates_recomputed,
       (select jsonb_object_agg(r.order_date, r.revenue order by r.order_date)
-       from (select order_date, sum(revenue) as revenue from private.order_daily_revenue group by 1 having sum(revenue) <> 0) r)
+       from private.order_daily_revenue_now r where r.revenue <> 0)
         as revenue,
       (select jsonb_object_agg(r.order_date, r.revenue order by r.order_date)
        from (select private.store_day(ordered_at) as order_date, sum(total_amount) as revenue from public.orders

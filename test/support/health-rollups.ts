@@ -1,5 +1,6 @@
-// The health rollups as kept and as rebuilt from every order, for the tests that hold them equal after
-// concurrent writes. Run on a database of the test's own: the rebuild truncates the kept rows (rolled back).
+// The health rollups as kept (every order change folded) and as rebuilt from every order, for the tests that
+// hold them equal after concurrent writes. Run on a database of the test's own: the rebuild truncates the
+// kept rows (rolled back).
 import type postgres from 'postgres';
 
 /** Every customer's kept states. */
@@ -7,7 +8,7 @@ const scoresOf = (db: postgres.Sql | postgres.TransactionSql) => db`
   select customer_id, changed_at::text as changed_at, states::text as states from private.customer_scores
   where cardinality(changed_at) > 0 order by customer_id`;
 
-/** The kept changes summed over writer slots, by window length and hour, where any is not zero. */
+/** The kept changes by window length and hour, where any is not zero. */
 const figureSums = (db: postgres.Sql | postgres.TransactionSql) => db`
   select days, hour, sum(orders) o, sum(completed) c, sum(cancelled) x, sum(due) d, sum(on_time) t,
          sum(revenue)::numeric(20, 2)::text r, sum(previous_revenue)::numeric(20, 2)::text p, sum(customers) n, sum(score_sum) s,
@@ -20,15 +21,15 @@ const figureSums = (db: postgres.Sql | postgres.TransactionSql) => db`
   order by days, hour`;
 
 /**
- * The kept changes, summed over writer slots, and every customer's kept states; and the same built from
- * scratch from every order.
+ * The kept changes and every customer's kept states, once every order change is folded; and the same built
+ * from scratch from every order (private.refold_all_orders).
  */
 export async function keptAndRebuilt(db: postgres.Sql | postgres.TransactionSql) {
+  await db`select private.fold_order_changes(true)`;
   const kept = await figureSums(db);
   const keptScores = await scoresOf(db);
   const rebuilt = await db.begin(async (tx) => {
-    await tx`truncate private.health_figure_changes, private.customer_scores`;
-    await tx`select private.apply_health_figure_changes(null, (select array_agg(o) from public.orders o))`;
+    await tx`select private.refold_all_orders()`;
     const rows = await figureSums(tx);
     throw new Rebuilt([...rows, ...(await scoresOf(tx))].map((row) => ({ ...row })));
   }).catch((error) => {

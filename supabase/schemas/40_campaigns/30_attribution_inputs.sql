@@ -2,20 +2,18 @@
 -- each campaign's stretches of activity. The rules and the days they fill are in 32_attribution_days.sql,
 -- the answers built from those days in 34_attribution_answers.sql.
 --
--- A day's revenue (the total of its paid, shipped, delivered and completed orders) is kept per store day as
--- orders are written, in the writing transaction, by statement-level triggers, so an attribution question
--- never sums the orders of its days. It is derived data, not a cached answer: the sum of a day's rows
--- always equals the sum over its orders (the campaigns daily-revenue tests). A day has one row per writer
--- slot that has written it (`private.order_writer_slot`), so order writers never queue on a shared row.
+-- A day's revenue (the total of its paid, shipped, delivered and completed orders) is kept per store day by
+-- the fold of the orders' change log (25_order_changes.sql), so an attribution question never sums the
+-- orders of its days. It is derived data, not a cached answer: a reader adds the changes not yet folded
+-- (private.order_daily_revenue_now), and that sum always equals the sum over the day's orders (the campaigns
+-- daily-revenue tests).
 --
 -- Only callers who see every order read it (administrators, and roles that bypass RLS); anyone else's
 -- revenue is still summed from the orders their RLS shows them, so a customer never sees the store's.
 
 create table private.order_daily_revenue (
-  order_date date not null,
-  revenue numeric not null,
-  slot smallint not null,
-  primary key (order_date, slot)
+  order_date date primary key,
+  revenue numeric not null
 );
 
 alter table private.order_daily_revenue enable row level security;
@@ -38,56 +36,19 @@ revoke execute on function private.is_revenue_status(text) from public, anon;
 
 grant execute on function private.is_revenue_status(text) to authenticated, service_role;
 
--- Adds each day's change of revenue to the rows of this transaction's writer slot, which no other open
--- transaction writes.
-create or replace function private.apply_daily_revenue_changes(days date[], amounts numeric[])
-returns void
-language plpgsql set search_path = '' as $$
-begin
-    insert into private.order_daily_revenue as r (order_date, slot, revenue)
-    select c.order_date, w.slot, sum(c.amount)
-    from unnest(days, amounts) c(order_date, amount)
-    cross join (select private.order_writer_slot() as slot) w
-    group by c.order_date, w.slot
-    having sum(c.amount) <> 0
-    order by c.order_date
-    on conflict (order_date, slot) do update set revenue = r.revenue + excluded.revenue;
-end
-$$;
+-- Each day's revenue as it is now: the kept days plus the changes not yet folded, read in one snapshot. Security invoker: the same administrators-only policies apply.
+create or replace view private.order_daily_revenue_now with (security_invoker = true) as
+select r.order_date, sum(r.revenue) as revenue
+from (
+  select d.order_date, d.revenue from private.order_daily_revenue d
+  union all
+  select c.order_date, c.sign * c.total_amount from private.order_changes c where private.is_revenue_status(c.status)
+) r
+group by r.order_date;
 
--- Statement-level, over the transition tables: a bulk write is one upsert per day touched. Security
--- definer because order writers (administrators) have no rights on `private`.
-create or replace function private.orders_maintain_daily_revenue()
-returns trigger
-language plpgsql security definer set search_path = '' as $$
-begin
-  if tg_op = 'INSERT' then
-    perform private.apply_daily_revenue_changes(array_agg(n.order_date), array_agg(n.total_amount))
-    from new_rows n
-    where private.is_revenue_status(n.status);
-  elsif tg_op = 'UPDATE' then
-    perform private.apply_daily_revenue_changes(array_agg(c.order_date), array_agg(c.amount))
-    from (
-      select n.order_date, n.total_amount as amount from new_rows n where private.is_revenue_status(n.status)
-      union all
-      select o.order_date, -o.total_amount from old_rows o where private.is_revenue_status(o.status)
-    ) c;
-  elsif tg_op = 'DELETE' then
-    perform private.apply_daily_revenue_changes(array_agg(o.order_date), array_agg(-o.total_amount))
-    from old_rows o
-    where private.is_revenue_status(o.status);
-  else
-    truncate private.order_daily_revenue;
-  end if;
-  return null;
-end
-$$;
+revoke all on private.order_daily_revenue_now from public, anon, authenticated, service_role;
 
-revoke execute on function private.apply_daily_revenue_changes(date[], numeric[]) from public, anon, authenticated;
-
-revoke execute on function private.orders_maintain_daily_revenue() from public, anon, authenticated;
-
-select private.keep_derived_data('public.orders', 'orders_daily_revenue', 'private.orders_maintain_daily_revenue');
+grant select on private.order_daily_revenue_now to authenticated, service_role;
 
 -- "When was this campaign active" is kept as one row per stretch of activity as the status history is
 -- written: derived data kept by triggers in the writing transaction, recomputed per campaign from its

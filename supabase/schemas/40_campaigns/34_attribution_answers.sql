@@ -1,9 +1,10 @@
 -- Every attribution answer (the function, the three views, a campaign's metrics) comes from these rows:
 -- the stored shares of each day of the range and, when an amount is asked for, the day's amount split
 -- by the same largest-remainder rule in cents. A day's amount is the order amount given, or its revenue:
--- from private.order_daily_revenue for callers who see every order, summed from the orders their RLS
--- shows them for anyone else. With recompute, the shares come from private.campaign_attribution_shares
--- instead of the stored table: the computation the tests compare every answer with.
+-- the kept daily revenue with the changes not yet folded (private.order_daily_revenue_now) for callers
+-- who see every order, summed from the orders their RLS shows them for anyone else. With recompute, the
+-- shares come from private.campaign_attribution_shares instead of the stored table: the computation the
+-- tests compare every answer with.
 --
 -- The split: each campaign gets the whole cents of its share, and the day's missing cents go one each to
 -- the campaigns that rank first by one integer key, the remainder (largest first) then the tie-break
@@ -54,18 +55,22 @@ begin
     from fresh f
     where recompute and (of_campaign is null or f.campaign_id = of_campaign)
   ),
+  kept_revenue as materialized (
+    select r.order_date, r.revenue
+    from private.order_daily_revenue_now r
+    where stored_revenue and r.order_date between from_date and to_date
+  ),
   amounts as materialized (
     select t.attribution_date, t.amount, round(t.amount * 100)::bigint as cents
     from (select w.attribution_date,
                  case when not revenue_as_amount then order_amount
-                      when stored_revenue
-                        then coalesce((select sum(r.revenue) from private.order_daily_revenue r
-                                       where r.order_date = w.attribution_date), 0)
+                      when stored_revenue then coalesce(k.revenue, 0)
                       else coalesce((select sum(o.total_amount) from public.orders o
                                      where o.order_date = w.attribution_date
                                        and private.is_revenue_status(o.status)), 0)
                  end as amount
-          from (select distinct w.attribution_date from wanted w) w) t
+          from (select distinct w.attribution_date from wanted w) w
+          left join kept_revenue k on k.order_date = w.attribution_date) t
   ),
   ranked_by_sorting as (
     select w.attribution_date, w.campaign_id, m.cents * w.units / 10000 as whole_cents,

@@ -9,21 +9,15 @@
 -- hour. A figure as of an hour boundary H is the sum of the changes of the hours before H, or, because
 -- every order's and customer's steps add up to zero (they start from nothing and end at nothing), minus the
 -- sum of the hours from H on; the report reads whichever side has fewer hours, and what lies between T and
--- the boundary of T's hour it counts from, from the orders themselves (50_figures.sql). Derived data kept in the writing
--- transaction by statement-level triggers on `public.orders`, not cached answers: no figure depends on
--- when it is asked.
+-- the boundary of T's hour it counts from, from the orders themselves (50_figures.sql). Derived data, not
+-- cached answers: no figure depends on when it is asked.
 --
--- Writers never queue on each other's rows: each writing transaction takes a writer slot
--- (`private.order_writer_slot`, 20_customers_orders.sql) and adds its changes to rows of its own slot, so
--- the rows of an hour are one per slot that has written it, as many as writers ever ran at once, and the
--- report sums them. The order figures are added by each statement; the customers' scores, which depend on
--- all of a customer's orders, once per transaction as it commits (below), so that a writer waits only for
--- writers of the same customers, only while they commit, and takes those customers in one order.
+-- Order writers never touch these rows: they append their changes to the orders' change log, and one
+-- folder at a time adds them here (private.fold_order_changes, 25_order_changes.sql), so an hour has one row.
 
 create table private.health_figure_changes (
   days smallint not null constraint health_figure_changes_days check (days in (7, 30, 90)),
   hour timestamptz not null,
-  slot smallint not null,
   -- Order figures of the window [T − days, T): orders in it, completed and cancelled before T, due (promised
   -- before T and not cancelled) and on time among those, counted revenue (not refunded, not cancelled
   -- before T) and the counted orders behind it, and the same two of the equal window before it.
@@ -46,7 +40,7 @@ create table private.health_figure_changes (
   scores_2_mod_3 integer not null default 0,
   scores_of_3 integer not null default 0,
   repeat_customers integer not null default 0,
-  primary key (days, hour, slot)
+  primary key (days, hour)
 );
 
 alter table private.health_figure_changes enable row level security;
@@ -59,14 +53,12 @@ revoke all on private.health_figure_changes from public, anon, authenticated, se
 
 -- Each customer's RFM state (private.health_rfm_state_figures) as a function of time: from changed_at[i]
 -- on (for T > changed_at[i]) the customer is in state states[i], before changed_at[1] in state 0; only the
--- moments the state changes. Kept with the figure changes, of which it is the per-customer part: a
--- report finds a customer's state at any moment with a binary search. Writers of one customer's orders
--- take its row as they commit, before reading the customer's orders, so they follow each other and each
--- reads what the previous ones committed; every such write updates the row, so under REPEATABLE READ a
--- writer that could not see a concurrent one's orders gets a serialization failure instead of a wrong
--- difference.
+-- moments the state changes. Kept with the figure changes, of which it is the per-customer part, by the
+-- fold: a report finds a customer's state at any moment with a binary search. No foreign key to the
+-- customer: a customer deleted with their orders before the fold still has states to take back out of the
+-- figure changes, which the fold does when it walks their (now no) orders.
 create table private.customer_scores (
-  customer_id uuid primary key references public.customers (id) on delete cascade,
+  customer_id uuid primary key,
   changed_at timestamptz[] not null default '{}',
   states smallint[] not null default '{}'
 );
@@ -87,7 +79,8 @@ revoke all on private.customer_scores from public, anon, authenticated, service_
 -- counted, here and in 50_figures.sql; test/database/business-health-rollups.test.ts holds every band edge
 -- against the formula. This is what a state adds to each window's customer figures: a customer is in the
 -- 7-day window's population when R ≥ 4 (an order in the last 7 days), in the 30-day one when R ≥ 2, in the
--- 90-day one when R ≥ 1. PL/pgSQL for the reason given at add_health_figure_changes below.
+-- 90-day one when R ≥ 1. PL/pgSQL, as every function the fold calls: PostgreSQL 17 plans a SQL function
+-- that is not inlined again on every call (0.5 ms here), PL/pgSQL once per session.
 create or replace function private.health_rfm_state_figures()
 returns table (
   state integer, days smallint, customers integer, score_sum integer, scores_1_mod_3 integer,
@@ -106,86 +99,45 @@ begin
 end
 $$;
 
--- Adds changes to `private.health_figure_changes`, summed by window length and hour, in the rows of this
--- transaction's writer slot (the changes' own `slot` is not read). Hours taken in order, though no other
--- open transaction writes the same rows. PL/pgSQL, as every function an order write calls: PostgreSQL 17
--- plans a SQL function that is not inlined again on every call (0.5 ms here), PL/pgSQL once per session.
-create or replace function private.add_health_figure_changes(changes private.health_figure_changes[])
+-- Adds the order figures' steps of a batch of the orders' change log (25_order_changes.sql) to the hours
+-- they fall in: each order's steps are its own, so this reads nothing but the changes given.
+create or replace function private.apply_order_figure_changes(changes private.order_changes[])
 returns void
-language plpgsql set search_path = '' as $$
-begin
-    insert into private.health_figure_changes as f (
-      days, hour, slot, orders, completed, cancelled, due, on_time, revenue, previous_revenue, revenue_orders,
-      previous_revenue_orders, customers, score_sum, scores_1_mod_3, scores_2_mod_3, scores_of_3,
-      repeat_customers)
-    select c.days, c.hour, w.slot, sum(c.orders), sum(c.completed), sum(c.cancelled), sum(c.due), sum(c.on_time),
-           sum(c.revenue), sum(c.previous_revenue), sum(c.revenue_orders), sum(c.previous_revenue_orders),
-           sum(c.customers), sum(c.score_sum), sum(c.scores_1_mod_3), sum(c.scores_2_mod_3), sum(c.scores_of_3),
-           sum(c.repeat_customers)
-    from unnest(changes) c
-    cross join (select private.order_writer_slot() as slot) w
-    group by c.days, c.hour, w.slot
-    having sum(c.orders) <> 0 or sum(c.completed) <> 0 or sum(c.cancelled) <> 0 or sum(c.due) <> 0 or
-        sum(c.on_time) <> 0 or sum(c.revenue) <> 0 or sum(c.previous_revenue) <> 0 or sum(c.revenue_orders) <> 0 or
-        sum(c.previous_revenue_orders) <> 0 or sum(c.customers) <> 0 or sum(c.score_sum) <> 0 or
-        sum(c.scores_1_mod_3) <> 0 or sum(c.scores_2_mod_3) <> 0 or sum(c.scores_of_3) <> 0 or
-        sum(c.repeat_customers) <> 0
-    order by c.days, c.hour
-    on conflict (days, hour, slot) do update set
-      orders = f.orders + excluded.orders,
-      completed = f.completed + excluded.completed,
-      cancelled = f.cancelled + excluded.cancelled,
-      due = f.due + excluded.due,
-      on_time = f.on_time + excluded.on_time,
-      revenue = f.revenue + excluded.revenue,
-      previous_revenue = f.previous_revenue + excluded.previous_revenue,
-      revenue_orders = f.revenue_orders + excluded.revenue_orders,
-      previous_revenue_orders = f.previous_revenue_orders + excluded.previous_revenue_orders,
-      customers = f.customers + excluded.customers,
-      score_sum = f.score_sum + excluded.score_sum,
-      scores_1_mod_3 = f.scores_1_mod_3 + excluded.scores_1_mod_3,
-      scores_2_mod_3 = f.scores_2_mod_3 + excluded.scores_2_mod_3,
-      scores_of_3 = f.scores_of_3 + excluded.scores_of_3,
-      repeat_customers = f.repeat_customers + excluded.repeat_customers;
-end
-$$;
-
--- The order figures' changes of a statement's order writes (`removed`: the rows as they were, `added`: as
--- they are; either may be null): each order's steps are its own, so this reads nothing but the rows given.
-create or replace function private.apply_order_figure_changes(removed public.orders[], added public.orders[])
-returns void
--- Planned once per connection: planning each time would cost more than a small write's changes.
+-- Planned once per connection: planning each time would cost more than a small batch's changes.
 language plpgsql set search_path = '' set work_mem = '256MB' set plan_cache_mode = 'force_generic_plan' as $$
-declare
-  changes private.health_figure_changes[];
 begin
-  -- A large statement's changes get a plan of their own, made knowing how many rows it wrote.
-  if coalesce(cardinality(added), 0) + coalesce(cardinality(removed), 0) > 1000 then
+  -- A large batch gets a plan of its own, made knowing how many changes it holds.
+  if cardinality(changes) > 1000 then
     perform set_config('plan_cache_mode', 'force_custom_plan', true);
   end if;
 
   with
-  -- Order figures: the rows whose inputs changed, +1 as they are, −1 as they were.
+  -- The versions whose inputs changed, +1 as they are, −1 as they were: an order's version out and in with
+  -- the same inputs (a move from paid to shipped) cancel out.
+  versions as (
+    select c.sign, c.order_id, c.ordered_at, c.completed_at, c.cancelled_at, c.promised_at,
+           coalesce(c.delivered_at <= c.promised_at, false) as delivered_on_time,
+           c.status = 'refunded' as refunded, c.total_amount
+    from unnest(changes) c
+  ),
   order_inputs as (
     select 1 as sign, c.*
-    from (select a.id, a.ordered_at, a.completed_at, a.cancelled_at, a.promised_at,
-                 coalesce(a.delivered_at <= a.promised_at, false) as delivered_on_time,
-                 a.status = 'refunded' as refunded, a.total_amount
-          from unnest(added) a
+    from (select v.order_id, v.ordered_at, v.completed_at, v.cancelled_at, v.promised_at, v.delivered_on_time,
+                 v.refunded, v.total_amount
+          from versions v where v.sign = 1
           except all
-          select r.id, r.ordered_at, r.completed_at, r.cancelled_at, r.promised_at,
-                 coalesce(r.delivered_at <= r.promised_at, false), r.status = 'refunded', r.total_amount
-          from unnest(removed) r) c
+          select v.order_id, v.ordered_at, v.completed_at, v.cancelled_at, v.promised_at, v.delivered_on_time,
+                 v.refunded, v.total_amount
+          from versions v where v.sign = -1) c
     union all
     select -1, c.*
-    from (select r.id, r.ordered_at, r.completed_at, r.cancelled_at, r.promised_at,
-                 coalesce(r.delivered_at <= r.promised_at, false) as delivered_on_time,
-                 r.status = 'refunded' as refunded, r.total_amount
-          from unnest(removed) r
+    from (select v.order_id, v.ordered_at, v.completed_at, v.cancelled_at, v.promised_at, v.delivered_on_time,
+                 v.refunded, v.total_amount
+          from versions v where v.sign = -1
           except all
-          select a.id, a.ordered_at, a.completed_at, a.cancelled_at, a.promised_at,
-                 coalesce(a.delivered_at <= a.promised_at, false), a.status = 'refunded', a.total_amount
-          from unnest(added) a) c
+          select v.order_id, v.ordered_at, v.completed_at, v.cancelled_at, v.promised_at, v.delivered_on_time,
+                 v.refunded, v.total_amount
+          from versions v where v.sign = 1) c
   ),
   -- Per window length (7, 30 and 90 days of 24 hours): the window's end for this order (ordered_at + the
   -- length), whether the order becomes due in it (promised before the end and the cancellation), and whether
@@ -247,17 +199,27 @@ begin
     from order_windows o
     where o.previous
   )
-  select array_agg(row(c.days, c.hour, 0, c.orders, c.completed, c.cancelled, c.due, c.on_time, c.revenue,
-                       c.previous_revenue, c.revenue_orders, c.previous_revenue_orders, 0, 0, 0, 0, 0, 0
-                   )::private.health_figure_changes)
-  into changes
-  from (select s.days, date_bin('1 hour', s.at, timestamptz '2000-01-01 00:00+00') as hour, sum(s.orders) as orders,
-               sum(s.completed) as completed, sum(s.cancelled) as cancelled, sum(s.due) as due,
-               sum(s.on_time) as on_time, sum(s.revenue) as revenue, sum(s.previous_revenue) as previous_revenue,
-               sum(s.revenue_orders) as revenue_orders, sum(s.previous_revenue_orders) as previous_revenue_orders
-        from order_steps s
-        group by 1, 2) c;
-
-  perform private.add_health_figure_changes(changes);
+  insert into private.health_figure_changes as f (
+    days, hour, orders, completed, cancelled, due, on_time, revenue, previous_revenue, revenue_orders,
+    previous_revenue_orders)
+  select s.days, date_bin('1 hour', s.at, timestamptz '2000-01-01 00:00+00'), sum(s.orders), sum(s.completed),
+         sum(s.cancelled), sum(s.due), sum(s.on_time), sum(s.revenue), sum(s.previous_revenue),
+         sum(s.revenue_orders), sum(s.previous_revenue_orders)
+  from order_steps s
+  group by 1, 2
+  having sum(s.orders) <> 0 or sum(s.completed) <> 0 or sum(s.cancelled) <> 0 or sum(s.due) <> 0
+      or sum(s.on_time) <> 0 or sum(s.revenue) <> 0 or sum(s.previous_revenue) <> 0 or sum(s.revenue_orders) <> 0
+      or sum(s.previous_revenue_orders) <> 0
+  order by 1, 2
+  on conflict (days, hour) do update set
+    orders = f.orders + excluded.orders,
+    completed = f.completed + excluded.completed,
+    cancelled = f.cancelled + excluded.cancelled,
+    due = f.due + excluded.due,
+    on_time = f.on_time + excluded.on_time,
+    revenue = f.revenue + excluded.revenue,
+    previous_revenue = f.previous_revenue + excluded.previous_revenue,
+    revenue_orders = f.revenue_orders + excluded.revenue_orders,
+    previous_revenue_orders = f.previous_revenue_orders + excluded.previous_revenue_orders;
 end
 $$;

@@ -1,28 +1,22 @@
 -- Each customer's RFM score as their orders change (the customer half of 30_figure_changes.sql): which
--- customers a statement's order writes concern, their rescoring at commit, and the trigger on
--- `public.orders` that keeps both halves.
+-- customers a batch of the orders' change log concerns, and their rescoring, both run by the fold
+-- (25_order_changes.sql).
 
 -- The customers whose counted orders (not refunded, not cancelled at or before ordering) changed in what
 -- RFM reads of them (time, amount, cancellation), each with the earliest moment that changed: before it,
--- their scores stay as they were.
-create or replace function private.changed_customer_scores(removed public.orders[], added public.orders[])
+-- their scores stay as they were. An order's version out and in with the same inputs cancel out.
+create or replace function private.changed_customer_scores(changes private.order_changes[])
 returns table (customer_id uuid, first_change timestamptz)
 language plpgsql stable set search_path = '' as $$
 begin
   return query
     select c.customer_id, min(c.ordered_at)
     from (
-      (select a.id, a.customer_id, a.ordered_at, a.cancelled_at, a.total_amount from unnest(added) a
-       where a.status <> 'refunded' and (a.cancelled_at is null or a.cancelled_at > a.ordered_at)
-       except all
-       select r.id, r.customer_id, r.ordered_at, r.cancelled_at, r.total_amount from unnest(removed) r
-       where r.status <> 'refunded' and (r.cancelled_at is null or r.cancelled_at > r.ordered_at))
-      union all
-      (select r.id, r.customer_id, r.ordered_at, r.cancelled_at, r.total_amount from unnest(removed) r
-       where r.status <> 'refunded' and (r.cancelled_at is null or r.cancelled_at > r.ordered_at)
-       except all
-       select a.id, a.customer_id, a.ordered_at, a.cancelled_at, a.total_amount from unnest(added) a
-       where a.status <> 'refunded' and (a.cancelled_at is null or a.cancelled_at > a.ordered_at))
+      select v.order_id, v.customer_id, v.ordered_at, v.cancelled_at, v.total_amount
+      from unnest(changes) v
+      where v.status <> 'refunded' and (v.cancelled_at is null or v.cancelled_at > v.ordered_at)
+      group by v.order_id, v.customer_id, v.ordered_at, v.cancelled_at, v.total_amount
+      having sum(v.sign) <> 0
     ) c
     group by c.customer_id;
 end
@@ -161,8 +155,6 @@ $$;
 create or replace function private.apply_customer_score_changes(customers uuid[], first_changes timestamptz[])
 returns void
 language plpgsql set search_path = '' set work_mem = '256MB' set plan_cache_mode = 'force_generic_plan' as $$
-declare
-  changes private.health_figure_changes[];
 begin
   if coalesce(cardinality(customers), 0) = 0 then
     return;
@@ -257,140 +249,27 @@ begin
     join state_figures x on x.state = c.state
     group by 1, 2
   )
-  select array_agg(row(c.days, c.hour, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, c.customers, c.score_sum, c.scores_1_mod_3,
-                       c.scores_2_mod_3, c.scores_of_3, c.repeat_customers)::private.health_figure_changes)
-  into changes
-  from rfm_changes c;
-
-  perform private.add_health_figure_changes(changes);
-end
-$$;
-
--- Every change of a statement's order writes, at once: the order figures and the scores of the customers
--- they concern. What the triggers do over a transaction, for a caller that needs it now (a rebuild, the
--- tests' recompute).
-create or replace function private.apply_health_figure_changes(removed public.orders[], added public.orders[])
-returns void
-language plpgsql set search_path = '' as $$
-begin
-  perform private.apply_order_figure_changes(removed, added);
-  perform private.apply_customer_score_changes(array_agg(c.customer_id order by c.customer_id),
-                                               array_agg(c.first_change order by c.customer_id))
-  from private.changed_customer_scores(removed, added) c;
-end
-$$;
-
--- The customers an open transaction's order writes have changed, kept until it commits; a transaction
--- sees and removes only its own rows. Unlogged: no row outlives its transaction, so a crash loses nothing.
-create unlogged table private.pending_customer_scores (
-  transaction_id xid8 not null default pg_catalog.pg_current_xact_id(),
-  customer_id uuid not null,
-  first_change timestamptz not null,
-  primary key (transaction_id, customer_id)
-);
-
--- One row per transaction with pending scores, whose deferred trigger rescores them as it commits.
-create unlogged table private.pending_customer_score_transactions (
-  transaction_id xid8 primary key default pg_catalog.pg_current_xact_id()
-);
-
-alter table private.pending_customer_scores enable row level security;
-
-alter table private.pending_customer_score_transactions enable row level security;
-
-create policy "admins read pending customer scores" on private.pending_customer_scores
-  for select to authenticated
-  using ((select private.is_admin()));
-
-create policy "admins read pending customer score transactions" on private.pending_customer_score_transactions
-  for select to authenticated
-  using ((select private.is_admin()));
-
-revoke all on private.pending_customer_scores, private.pending_customer_score_transactions
-from public, anon, authenticated, service_role;
-
--- Keeps the customers of a statement's order writes for rescoring at commit.
-create or replace function private.defer_customer_score_changes(removed public.orders[], added public.orders[])
-returns void
-language plpgsql set search_path = '' as $$
-begin
-  insert into private.pending_customer_scores as p (customer_id, first_change)
-  select c.customer_id, c.first_change from private.changed_customer_scores(removed, added) c
-  order by c.customer_id
-  on conflict (transaction_id, customer_id) do update set first_change = least(p.first_change, excluded.first_change);
-  if found then
-    insert into private.pending_customer_score_transactions default values on conflict do nothing;
-  end if;
-end
-$$;
-
--- Deferred to COMMIT: rescores every customer this transaction's order writes changed, each once, from
--- its earliest change, in one pass that takes them in customer order. (A transaction that must read its
--- own writes' scores before it commits can `set constraints` this trigger `immediate`.) Security definer for the same
--- reason as the statement triggers.
-create or replace function private.rescore_pending_customers()
-returns trigger
-language plpgsql security definer set search_path = '' as $$
-declare
-  customers uuid[];
-  first_changes timestamptz[];
-begin
-  delete from private.pending_customer_score_transactions t where t.transaction_id = pg_catalog.pg_current_xact_id();
-  with pending as (
-    delete from private.pending_customer_scores p
-    where p.transaction_id = pg_catalog.pg_current_xact_id()
-    returning p.customer_id, p.first_change
-  )
-  select array_agg(c.customer_id order by c.customer_id), array_agg(c.first_change order by c.customer_id)
-  into customers, first_changes
-  from pending c;
-  perform private.apply_customer_score_changes(customers, first_changes);
-  return null;
-end
-$$;
-
-create constraint trigger pending_customer_score_transactions_rescore
-  after insert on private.pending_customer_score_transactions
-  deferrable initially deferred
-  for each row execute function private.rescore_pending_customers();
-
-alter table private.pending_customer_score_transactions enable always trigger pending_customer_score_transactions_rescore;
-
--- Statement-level, over the transition tables: the order figures now, the customers' scores at commit.
--- Security definer because order writers (administrators) have no rights on `private`.
-create or replace function private.orders_maintain_health_figures()
-returns trigger
-language plpgsql security definer set search_path = '' as $$
-declare
-  removed public.orders[];
-  added public.orders[];
-begin
-  if tg_op = 'TRUNCATE' then
-    truncate private.health_figure_changes, private.customer_scores, private.pending_customer_scores,
-      private.pending_customer_score_transactions;
-    return null;
-  end if;
-  if tg_op in ('UPDATE', 'DELETE') then
-    removed := (select array_agg(o::public.orders) from old_rows o);
-  end if;
-  if tg_op in ('INSERT', 'UPDATE') then
-    added := (select array_agg(n::public.orders) from new_rows n);
-  end if;
-  perform private.apply_order_figure_changes(removed, added);
-  perform private.defer_customer_score_changes(removed, added);
-  return null;
+  insert into private.health_figure_changes as f (
+    days, hour, customers, score_sum, scores_1_mod_3, scores_2_mod_3, scores_of_3, repeat_customers)
+  select c.days, c.hour, c.customers, c.score_sum, c.scores_1_mod_3, c.scores_2_mod_3, c.scores_of_3,
+         c.repeat_customers
+  from rfm_changes c
+  where c.customers <> 0 or c.score_sum <> 0 or c.scores_1_mod_3 <> 0 or c.scores_2_mod_3 <> 0
+     or c.scores_of_3 <> 0 or c.repeat_customers <> 0
+  order by c.days, c.hour
+  on conflict (days, hour) do update set
+    customers = f.customers + excluded.customers,
+    score_sum = f.score_sum + excluded.score_sum,
+    scores_1_mod_3 = f.scores_1_mod_3 + excluded.scores_1_mod_3,
+    scores_2_mod_3 = f.scores_2_mod_3 + excluded.scores_2_mod_3,
+    scores_of_3 = f.scores_of_3 + excluded.scores_of_3,
+    repeat_customers = f.repeat_customers + excluded.repeat_customers;
 end
 $$;
 
 revoke execute on function private.health_rfm_state_figures(),
-  private.add_health_figure_changes(private.health_figure_changes[]),
-  private.apply_order_figure_changes(public.orders[], public.orders[]),
-  private.changed_customer_scores(public.orders[], public.orders[]),
+  private.apply_order_figure_changes(private.order_changes[]),
+  private.changed_customer_scores(private.order_changes[]),
   private.customer_state_walk(uuid[], timestamptz[]),
-  private.apply_customer_score_changes(uuid[], timestamptz[]),
-  private.apply_health_figure_changes(public.orders[], public.orders[]),
-  private.defer_customer_score_changes(public.orders[], public.orders[]), private.rescore_pending_customers(),
-  private.orders_maintain_health_figures()
+  private.apply_customer_score_changes(uuid[], timestamptz[])
 from public, anon, authenticated;
-
-select private.keep_derived_data('public.orders', 'orders_health_figures', 'private.orders_maintain_health_figures');

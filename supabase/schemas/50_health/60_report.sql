@@ -342,7 +342,9 @@ grant execute on function private.health_report(text, boolean, boolean, boolean,
 -- The function's one entry point, in its own schema: not exposed by PostgREST (config.toml exposes
 -- `public` only), so the rate limits of the edge function cannot be walked around through /rest/v1/rpc.
 -- Security definer because anonymous callers get scores of rows they may not read; it returns scores,
--- ratios and percentages only.
+-- ratios and percentages only. It folds the orders' change log first (25_order_changes.sql), so the
+-- report counts every order write committed before it began; one committing while it runs is the next
+-- report's.
 create schema if not exists health;
 
 grant usage on schema health to anon, authenticated, service_role;
@@ -355,7 +357,7 @@ create or replace function health.business_health(
   language text default 'zh-TW'
 )
 returns jsonb
-language plpgsql stable security definer set search_path = '' as $$
+language plpgsql security definer set search_path = '' as $$
 declare
   banned_until text;
 begin
@@ -368,6 +370,7 @@ begin
   elsif coalesce(auth.role(), '') not in ('anon', 'service_role') then
     perform private.raise_api_error(403, 'PERMISSION_DENIED', 'This role may not view business health');
   end if;
+  perform private.fold_order_changes(true);
   return private.health_report(period, include_system, include_trends, include_insights, private.now(), language);
 end
 $$;
@@ -377,10 +380,10 @@ revoke execute on function health.business_health(text, boolean, boolean, boolea
 grant execute on function health.business_health(text, boolean, boolean, boolean, text) to anon, authenticated, service_role;
 
 -- The figures behind the scores (private.health_period_figures), for administrators and the service key
--- only: they are amounts, which the report, open to anyone, never carries.
+-- only: they are amounts, which the report, open to anyone, never carries. Folded first, as the report is.
 create or replace function health.business_figures(period text)
 returns jsonb
-language plpgsql stable security definer set search_path = '' as $$
+language plpgsql security definer set search_path = '' as $$
 declare
   days integer := case period when '7d' then 7 when '30d' then 30 when '90d' then 90 end;
 begin
@@ -391,6 +394,7 @@ begin
     perform private.raise_api_error(400, 'INVALID_PARAMETER', 'Invalid period', jsonb_build_object(
       'parameter', 'period', 'provided', period, 'expected', jsonb_build_array('7d', '30d', '90d')));
   end if;
+  perform private.fold_order_changes(true);
   return jsonb_build_object('period', period, 'as_of', private.api_timestamp(private.now())) || private.health_period_figures(private.now(), days);
 end
 $$;
