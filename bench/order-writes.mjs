@@ -1,12 +1,13 @@
 // npm run bench:writes [-- --orders N] [--duration S] [--smoke]
 //
 // The order write path as a backend job writes it (SQL, one order per transaction), on a fresh embedded
-// PostgreSQL holding the project's migrations and a generated store: single-insert latency for a new
-// customer and for one with 10,000 orders, then 8 and 32 concurrent writers inserting orders of distinct
-// customers into `public.orders` (every trigger) beside the same inserts into a trigger-less copy of the
-// table (the write ceiling, same run), with the lock waits seen by sampling pg_locks and every error
-// counted. Writes bench/results/order-writes.{json,md}; `--smoke` (a small store, 1 s per measurement,
-// for the test that keeps the harness working) writes order-writes-smoke.{json,md} instead.
+// PostgreSQL holding the project's migrations and a generated store (its seconds: the orders inserted, then
+// folded): single-insert latency for a new customer and for one with 10,000 orders, into `public.orders`
+// (every trigger) and into a trigger-less copy of the table, then 8 and 32 concurrent writers inserting
+// orders of distinct customers into each (the copy is the write ceiling, same run), with the lock waits
+// seen by sampling pg_locks and every error counted; last, the fold of what the writers appended, in
+// orders per second. Writes bench/results/order-writes.{json,md}; `--smoke` (a small store, 1 s per
+// measurement, for the test that keeps the harness working) writes order-writes-smoke.{json,md} instead.
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -39,15 +40,20 @@ try {
   log(`Generating ${ORDERS} orders over ${ORDERS / 10} customers and one customer with ${HEAVY_ORDERS}…`);
   const started = performance.now();
   await generateStore();
+  const insertSeconds = (performance.now() - started) / 1000;
+  const storeFold = await fold();
   const generateSeconds = (performance.now() - started) / 1000;
   await sql`create table public.orders_without_triggers (like public.orders including all)`;
   await sql`vacuum analyze`;
 
   log('Single inserts…');
-  const single = {
-    new_customer: await singleInserts(() => newCustomerIds(SINGLE_INSERTS)),
-    heavy_customer: await singleInserts(async () => Array(SINGLE_INSERTS).fill(await heavyCustomer())),
-  };
+  const single = {};
+  for (const table of ['orders', 'orders_without_triggers']) {
+    single[table] = {
+      new_customer: await singleInserts(table, () => newCustomerIds(SINGLE_INSERTS)),
+      heavy_customer: await singleInserts(table, async () => Array(SINGLE_INSERTS).fill(await heavyCustomer())),
+    };
+  }
   const concurrent = [];
   for (const writers of [8, 32]) {
     for (const table of ['orders', 'orders_without_triggers']) {
@@ -55,14 +61,18 @@ try {
       concurrent.push({ writers, table, ...(await concurrentInserts(writers, table)) });
     }
   }
+  log('Folding what the writers appended…');
+  const writersFold = await fold();
   const report = {
     generated_at: new Date().toISOString(),
     mode: smoke ? 'smoke' : 'full',
     orders: ORDERS,
     heavy_customer_orders: HEAVY_ORDERS,
+    insert_seconds: insertSeconds,
     generate_seconds: generateSeconds,
     single,
     concurrent,
+    fold: { store: storeFold, writers: writersFold },
   };
   await writeFile(`${RESULTS}.json`, `${JSON.stringify(report, null, 2)}\n`);
   await writeFile(`${RESULTS}.md`, markdown(report));
@@ -92,6 +102,14 @@ async function generateStore() {
     from generate_series(1, ${HEAVY_ORDERS}) i`;
 }
 
+/** Folds every change logged so far, in one batch, and says how many orders a second that was. */
+async function fold() {
+  const start = performance.now();
+  const [{ folded }] = await sql`select private.fold_order_changes(true, ${2 ** 31 - 1})::int as folded`;
+  const seconds = (performance.now() - start) / 1000;
+  return { changes: folded, seconds, changes_per_second: folded / seconds };
+}
+
 async function heavyCustomer() {
   return (await sql`select id from public.customers where email = 'heavy@bench.test'`)[0].id;
 }
@@ -108,14 +126,14 @@ async function newCustomerIds(count) {
  * would be (its first tenth unmeasured: the functions' plans are cached per connection), and returns the
  * latency percentiles.
  */
-async function singleInserts(customers) {
+async function singleInserts(table, customers) {
   const ids = await customers();
   const connection = postgres(database.url, { max: 1, onnotice: () => {} });
   const times = [];
   try {
     for (const [i, customer] of ids.entries()) {
       const start = performance.now();
-      await connection`insert into public.orders (customer_id, status, total_amount) values (${customer}, 'paid', 120)`;
+      await connection`insert into ${connection('public.' + table)} (customer_id, status, total_amount) values (${customer}, 'paid', 120)`;
       if (i >= ids.length / 10) times.push(performance.now() - start);
     }
   } finally {
@@ -170,21 +188,28 @@ function percentiles(times) {
 function markdown(report) {
   const n = (value, digits = 0) => Number(value).toFixed(digits);
   const ceiling = (writers) => report.concurrent.find((c) => c.writers === writers && c.table === 'orders_without_triggers');
+  const single = (table, who) => report.single[table][who];
+  const ratio = (who) => n(single('orders', who).p50 / single('orders_without_triggers', who).p50, 2);
   return [
     `# Order writes (${report.generated_at})`,
     '',
-    `Store: ${report.orders} orders generated in ${n(report.generate_seconds, 1)} s (one statement, every trigger), plus one customer with ${report.heavy_customer_orders} orders.`,
+    `Store: ${report.orders} orders generated in ${n(report.generate_seconds, 1)} s (inserted in ${n(report.insert_seconds, 1)} s, one statement, then folded in ${n(report.fold.store.seconds, 1)} s), plus one customer with ${report.heavy_customer_orders} orders.`,
     '',
-    '| single insert, one transaction each | p50 ms | p99 ms |',
-    '|---|---:|---:|',
-    `| new customer | ${n(report.single.new_customer.p50, 2)} | ${n(report.single.new_customer.p99, 2)} |`,
-    `| customer with ${report.heavy_customer_orders} orders | ${n(report.single.heavy_customer.p50, 2)} | ${n(report.single.heavy_customer.p99, 2)} |`,
+    '| single insert, one transaction each | orders p50 ms | p99 ms | trigger-less copy p50 ms | p99 ms | p50 ratio |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...['new_customer', 'heavy_customer'].map((who) =>
+      `| ${who === 'new_customer' ? 'new customer' : `customer with ${report.heavy_customer_orders} orders`} | ${n(single('orders', who).p50, 2)} | ${n(single('orders', who).p99, 2)} | ${n(single('orders_without_triggers', who).p50, 2)} | ${n(single('orders_without_triggers', who).p99, 2)} | ${ratio(who)}x |`),
     '',
     '| writers | table | orders/s | ratio to the trigger-less copy | samples with a lock wait | waiters seen, by lock type | errors |',
     '|---:|---|---:|---:|---:|---|---|',
     ...report.concurrent.map((c) =>
       `| ${c.writers} | ${c.table} | ${n(c.orders_per_second)} | ${n(c.orders_per_second / ceiling(c.writers).orders_per_second, 2)}x | ${c.lock_wait_samples} of ${c.samples} | ${JSON.stringify(c.waits)} | ${JSON.stringify(c.errors)} |`
     ),
+    '',
+    '| fold | changes | seconds | changes/s |',
+    '|---|---:|---:|---:|',
+    `| the generated store | ${report.fold.store.changes} | ${n(report.fold.store.seconds, 2)} | ${n(report.fold.store.changes_per_second)} |`,
+    `| what the concurrent writers appended | ${report.fold.writers.changes} | ${n(report.fold.writers.seconds, 2)} | ${n(report.fold.writers.changes_per_second)} |`,
     '',
   ].join('\n');
 }
