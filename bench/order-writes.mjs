@@ -93,7 +93,7 @@ async function generateStore() {
            t.at + interval '2 days', case when i % 4 = 1 then t.at + interval '3 days' end,
            case when i % 4 = 3 then t.at + interval '1 hour' end
     from generate_series(1, ${ORDERS}) i
-    cross join lateral (select private.now() - make_interval(mins => (i * 7919) % (400 * 24 * 60)) as at) t
+    cross join lateral (select private.now() - make_interval(mins => ((i::bigint * 7919) % (400 * 24 * 60))::int) as at) t
     join (select id, row_number() over (order by id) as n from public.customers) c on c.n = 1 + i % ${ORDERS / 10}`;
   const [{ id }] = await sql`insert into public.customers (email, name) values ('heavy@bench.test', 'Heavy') returning id`;
   await sql`

@@ -71,16 +71,31 @@ create policy "admins read customer scores" on private.customer_scores
 
 revoke all on private.customer_scores from public, anon, authenticated, service_role;
 
--- A customer's RFM state is one number: 0 when they have no counted order (not refunded, not cancelled
--- yet) in the last 90 days, so are scored in no window; else 25 × R + 5 × (F − 1) + (M − 1), with the bands
--- of private.health_average_rfm_score (40_scoring.sql): R = 5 with an order in the last 3 days, 4 in 7, 3 in
--- 14, 2 in 30, else 1; F from 2, 3, 6, 10 orders in the last 365 days; M from 1,000, 5,000, 10,000, 20,000 of
--- their spend in those days. The state is computed from those counts (spend in cents) where they are
--- counted, here and in 50_figures.sql; test/database/business-health-rollups.test.ts holds every band edge
--- against the formula. This is what a state adds to each window's customer figures: a customer is in the
--- 7-day window's population when R ≥ 4 (an order in the last 7 days), in the 30-day one when R ≥ 2, in the
--- 90-day one when R ≥ 1. PL/pgSQL, as every function the fold calls: PostgreSQL 17 plans a SQL function
--- that is not inlined again on every call (0.5 ms here), PL/pgSQL once per session.
+-- The RFM bands of seed 03, written once (private.health_average_rfm_score in 40_scoring.sql and the
+-- customers' walk in 35_customer_scores.sql both read them here): R is 5 with a counted order in the last
+-- 3 days, 4 in 7, 3 in 14, 2 in 30, else 1; F counts the counted orders of the last 365 days, M their spend,
+-- each 1 below the first band and one more from each band on; a customer is scored while they have a
+-- counted order in the last 90 days (the longest period). Counted: not refunded, not cancelled by then.
+create or replace function private.rfm_bands(
+  out recency_band_days integer[], out frequency_band_orders integer[], out spend_bands numeric[],
+  out scored_days integer, out year_days integer
+)
+language sql immutable parallel safe set search_path = '' as $$
+  select array[3, 7, 14, 30], array[2, 3, 6, 10], array[1000, 5000, 10000, 20000]::numeric[], 90, 365
+$$;
+
+revoke execute on function private.rfm_bands() from public, anon, authenticated;
+
+grant execute on function private.rfm_bands() to service_role;
+
+-- A customer's RFM state is one number: 0 when they are scored in no window (no counted order in the
+-- scored days); else 25 × R + 5 × (F − 1) + (M − 1), by the bands above. The walk computes it from the
+-- customer's counts (spend in cents); test/database/business-health-rollups.test.ts holds every band edge
+-- against the formula. This is what a state adds to each window's customer figures: a customer is in a
+-- window's population when their last counted order lies within it, that is when R is at least 5 less the
+-- recency bands shorter than the window (7 days: R ≥ 4, 30: R ≥ 2, 90: R ≥ 1). PL/pgSQL, as every function
+-- the fold calls: PostgreSQL 17 plans a SQL function that is not inlined again on every call (0.5 ms
+-- here), PL/pgSQL once per session.
 create or replace function private.health_rfm_state_figures()
 returns table (
   state integer, days smallint, customers integer, score_sum integer, scores_1_mod_3 integer,
@@ -94,51 +109,62 @@ begin
     from (select g.state, g.state / 25 as recency, (g.state / 5) % 5 + 1 as frequency,
                  g.state / 25 + (g.state / 5) % 5 + 1 + g.state % 5 + 1 as score
           from generate_series(25, 149) g(state)) s
-    join (values (7::smallint, 4), (30::smallint, 2), (90::smallint, 1)) w(days, lowest_recency)
+    join (select w.days, 5 - (select count(*) from unnest(b.recency_band_days) d where d < w.days) as lowest_recency
+          from (values (7::smallint), (30::smallint), (90::smallint)) w(days), private.rfm_bands() b) w
       on s.recency >= w.lowest_recency;
 end
 $$;
 
--- Adds the order figures' steps of a batch of the orders' change log (25_order_changes.sql) to the hours
--- they fall in: each order's steps are its own, so this reads nothing but the changes given.
-create or replace function private.apply_order_figure_changes(changes private.order_changes[])
-returns void
--- Planned once per connection: planning each time would cost more than a small batch's changes.
-language plpgsql set search_path = '' set work_mem = '256MB' set plan_cache_mode = 'force_generic_plan' as $$
+-- The order versions of a batch of the orders' change log (25_order_changes.sql) whose figure inputs
+-- changed, +1 as they are, −1 as they were: an order's version out and in with the same inputs (a move from
+-- paid to shipped) cancel out.
+create or replace function private.order_figure_inputs(changes private.order_changes[])
+returns table (
+  sign integer, order_id uuid, ordered_at timestamptz, completed_at timestamptz, cancelled_at timestamptz,
+  promised_at timestamptz, delivered_on_time boolean, refunded boolean, total_amount numeric
+)
+language plpgsql stable set search_path = '' as $$
 begin
-  -- A large batch gets a plan of its own, made knowing how many changes it holds.
-  if cardinality(changes) > 1000 then
-    perform set_config('plan_cache_mode', 'force_custom_plan', true);
-  end if;
-
-  with
-  -- The versions whose inputs changed, +1 as they are, −1 as they were: an order's version out and in with
-  -- the same inputs (a move from paid to shipped) cancel out.
-  versions as (
+  return query
+  with versions as (
     select c.sign, c.order_id, c.ordered_at, c.completed_at, c.cancelled_at, c.promised_at,
            coalesce(c.delivered_at <= c.promised_at, false) as delivered_on_time,
            c.status = 'refunded' as refunded, c.total_amount
     from unnest(changes) c
-  ),
-  order_inputs as (
-    select 1 as sign, c.*
-    from (select v.order_id, v.ordered_at, v.completed_at, v.cancelled_at, v.promised_at, v.delivered_on_time,
-                 v.refunded, v.total_amount
-          from versions v where v.sign = 1
-          except all
-          select v.order_id, v.ordered_at, v.completed_at, v.cancelled_at, v.promised_at, v.delivered_on_time,
-                 v.refunded, v.total_amount
-          from versions v where v.sign = -1) c
-    union all
-    select -1, c.*
-    from (select v.order_id, v.ordered_at, v.completed_at, v.cancelled_at, v.promised_at, v.delivered_on_time,
-                 v.refunded, v.total_amount
-          from versions v where v.sign = -1
-          except all
-          select v.order_id, v.ordered_at, v.completed_at, v.cancelled_at, v.promised_at, v.delivered_on_time,
-                 v.refunded, v.total_amount
-          from versions v where v.sign = 1) c
-  ),
+  )
+  select 1, c.*
+  from (select v.order_id, v.ordered_at, v.completed_at, v.cancelled_at, v.promised_at, v.delivered_on_time,
+               v.refunded, v.total_amount
+        from versions v where v.sign = 1
+        except all
+        select v.order_id, v.ordered_at, v.completed_at, v.cancelled_at, v.promised_at, v.delivered_on_time,
+               v.refunded, v.total_amount
+        from versions v where v.sign = -1) c
+  union all
+  select -1, c.*
+  from (select v.order_id, v.ordered_at, v.completed_at, v.cancelled_at, v.promised_at, v.delivered_on_time,
+               v.refunded, v.total_amount
+        from versions v where v.sign = -1
+        except all
+        select v.order_id, v.ordered_at, v.completed_at, v.cancelled_at, v.promised_at, v.delivered_on_time,
+               v.refunded, v.total_amount
+        from versions v where v.sign = 1) c;
+end
+$$;
+
+-- The order figures' steps of a batch of the change log: each order's are its own, so this reads nothing
+-- but the changes given. One row per moment of an order and window length, a column per figure (the
+-- table's).
+create or replace function private.order_figure_steps(changes private.order_changes[])
+returns table (
+  at timestamptz, days smallint, orders integer, completed integer, cancelled integer, due integer,
+  on_time integer, revenue numeric, previous_revenue numeric, revenue_orders integer, previous_revenue_orders integer
+)
+language plpgsql stable set search_path = '' set work_mem = '256MB' as $$
+begin
+  return query
+  with
+  order_inputs as (select * from private.order_figure_inputs(changes)),
   -- Per window length (7, 30 and 90 days of 24 hours): the window's end for this order (ordered_at + the
   -- length), whether the order becomes due in it (promised before the end and the cancellation), and whether
   -- it counts in the next window's previous revenue.
@@ -153,7 +179,7 @@ begin
                        (90::smallint, interval '2160 hours')) w(days, span)
   ),
   -- Each figure is 1 (or the amount) for T in an interval (start, end], so +sign at its start and −sign at
-  -- its end: one row per moment of an order and window length, a column per figure (the table's).
+  -- its end.
   order_steps (at, days, orders, completed, cancelled, due, on_time, revenue, previous_revenue, revenue_orders,
                previous_revenue_orders) as (
     -- ordered: in the window, and counted until the cancellation
@@ -199,13 +225,30 @@ begin
     from order_windows o
     where o.previous
   )
+  select s.at, s.days, s.orders::integer, s.completed::integer, s.cancelled::integer, s.due::integer,
+         s.on_time::integer, s.revenue::numeric, s.previous_revenue::numeric, s.revenue_orders::integer,
+         s.previous_revenue_orders::integer
+  from order_steps s;
+end
+$$;
+
+-- Adds the order figures' steps of a batch of the change log to the hours they fall in.
+create or replace function private.apply_order_figure_changes(changes private.order_changes[])
+returns void
+-- Planned once per connection: planning each time would cost more than a small batch's changes.
+language plpgsql set search_path = '' set work_mem = '256MB' set plan_cache_mode = 'force_generic_plan' as $$
+begin
+  -- A large batch gets a plan of its own, made knowing how many changes it holds.
+  if cardinality(changes) > 1000 then
+    perform set_config('plan_cache_mode', 'force_custom_plan', true);
+  end if;
   insert into private.health_figure_changes as f (
     days, hour, orders, completed, cancelled, due, on_time, revenue, previous_revenue, revenue_orders,
     previous_revenue_orders)
   select s.days, date_bin('1 hour', s.at, timestamptz '2000-01-01 00:00+00'), sum(s.orders), sum(s.completed),
          sum(s.cancelled), sum(s.due), sum(s.on_time), sum(s.revenue), sum(s.previous_revenue),
          sum(s.revenue_orders), sum(s.previous_revenue_orders)
-  from order_steps s
+  from private.order_figure_steps(changes) s
   group by 1, 2
   having sum(s.orders) <> 0 or sum(s.completed) <> 0 or sum(s.cancelled) <> 0 or sum(s.due) <> 0
       or sum(s.on_time) <> 0 or sum(s.revenue) <> 0 or sum(s.previous_revenue) <> 0 or sum(s.revenue_orders) <> 0

@@ -77,16 +77,21 @@ $$;
 -- formulas live in the population functions, written over arrays; the per-item functions call them with
 -- one element, so there is one definition of each formula and the per-item tests check it.
 
--- Average RFM over customers (recency days, orders and spend in the year, element by element). The report
--- reads the RFM figures from the kept score changes (35_customer_scores.sql), which apply these same bands to
--- each customer's counts; test/database/business-health-rollups.test.ts holds them to this formula.
+-- Average RFM over customers (recency days, orders and spend in the year, element by element), by the
+-- bands of private.rfm_bands (30_figure_changes.sql): R counts the recency bands the last order is within
+-- (on the band's day itself still within). The report reads the RFM figures from the kept score changes
+-- (35_customer_scores.sql), which apply the same bands to each customer's counts;
+-- test/database/business-health-rollups.test.ts holds them to this formula.
 create or replace function private.health_average_rfm_score(recency_days numeric[], orders bigint[], spend numeric[])
 returns numeric
 language sql immutable parallel safe set search_path = '' as $$
-  select avg((1 + width_bucket(-c.recency_days, array[-30, -14, -7, -3]::numeric[])
-            + 1 + width_bucket(c.orders, array[2, 3, 6, 10]::bigint[])
-            + 1 + width_bucket(c.spend, array[1000, 5000, 10000, 20000]::numeric[]))::numeric / 3)
+  select avg((1 + width_bucket(-c.recency_days, b.negated_recency)
+            + 1 + width_bucket(c.orders, b.frequency_band_orders::bigint[])
+            + 1 + width_bucket(c.spend, b.spend_bands))::numeric / 3)
   from unnest(recency_days, orders, spend) c(recency_days, orders, spend)
+  cross join (select array(select -d::numeric from unnest(r.recency_band_days) d order by 1) as negated_recency,
+                     r.frequency_band_orders, r.spend_bands
+              from private.rfm_bands() r) b
 $$;
 
 create or replace function private.health_rfm_score(recency_days numeric, orders bigint, spend numeric)

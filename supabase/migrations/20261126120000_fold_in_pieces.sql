@@ -1,0 +1,471 @@
+-- The fold's functions in pieces of at most 80 lines, and the RFM bands written once
+-- (private.rfm_bands): the order figures' inputs and steps apart from their addition, the customers' counted
+-- orders apart from their walk, the moments a rescoring changes apart from keeping them. The same figures.
+
+-- The RFM bands of seed 03, written once (private.health_average_rfm_score in 40_scoring.sql and the
+-- customers' walk in 35_customer_scores.sql both read them here): R is 5 with a counted order in the last
+-- 3 days, 4 in 7, 3 in 14, 2 in 30, else 1; F counts the counted orders of the last 365 days, M their spend,
+-- each 1 below the first band and one more from each band on; a customer is scored while they have a
+-- counted order in the last 90 days (the longest period). Counted: not refunded, not cancelled by then.
+create or replace function private.rfm_bands(
+  out recency_band_days integer[], out frequency_band_orders integer[], out spend_bands numeric[],
+  out scored_days integer, out year_days integer
+)
+language sql immutable parallel safe set search_path = '' as $$
+  select array[3, 7, 14, 30], array[2, 3, 6, 10], array[1000, 5000, 10000, 20000]::numeric[], 90, 365
+$$;
+
+revoke execute on function private.rfm_bands() from public, anon, authenticated;
+
+grant execute on function private.rfm_bands() to service_role;
+
+-- A customer's RFM state is one number: 0 when they are scored in no window (no counted order in the
+-- scored days); else 25 × R + 5 × (F − 1) + (M − 1), by the bands above. The walk computes it from the
+-- customer's counts (spend in cents); test/database/business-health-rollups.test.ts holds every band edge
+-- against the formula. This is what a state adds to each window's customer figures: a customer is in a
+-- window's population when their last counted order lies within it, that is when R is at least 5 less the
+-- recency bands shorter than the window (7 days: R ≥ 4, 30: R ≥ 2, 90: R ≥ 1). PL/pgSQL, as every function
+-- the fold calls: PostgreSQL 17 plans a SQL function that is not inlined again on every call (0.5 ms
+-- here), PL/pgSQL once per session.
+create or replace function private.health_rfm_state_figures()
+returns table (
+  state integer, days smallint, customers integer, score_sum integer, scores_1_mod_3 integer,
+  scores_2_mod_3 integer, scores_of_3 integer, repeat_customers integer
+)
+language plpgsql immutable parallel safe set search_path = '' as $$
+begin
+  return query
+    select s.state, w.days, 1, s.score, (s.score % 3 = 1)::integer, (s.score % 3 = 2)::integer,
+           (s.score = 3)::integer, (s.frequency > 1)::integer
+    from (select g.state, g.state / 25 as recency, (g.state / 5) % 5 + 1 as frequency,
+                 g.state / 25 + (g.state / 5) % 5 + 1 + g.state % 5 + 1 as score
+          from generate_series(25, 149) g(state)) s
+    join (select w.days, 5 - (select count(*) from unnest(b.recency_band_days) d where d < w.days) as lowest_recency
+          from (values (7::smallint), (30::smallint), (90::smallint)) w(days), private.rfm_bands() b) w
+      on s.recency >= w.lowest_recency;
+end
+$$;
+
+-- The order versions of a batch of the orders' change log (25_order_changes.sql) whose figure inputs
+-- changed, +1 as they are, −1 as they were: an order's version out and in with the same inputs (a move from
+-- paid to shipped) cancel out.
+create or replace function private.order_figure_inputs(changes private.order_changes[])
+returns table (
+  sign integer, order_id uuid, ordered_at timestamptz, completed_at timestamptz, cancelled_at timestamptz,
+  promised_at timestamptz, delivered_on_time boolean, refunded boolean, total_amount numeric
+)
+language plpgsql stable set search_path = '' as $$
+begin
+  return query
+  with versions as (
+    select c.sign, c.order_id, c.ordered_at, c.completed_at, c.cancelled_at, c.promised_at,
+           coalesce(c.delivered_at <= c.promised_at, false) as delivered_on_time,
+           c.status = 'refunded' as refunded, c.total_amount
+    from unnest(changes) c
+  )
+  select 1, c.*
+  from (select v.order_id, v.ordered_at, v.completed_at, v.cancelled_at, v.promised_at, v.delivered_on_time,
+               v.refunded, v.total_amount
+        from versions v where v.sign = 1
+        except all
+        select v.order_id, v.ordered_at, v.completed_at, v.cancelled_at, v.promised_at, v.delivered_on_time,
+               v.refunded, v.total_amount
+        from versions v where v.sign = -1) c
+  union all
+  select -1, c.*
+  from (select v.order_id, v.ordered_at, v.completed_at, v.cancelled_at, v.promised_at, v.delivered_on_time,
+               v.refunded, v.total_amount
+        from versions v where v.sign = -1
+        except all
+        select v.order_id, v.ordered_at, v.completed_at, v.cancelled_at, v.promised_at, v.delivered_on_time,
+               v.refunded, v.total_amount
+        from versions v where v.sign = 1) c;
+end
+$$;
+
+-- The order figures' steps of a batch of the change log: each order's are its own, so this reads nothing
+-- but the changes given. One row per moment of an order and window length, a column per figure (the
+-- table's).
+create or replace function private.order_figure_steps(changes private.order_changes[])
+returns table (
+  at timestamptz, days smallint, orders integer, completed integer, cancelled integer, due integer,
+  on_time integer, revenue numeric, previous_revenue numeric, revenue_orders integer, previous_revenue_orders integer
+)
+language plpgsql stable set search_path = '' set work_mem = '256MB' as $$
+begin
+  return query
+  with
+  order_inputs as (select * from private.order_figure_inputs(changes)),
+  -- Per window length (7, 30 and 90 days of 24 hours): the window's end for this order (ordered_at + the
+  -- length), whether the order becomes due in it (promised before the end and the cancellation), and whether
+  -- it counts in the next window's previous revenue.
+  order_windows as materialized (
+    select i.*, w.days, i.ordered_at + w.span as window_end, i.ordered_at + 2 * w.span as previous_end,
+           not i.refunded and (i.cancelled_at is null or i.cancelled_at > i.ordered_at) as counted,
+           i.promised_at is not null
+             and greatest(i.ordered_at, i.promised_at) < least(i.ordered_at + w.span, i.cancelled_at) as due,
+           not i.refunded and (i.cancelled_at is null or i.cancelled_at > i.ordered_at + w.span) as previous
+    from order_inputs i
+    cross join (values (7::smallint, interval '168 hours'), (30::smallint, interval '720 hours'),
+                       (90::smallint, interval '2160 hours')) w(days, span)
+  ),
+  -- Each figure is 1 (or the amount) for T in an interval (start, end], so +sign at its start and −sign at
+  -- its end.
+  order_steps (at, days, orders, completed, cancelled, due, on_time, revenue, previous_revenue, revenue_orders,
+               previous_revenue_orders) as (
+    -- ordered: in the window, and counted until the cancellation
+    select o.ordered_at, o.days, o.sign, 0, 0, 0, 0, case when o.counted then o.sign * o.total_amount else 0 end,
+           0, case when o.counted then o.sign else 0 end, 0
+    from order_windows o
+    union all
+    -- completed
+    select greatest(o.ordered_at, o.completed_at), o.days, 0, o.sign, 0, 0, 0, 0, 0, 0, 0
+    from order_windows o
+    where o.completed_at < o.window_end
+    union all
+    -- cancelled: no longer due nor counted
+    select greatest(o.ordered_at, o.cancelled_at), o.days, 0, 0, o.sign,
+           case when o.due then -o.sign else 0 end,
+           case when o.due and o.delivered_on_time then -o.sign else 0 end,
+           case when o.counted then -o.sign * o.total_amount else 0 end, 0,
+           case when o.counted then -o.sign else 0 end, 0
+    from order_windows o
+    where o.cancelled_at < o.window_end
+    union all
+    -- promised: due
+    select greatest(o.ordered_at, o.promised_at), o.days, 0, 0, 0, o.sign,
+           case when o.delivered_on_time then o.sign else 0 end, 0, 0, 0, 0
+    from order_windows o
+    where o.due
+    union all
+    -- the window's length later: out of the window, into the one after it as its previous window
+    select o.window_end, o.days, -o.sign, case when o.completed_at < o.window_end then -o.sign else 0 end,
+           case when o.cancelled_at < o.window_end then -o.sign else 0 end,
+           case when o.due and not coalesce(o.cancelled_at < o.window_end, false) then -o.sign else 0 end,
+           case when o.due and o.delivered_on_time and not coalesce(o.cancelled_at < o.window_end, false)
+                then -o.sign else 0 end,
+           case when o.counted and not coalesce(o.cancelled_at < o.window_end, false)
+                then -o.sign * o.total_amount else 0 end,
+           case when o.previous then o.sign * o.total_amount else 0 end,
+           case when o.counted and not coalesce(o.cancelled_at < o.window_end, false) then -o.sign else 0 end,
+           case when o.previous then o.sign else 0 end
+    from order_windows o
+    union all
+    -- out of that previous window (or cancelled)
+    select least(o.previous_end, o.cancelled_at), o.days, 0, 0, 0, 0, 0, 0, -o.sign * o.total_amount, 0, -o.sign
+    from order_windows o
+    where o.previous
+  )
+  select s.at, s.days, s.orders::integer, s.completed::integer, s.cancelled::integer, s.due::integer,
+         s.on_time::integer, s.revenue::numeric, s.previous_revenue::numeric, s.revenue_orders::integer,
+         s.previous_revenue_orders::integer
+  from order_steps s;
+end
+$$;
+
+-- Adds the order figures' steps of a batch of the change log to the hours they fall in.
+create or replace function private.apply_order_figure_changes(changes private.order_changes[])
+returns void
+-- Planned once per connection: planning each time would cost more than a small batch's changes.
+language plpgsql set search_path = '' set work_mem = '256MB' set plan_cache_mode = 'force_generic_plan' as $$
+begin
+  -- A large batch gets a plan of its own, made knowing how many changes it holds.
+  if cardinality(changes) > 1000 then
+    perform set_config('plan_cache_mode', 'force_custom_plan', true);
+  end if;
+  insert into private.health_figure_changes as f (
+    days, hour, orders, completed, cancelled, due, on_time, revenue, previous_revenue, revenue_orders,
+    previous_revenue_orders)
+  select s.days, date_bin('1 hour', s.at, timestamptz '2000-01-01 00:00+00'), sum(s.orders), sum(s.completed),
+         sum(s.cancelled), sum(s.due), sum(s.on_time), sum(s.revenue), sum(s.previous_revenue),
+         sum(s.revenue_orders), sum(s.previous_revenue_orders)
+  from private.order_figure_steps(changes) s
+  group by 1, 2
+  having sum(s.orders) <> 0 or sum(s.completed) <> 0 or sum(s.cancelled) <> 0 or sum(s.due) <> 0
+      or sum(s.on_time) <> 0 or sum(s.revenue) <> 0 or sum(s.previous_revenue) <> 0 or sum(s.revenue_orders) <> 0
+      or sum(s.previous_revenue_orders) <> 0
+  order by 1, 2
+  on conflict (days, hour) do update set
+    orders = f.orders + excluded.orders,
+    completed = f.completed + excluded.completed,
+    cancelled = f.cancelled + excluded.cancelled,
+    due = f.due + excluded.due,
+    on_time = f.on_time + excluded.on_time,
+    revenue = f.revenue + excluded.revenue,
+    previous_revenue = f.previous_revenue + excluded.previous_revenue,
+    revenue_orders = f.revenue_orders + excluded.revenue_orders,
+    previous_revenue_orders = f.previous_revenue_orders + excluded.previous_revenue_orders;
+end
+$$;
+
+-- The counted orders (not refunded, not cancelled at or before ordering) of `customers` as they are now that
+-- a walk from `first_changes` on (paired by position) needs: those still counted in the year at the first
+-- change, amounts in cents, exact in float8. First each customer's newest 256 (through
+-- orders_customer_idx): they are all the walk needs when they are all there is, or when those placed before
+-- the first change include as many counted for their whole year as the top frequency band, with the top
+-- spend band between them. While any older order is in a window, so are those, newer, so frequency and
+-- spend are in their top bands and recency is theirs: every state is the one the older orders would give.
+-- So a change at a customer's newest orders (a checkout) reads a bounded number of them, however long
+-- their history; anyone else's are all read.
+create or replace function private.customer_counted_orders(customers uuid[], first_changes timestamptz[])
+returns table (customer_id uuid, first_change timestamptz, ordered_at timestamptz, cancelled_at timestamptz, cents float8)
+language plpgsql stable set search_path = '' set work_mem = '256MB' set plan_cache_mode = 'force_generic_plan' as $$
+#variable_conflict use_column
+declare
+  bands record := private.rfm_bands();
+  year interval := make_interval(hours => 24 * bands.year_days);
+begin
+  if cardinality(customers) > 1000 then
+    perform set_config('plan_cache_mode', 'force_custom_plan', true);
+  end if;
+  return query
+  with recent as materialized (
+    select f.customer_id, f.first_change, r.ordered_at, r.cancelled_at, r.cents,
+           r.ordered_at < f.first_change and (r.cancelled_at is null or r.cancelled_at >= r.ordered_at + year)
+             as settled_before
+    from unnest(customers, first_changes) f(customer_id, first_change)
+    cross join lateral (
+      select o.ordered_at, o.cancelled_at, (o.total_amount * 100)::float8 as cents
+      from public.orders o
+      where o.customer_id = f.customer_id
+        and o.status <> 'refunded' and (o.cancelled_at is null or o.cancelled_at > o.ordered_at)
+        and least(o.cancelled_at, o.ordered_at + year) >= f.first_change
+      order by o.ordered_at desc
+      limit 256
+    ) r
+  ),
+  bounded as (
+    select r.customer_id
+    from recent r
+    group by r.customer_id
+    having count(*) < 256
+        or (count(*) filter (where r.settled_before) >= bands.frequency_band_orders[cardinality(bands.frequency_band_orders)]
+            and sum(r.cents) filter (where r.settled_before) >= bands.spend_bands[cardinality(bands.spend_bands)] * 100)
+  )
+  select r.customer_id, r.first_change, r.ordered_at, r.cancelled_at, r.cents
+  from recent r
+  where r.customer_id in (select b.customer_id from bounded b)
+  union all
+  select o.customer_id, f.first_change, o.ordered_at, o.cancelled_at, (o.total_amount * 100)::float8
+  from unnest(customers, first_changes) f(customer_id, first_change)
+  join public.orders o on o.customer_id = f.customer_id
+  where f.customer_id not in (select b.customer_id from bounded b)
+    and o.status <> 'refunded' and (o.cancelled_at is null or o.cancelled_at > o.ordered_at)
+    and least(o.cancelled_at, o.ordered_at + year) >= f.first_change;
+end
+$$;
+
+-- Each of `customers`' RFM states from `first_changes` on (paired by position), walked from their counted
+-- orders as they are now: one row per moment their counts change, with the state those counts give (the
+-- bands of private.rfm_bands).
+create or replace function private.customer_state_walk(customers uuid[], first_changes timestamptz[])
+returns table (customer_id uuid, at timestamptz, state integer)
+language plpgsql stable set search_path = '' set work_mem = '256MB' set plan_cache_mode = 'force_generic_plan' as $$
+#variable_conflict use_column
+declare
+  bands record := private.rfm_bands();
+  -- The counts' windows: the recency bands', then the scored window and the year (F and M).
+  spans interval[] := array(select make_interval(hours => 24 * d)
+                            from unnest(bands.recency_band_days || bands.scored_days || bands.year_days)
+                                 with ordinality u(d, i)
+                            order by i);
+  spend_cents float8[] := array(select (s * 100)::float8 from unnest(bands.spend_bands) s order by 1);
+begin
+  if cardinality(customers) > 1000 then
+    perform set_config('plan_cache_mode', 'force_custom_plan', true);
+  end if;
+  return query
+  with counted as materialized (
+    select * from private.customer_counted_orders(customers, first_changes)
+  ),
+  -- Each customer's counts just before their first changed order, where now and then still agree: their
+  -- orders placed before it and not yet out of each span. The walk below starts from them.
+  base as (
+    select c.customer_id,
+           count(*) filter (where c.ordered_at < c.first_change
+                              and least(c.cancelled_at, c.ordered_at + spans[1]) >= c.first_change) as n1,
+           count(*) filter (where c.ordered_at < c.first_change
+                              and least(c.cancelled_at, c.ordered_at + spans[2]) >= c.first_change) as n2,
+           count(*) filter (where c.ordered_at < c.first_change
+                              and least(c.cancelled_at, c.ordered_at + spans[3]) >= c.first_change) as n3,
+           count(*) filter (where c.ordered_at < c.first_change
+                              and least(c.cancelled_at, c.ordered_at + spans[4]) >= c.first_change) as n4,
+           count(*) filter (where c.ordered_at < c.first_change
+                              and least(c.cancelled_at, c.ordered_at + spans[5]) >= c.first_change) as scored,
+           count(*) filter (where c.ordered_at < c.first_change) as year_orders,
+           coalesce(sum(c.cents) filter (where c.ordered_at < c.first_change), 0) as year_cents
+    from counted c
+    group by c.customer_id
+  ),
+  -- An order counts for T in (ordered_at, cancelled_at] (cancelled_at null: always), so among the last x
+  -- days' orders for T in (ordered_at, least(cancelled_at, ordered_at + x)]: at ordered_at (kind 0) it enters
+  -- every count (spans 1 to 6, and the year's spend), then leaves span k at its end (kind k). The steps from
+  -- the customer's first changed order on, generated customer by customer, so the walk below sorts each
+  -- customer's steps on their own.
+  counted_steps (customer_id, at, kind, cents) as (
+    select c.customer_id, x.at, x.kind, c.cents
+    from (select * from counted order by customer_id) c
+    cross join generate_series(0, 6) k(kind)
+    cross join lateral (select k.kind, case k.kind when 0 then c.ordered_at
+                                      else least(c.cancelled_at, c.ordered_at + spans[k.kind]) end as at) x
+    where x.at >= c.first_change
+  ),
+  -- The counts after each moment (all its steps), on top of the customer's base.
+  counts as (
+    select s.customer_id, s.at,
+           b.n1 + sum(case s.kind when 0 then 1 when 1 then -1 else 0 end) over w as n1,
+           b.n2 + sum(case s.kind when 0 then 1 when 2 then -1 else 0 end) over w as n2,
+           b.n3 + sum(case s.kind when 0 then 1 when 3 then -1 else 0 end) over w as n3,
+           b.n4 + sum(case s.kind when 0 then 1 when 4 then -1 else 0 end) over w as n4,
+           b.scored + sum(case s.kind when 0 then 1 when 5 then -1 else 0 end) over w as scored,
+           b.year_orders + sum(case s.kind when 0 then 1 when 6 then -1 else 0 end) over w as year_orders,
+           b.year_cents + sum(case s.kind when 0 then s.cents when 6 then -s.cents else 0 end) over w as year_cents
+    from counted_steps s
+    join base b on b.customer_id = s.customer_id
+    window w as (partition by s.customer_id order by s.at)
+  )
+  select c.customer_id, c.at,
+         case when c.scored <= 0 then 0
+              else 25 * (1 + (c.n1 > 0)::integer + (c.n2 > 0)::integer + (c.n3 > 0)::integer + (c.n4 > 0)::integer)
+                   + 5 * width_bucket(c.year_orders, bands.frequency_band_orders)
+                   + width_bucket(c.year_cents, spend_cents) end
+  from counts c;
+end
+$$;
+
+-- What rescoring `customers` from `first_changes` on (paired by position) changes: for each customer one
+-- `kept` row, with how many of their kept moments come before the first change (those stay), and their
+-- moments from the first change on as walked from their orders now (`now`) and as kept until now (`then`),
+-- each with the state it leaves (`previous`). Only moments where the state changes.
+create or replace function private.customer_score_moments(customers uuid[], first_changes timestamptz[])
+returns table (customer_id uuid, moment text, kept integer, at timestamptz, state integer, previous integer)
+language plpgsql stable set search_path = '' set work_mem = '256MB' set plan_cache_mode = 'force_generic_plan' as $$
+#variable_conflict use_column
+begin
+  if cardinality(customers) > 1000 then
+    perform set_config('plan_cache_mode', 'force_custom_plan', true);
+  end if;
+  return query
+  with walked as materialized (
+    select w.customer_id, w.at, w.state from private.customer_state_walk(customers, first_changes) w
+  ),
+  -- How many of the kept moments come before the first change, and the state then.
+  kept as materialized (
+    select f.customer_id, s.changed_at, s.states, p.kept, coalesce(s.states[p.kept], 0)::integer as state_before
+    from unnest(customers, first_changes) f(customer_id, first_change)
+    join private.customer_scores s on s.customer_id = f.customer_id
+    cross join lateral (select case when cardinality(s.changed_at) = 0 then 0
+                                    else width_bucket(f.first_change - interval '1 microsecond', s.changed_at) end as kept) p
+  )
+  select k.customer_id, 'kept', k.kept, null::timestamptz, null::integer, null::integer from kept k
+  union all
+  select m.customer_id, 'now', null, m.at, m.state, m.previous
+  from (
+    select w.customer_id, w.at, w.state,
+           coalesce(lag(w.state) over (partition by w.customer_id order by w.at), k.state_before) as previous
+    from walked w
+    join kept k on k.customer_id = w.customer_id
+  ) m
+  where m.state <> m.previous
+  union all
+  select k.customer_id, 'then', null, e.at, e.state::integer,
+         coalesce(lag(e.state::integer) over (partition by k.customer_id order by e.i), k.state_before)
+  from kept k
+  cross join lateral unnest(k.changed_at[k.kept + 1:], k.states[k.kept + 1:]) with ordinality e(at, state, i);
+end
+$$;
+
+-- Rescores `customers` from `first_changes` on (paired by position): keeps their new moments in
+-- `private.customer_scores` and adds the difference between the moments now and then to the figure
+-- changes. Their rows are taken in customer order first, so two rescorings of the same customers follow
+-- each other and the second walks what the first committed.
+create or replace function private.apply_customer_score_changes(customers uuid[], first_changes timestamptz[])
+returns void
+language plpgsql set search_path = '' set work_mem = '256MB' set plan_cache_mode = 'force_generic_plan' as $$
+begin
+  if coalesce(cardinality(customers), 0) = 0 then
+    return;
+  end if;
+  insert into private.customer_scores (customer_id)
+  select c.customer_id from unnest(customers) c(customer_id) order by c.customer_id
+  on conflict (customer_id) do nothing;
+  perform 1 from private.customer_scores s where s.customer_id = any(customers) order by s.customer_id for update;
+  if cardinality(customers) > 1000 then
+    perform set_config('plan_cache_mode', 'force_custom_plan', true);
+  end if;
+
+  with moments as materialized (
+    select * from private.customer_score_moments(customers, first_changes)
+  ),
+  -- What stays before the first change, then the walk's moments (a customer left with none has none).
+  -- `= any(customers)` as well, so the generic plan finds the rows by key whatever it guesses of the join.
+  rescored as (
+    update private.customer_scores s
+    set changed_at = s.changed_at[1:n.kept] || n.changed_at, states = s.states[1:n.kept] || n.states
+    from (select m.customer_id, max(m.kept) as kept,
+                 coalesce(array_agg(m.at order by m.at) filter (where m.moment = 'now'), '{}') as changed_at,
+                 coalesce(array_agg(m.state::smallint order by m.at) filter (where m.moment = 'now'), '{}') as states
+          from moments m
+          where m.moment in ('kept', 'now')
+          group by m.customer_id) n
+    where s.customer_id = n.customer_id and s.customer_id = any(customers)
+    returning 1
+  ),
+  -- Customers entering (+1) and leaving (−1) each state, by hour: now's moments minus then's.
+  state_changes as (
+    select date_bin('1 hour', c.at, timestamptz '2000-01-01 00:00+00') as hour, c.state, sum(c.n) as n
+    from moments m
+    cross join lateral (values (m.at, m.state, case m.moment when 'now' then 1 else -1 end),
+                               (m.at, m.previous, case m.moment when 'now' then -1 else 1 end)) c(at, state, n)
+    where m.moment in ('now', 'then') and c.state <> 0
+    group by 1, 2
+    having sum(c.n) <> 0
+  ),
+  rfm_changes as (
+    select x.days, c.hour, sum(c.n * x.customers) as customers, sum(c.n * x.score_sum) as score_sum,
+           sum(c.n * x.scores_1_mod_3) as scores_1_mod_3, sum(c.n * x.scores_2_mod_3) as scores_2_mod_3,
+           sum(c.n * x.scores_of_3) as scores_of_3, sum(c.n * x.repeat_customers) as repeat_customers
+    from state_changes c
+    join (select * from private.health_rfm_state_figures()) x on x.state = c.state
+    group by 1, 2
+  )
+  insert into private.health_figure_changes as f (
+    days, hour, customers, score_sum, scores_1_mod_3, scores_2_mod_3, scores_of_3, repeat_customers)
+  select c.days, c.hour, c.customers, c.score_sum, c.scores_1_mod_3, c.scores_2_mod_3, c.scores_of_3,
+         c.repeat_customers
+  from rfm_changes c
+  where c.customers <> 0 or c.score_sum <> 0 or c.scores_1_mod_3 <> 0 or c.scores_2_mod_3 <> 0
+     or c.scores_of_3 <> 0 or c.repeat_customers <> 0
+  order by c.days, c.hour
+  on conflict (days, hour) do update set
+    customers = f.customers + excluded.customers,
+    score_sum = f.score_sum + excluded.score_sum,
+    scores_1_mod_3 = f.scores_1_mod_3 + excluded.scores_1_mod_3,
+    scores_2_mod_3 = f.scores_2_mod_3 + excluded.scores_2_mod_3,
+    scores_of_3 = f.scores_of_3 + excluded.scores_of_3,
+    repeat_customers = f.repeat_customers + excluded.repeat_customers;
+end
+$$;
+
+revoke execute on function private.order_figure_inputs(private.order_changes[]),
+  private.order_figure_steps(private.order_changes[]),
+  private.customer_counted_orders(uuid[], timestamptz[]),
+  private.customer_score_moments(uuid[], timestamptz[])
+from public, anon, authenticated;
+
+-- Average RFM over customers (recency days, orders and spend in the year, element by element), by the
+-- bands of private.rfm_bands (30_figure_changes.sql): R counts the recency bands the last order is within
+-- (on the band's day itself still within). The report reads the RFM figures from the kept score changes
+-- (35_customer_scores.sql), which apply the same bands to each customer's counts;
+-- test/database/business-health-rollups.test.ts holds them to this formula.
+create or replace function private.health_average_rfm_score(recency_days numeric[], orders bigint[], spend numeric[])
+returns numeric
+language sql immutable parallel safe set search_path = '' as $$
+  select avg((1 + width_bucket(-c.recency_days, b.negated_recency)
+            + 1 + width_bucket(c.orders, b.frequency_band_orders::bigint[])
+            + 1 + width_bucket(c.spend, b.spend_bands))::numeric / 3)
+  from unnest(recency_days, orders, spend) c(recency_days, orders, spend)
+  cross join (select array(select -d::numeric from unnest(r.recency_band_days) d order by 1) as negated_recency,
+                     r.frequency_band_orders, r.spend_bands
+              from private.rfm_bands() r) b
+$$;
