@@ -17,6 +17,7 @@ import { applySchemaFiles } from '../../scripts/lib/schema-files.mjs';
 import { ROOT } from '../../scripts/lib/stack.mjs';
 import { scratchDatabase } from '../support/client.ts';
 import { differences, keptAndRebuilt } from '../support/health-rollups.ts';
+import { seededRandom } from '../support/random.ts';
 
 /** The figures before the rollups, created in schema `old_health` of this file's database. */
 const OLD_COMPUTATION = `
@@ -314,6 +315,76 @@ describe('business health from the kept figure changes', () => {
     expect(differences(kept, rebuilt)).toEqual([]);
     await compare(sql, [...MOMENTS, '2026-02-28 08:30Z', '2026-02-28 09:00:00.000001Z']);
   });
+
+  it('over random write histories (placements, moves between days, status moves, refunds, cancellations, deletes, backfills, customer moves, bulk edits), with folds of random sizes among them, every report equals the old computation, the daily revenue its orders and the kept figures a full recompute', async () => {
+    for (const seed of [3, 11, 29]) {
+      const { next, int, pick, chance } = seededRandom(seed);
+      const customers = [
+        ...(await sql`select id from public.customers order by id limit 4`).map((r) => r.id as string),
+        ...(await sql`
+          insert into public.customers (email, name)
+          select 'history-' || ${seed} || '-' || i || '@rollups.test', 'H' || i from generate_series(1, 6) i
+          returning id`).map((r) => r.id as string),
+      ];
+      const placed: string[] = [];
+      // A moment of the last 60 days before the store's today, or (a backfill) of the year before that.
+      const at = (backfill = false) =>
+        `timestamptz '${AS_OF} 00:00Z' - make_interval(hours => ${backfill ? 1440 + int(7000) : int(1440)}, mins => ${int(60)})`;
+      const writes: Record<string, (db: postgres.Sql | postgres.TransactionSql) => Promise<unknown>> = {
+        place: async (db) => {
+          const status = pick(['paid', 'pending', 'shipped', 'completed', 'cancelled', 'refunded']);
+          const [{ id }] = await db.unsafe(`
+            insert into public.orders (customer_id, status, total_amount, ordered_at, promised_at, delivered_at, completed_at, cancelled_at)
+            select $1, $2::text, $3, t, t + interval '2 days',
+                   case when $2 = 'completed' then t + make_interval(hours => $4) end,
+                   case when $2 = 'completed' then t + interval '3 days' end,
+                   case when $2 = 'cancelled' then t + make_interval(mins => $4) end
+            from (select ${at(chance(0.15))} as t) x
+            returning id`, [pick(customers), status, 1 + int(30000) / 100, int(72)]);
+          placed.push(id);
+        },
+        'move between days': (db) => db`
+          update public.orders set ordered_at = ordered_at - make_interval(hours => ${1 + int(200)})
+          where id = ${pick(placed)}`,
+        'status move': (db) => db`update public.orders set status = ${pick(['paid', 'shipped', 'delivered'])} where id = ${pick(placed)}`,
+        refund: (db) => db`update public.orders set status = 'refunded', refunded_at = ordered_at + interval '1 day' where id = ${pick(placed)}`,
+        cancel: (db) => db`
+          update public.orders set status = 'cancelled', cancelled_at = ordered_at + make_interval(mins => ${int(3) * int(5000)})
+          where id = ${pick(placed)}`,
+        complete: (db) => db`
+          update public.orders set status = 'completed', cancelled_at = null, delivered_at = ordered_at + make_interval(hours => ${int(96)}),
+                                   completed_at = ordered_at + interval '4 days'
+          where id = ${pick(placed)}`,
+        delete: async (db) => {
+          const id = placed.splice(int(placed.length), 1)[0];
+          await db`delete from public.orders where id = ${id}`;
+        },
+        'customer move': (db) => db`update public.orders set customer_id = ${pick(customers)} where id = ${pick(placed)}`,
+        'bulk edit': (db) => db`update public.orders set total_amount = total_amount + 1 where customer_id = ${pick(customers)}`,
+      };
+      const kinds = Object.keys(writes);
+      for (let step = 0; step < 160; step++) {
+        const kind = placed.length < 5 ? 'place' : pick(kinds);
+        if (chance(0.2)) await sql.begin(async (tx) => { await writes[kind](tx); await writes.place(tx); });
+        else await writes[kind](sql);
+        if (chance(0.1)) await sql`select private.fold_order_changes(${chance(0.5)}, ${1 + int(40)})`;
+      }
+      // Attribution's days as read with the changes still unfolded, against their orders.
+      const [revenue] = await sql`
+        select (select coalesce(jsonb_object_agg(r.order_date, r.revenue), '{}')
+                from private.order_daily_revenue_now r where r.revenue <> 0) as kept,
+               (select coalesce(jsonb_object_agg(o.order_date, o.revenue), '{}')
+                from (select order_date, sum(total_amount) as revenue from public.orders
+                      where status in ('paid', 'shipped', 'delivered', 'completed') group by 1) o
+                where o.revenue <> 0) as recomputed`;
+      expect(revenue.kept, `seed ${seed}`).toEqual(revenue.recomputed);
+      const { kept, rebuilt } = await keptAndRebuilt(sql);
+      expect(differences(kept, rebuilt), `seed ${seed}`).toEqual([]);
+      const moments = Array.from({ length: 6 }, () =>
+        new Date(Date.parse(`${AS_OF}T00:00:00Z`) - Math.floor(next() * 90 * 86_400_000)).toISOString());
+      await compare(sql, moments);
+    }
+  }, 60_000);
 
   it('concurrent order writers do not wait on each other: two open transactions writing the same hour both proceed, and once folded the kept figures equal a recompute', async () => {
     const [first, second] = [postgres(url, { max: 1, onnotice: () => {} }), postgres(url, { max: 1, onnotice: () => {} })];
