@@ -1,4 +1,4 @@
-// npm run bench [-- --smoke] [--duration S] [--connections N] [--scale] [--only PATTERN] [--front off]
+// npm run bench [-- --smoke] [--duration S] [--connections N] [--scale [--ten-million]] [--only PATTERN] [--front off]
 //
 // Starts the stack on a generated data set (generated once into .data/bench and reused), then for each
 // scenario measures the endpoint over HTTP with autocannon beside its ceilings measured in the same
@@ -28,6 +28,9 @@ const { values } = parseArgs({
     duration: { type: 'string' },
     connections: { type: 'string' },
     scale: { type: 'boolean', default: false },
+    // With --scale: also a store ten times the full one (10M orders, 1M customers), generated once into
+    // .data/bench-10m (about 35 GB and half an hour).
+    'ten-million': { type: 'boolean', default: false },
     // Only the scenarios whose name matches this regular expression (case-insensitive), to compare two
     // states of one scenario without the whole run; the results files are then not written.
     only: { type: 'string' },
@@ -70,6 +73,9 @@ const DATASET = smoke
 const SCALE_DATASETS = [
   { name: '100k orders', dir: 'bench-100k', dataset: { ...FULL_DATASET, orders: 100_000, customers: 10_000, tickets: 5_000 } },
   { name: '1M orders', dir: 'bench', dataset: FULL_DATASET },
+  ...(values['ten-million']
+    ? [{ name: '10M orders', dir: 'bench-10m', dataset: { ...FULL_DATASET, orders: 10_000_000, customers: 1_000_000, tickets: 500_000 } }]
+    : []),
 ];
 const SCALE_SCENARIOS = /^(business health|attribution|campaign metrics)/;
 const DENO = path.join(ROOT, 'node_modules', '.bin', 'deno');
@@ -385,17 +391,19 @@ await (values.scale ? scaleRun() : benchmark());
 
 function scaleMarkdown(report) {
   const n = (value, digits = 1) => (value === null || value === undefined ? '–' : Number(value).toFixed(digits));
-  const [small, large] = report.sizes;
+  const { sizes } = report;
+  const names = sizes.map((size) => size.name);
+  const growths = sizes.slice(1).map((size, i) => `growth ${sizes[i].name} → ${size.name}`);
   const lines = [
     `# Scale run (${report.generated_at})`,
     '',
-    `One request at a time, ${report.duration_seconds} s per measurement, on ${small.name} and ${large.name} (same products and campaigns).`,
+    `One request at a time, ${report.duration_seconds} s per measurement, on ${names.join(', ')} (same products and campaigns).`,
     '',
-    `| scenario | ${small.name} p50 ms | ${large.name} p50 ms | growth | ${small.name} PG CPU ms/req | ${large.name} PG CPU ms/req | ${large.name} Deno CPU ms/req |`,
-    '|---|---:|---:|---:|---:|---:|---:|',
-    ...small.results.map((r, i) => {
-      const big = large.results[i];
-      return `| ${r.scenario} | ${n(r.single.p50)} | ${n(big.single.p50)} | ${n(big.single.p50 / r.single.p50, 2)}× | ${n(r.single.cpu_ms_per_request.postgres)} | ${n(big.single.cpu_ms_per_request.postgres)} | ${n(big.single.cpu_ms_per_request.deno, 2)} |`;
+    `| scenario | ${names.map((name) => `${name} p50 ms`).join(' | ')} | ${growths.join(' | ')} | ${names.map((name) => `${name} PG CPU ms/req`).join(' | ')} |`,
+    `|---|${[...names, ...growths, ...names].map(() => '---:').join('|')}|`,
+    ...sizes[0].results.map((r, i) => {
+      const results = sizes.map((size) => size.results[i].single);
+      return `| ${r.scenario} | ${results.map((x) => n(x.p50)).join(' | ')} | ${results.slice(1).map((x, j) => `${n(x.p50 / results[j].p50, 2)}×`).join(' | ')} | ${results.map((x) => n(x.cpu_ms_per_request.postgres)).join(' | ')} |`;
     }),
     '',
   ];
