@@ -222,7 +222,6 @@ begin
     select * from private.customer_score_moments(customers, first_changes)
   ),
   -- What stays before the first change, then the walk's moments (a customer left with none has none).
-  -- `= any(customers)` as well, so the generic plan finds the rows by key whatever it guesses of the join.
   rescored as (
     update private.customer_scores s
     set changed_at = s.changed_at[1:n.kept] || n.changed_at, states = s.states[1:n.kept] || n.states
@@ -232,7 +231,7 @@ begin
           from moments m
           where m.moment in ('kept', 'now')
           group by m.customer_id) n
-    where s.customer_id = n.customer_id and s.customer_id = any(customers)
+    where s.customer_id = n.customer_id
     returning 1
   ),
   -- Customers entering (+1) and leaving (−1) each state, by hour: now's moments minus then's.
