@@ -63,6 +63,12 @@ create table public.orders (
   -- shows every step with its time.
   paid_at timestamptz,
   refunded_at timestamptz,
+  -- Until when the order counts in the figures (revenue, the RFM scores): for T in (ordered_at, counted_until],
+  -- that is until its cancellation, always when never cancelled, never when refunded. The counted-order
+  -- rule, written once; every figure reads it here.
+  counted_until timestamptz generated always as (
+    case when status = 'refunded' then '-infinity'::timestamptz else coalesce(cancelled_at, 'infinity'::timestamptz) end
+  ) stored,
   constraint orders_delivery_after_order check (delivered_at is null or delivered_at >= ordered_at),
   constraint orders_paid_after_order check (paid_at is null or paid_at >= ordered_at),
   constraint orders_refunded_after_order check (refunded_at is null or refunded_at >= ordered_at),

@@ -28,7 +28,8 @@ create table private.order_changes (
   promised_at timestamptz,
   delivered_at timestamptz,
   completed_at timestamptz,
-  cancelled_at timestamptz
+  cancelled_at timestamptz,
+  counted_until timestamptz not null
 ) with (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 10000);
 
 alter table private.order_changes enable row level security;
@@ -50,37 +51,37 @@ language plpgsql security definer set search_path = '' as $$
 begin
   if tg_op = 'INSERT' then
     insert into private.order_changes (sign, order_id, customer_id, status, total_amount, ordered_at, order_date,
-                                       promised_at, delivered_at, completed_at, cancelled_at)
+                                       promised_at, delivered_at, completed_at, cancelled_at, counted_until)
     select 1, n.id, n.customer_id, n.status, n.total_amount, n.ordered_at, n.order_date, n.promised_at,
-           n.delivered_at, n.completed_at, n.cancelled_at
+           n.delivered_at, n.completed_at, n.cancelled_at, n.counted_until
     from new_rows n;
   elsif tg_op = 'UPDATE' then
     -- An update of columns the analytics do not read (a payment time, updated_at) appends nothing: the
     -- versions that did not change cancel out.
     insert into private.order_changes (sign, order_id, customer_id, status, total_amount, ordered_at, order_date,
-                                       promised_at, delivered_at, completed_at, cancelled_at)
+                                       promised_at, delivered_at, completed_at, cancelled_at, counted_until)
     select -1, c.*
     from (select o.id, o.customer_id, o.status, o.total_amount, o.ordered_at, o.order_date, o.promised_at,
-                 o.delivered_at, o.completed_at, o.cancelled_at
+                 o.delivered_at, o.completed_at, o.cancelled_at, o.counted_until
           from old_rows o
           except all
           select n.id, n.customer_id, n.status, n.total_amount, n.ordered_at, n.order_date, n.promised_at,
-                 n.delivered_at, n.completed_at, n.cancelled_at
+                 n.delivered_at, n.completed_at, n.cancelled_at, n.counted_until
           from new_rows n) c
     union all
     select 1, c.*
     from (select n.id, n.customer_id, n.status, n.total_amount, n.ordered_at, n.order_date, n.promised_at,
-                 n.delivered_at, n.completed_at, n.cancelled_at
+                 n.delivered_at, n.completed_at, n.cancelled_at, n.counted_until
           from new_rows n
           except all
           select o.id, o.customer_id, o.status, o.total_amount, o.ordered_at, o.order_date, o.promised_at,
-                 o.delivered_at, o.completed_at, o.cancelled_at
+                 o.delivered_at, o.completed_at, o.cancelled_at, o.counted_until
           from old_rows o) c;
   elsif tg_op = 'DELETE' then
     insert into private.order_changes (sign, order_id, customer_id, status, total_amount, ordered_at, order_date,
-                                       promised_at, delivered_at, completed_at, cancelled_at)
+                                       promised_at, delivered_at, completed_at, cancelled_at, counted_until)
     select -1, o.id, o.customer_id, o.status, o.total_amount, o.ordered_at, o.order_date, o.promised_at,
-           o.delivered_at, o.completed_at, o.cancelled_at
+           o.delivered_at, o.completed_at, o.cancelled_at, o.counted_until
     from old_rows o;
   else
     truncate private.order_changes, private.order_daily_revenue, private.health_figure_changes,
@@ -187,9 +188,9 @@ begin
   truncate private.order_changes, private.order_daily_revenue, private.health_figure_changes,
     private.customer_scores;
   insert into private.order_changes (sign, order_id, customer_id, status, total_amount, ordered_at, order_date,
-                                     promised_at, delivered_at, completed_at, cancelled_at)
+                                     promised_at, delivered_at, completed_at, cancelled_at, counted_until)
   select 1, o.id, o.customer_id, o.status, o.total_amount, o.ordered_at, o.order_date, o.promised_at,
-         o.delivered_at, o.completed_at, o.cancelled_at
+         o.delivered_at, o.completed_at, o.cancelled_at, o.counted_until
   from public.orders o;
   return private.fold_order_changes(true);
 end

@@ -281,6 +281,7 @@ export type Database = {
         Row: {
           'cancelled_at': string | null;
           'completed_at': string | null;
+          'counted_until': string | null;
           'customer_id': string;
           'delivered_at': string | null;
           'id': string;
@@ -299,6 +300,7 @@ export type Database = {
         Insert: {
           'cancelled_at'?: string | null;
           'completed_at'?: string | null;
+          'counted_until'?: never;
           'customer_id': string;
           'delivered_at'?: string | null;
           'id'?: string;
@@ -316,6 +318,7 @@ export type Database = {
         Update: {
           'cancelled_at'?: string | null;
           'completed_at'?: string | null;
+          'counted_until'?: never;
           'customer_id'?: string;
           'delivered_at'?: string | null;
           'id'?: string;

@@ -121,7 +121,7 @@ $$;
 create or replace function private.order_figure_inputs(changes private.order_changes[])
 returns table (
   sign integer, order_id uuid, ordered_at timestamptz, completed_at timestamptz, cancelled_at timestamptz,
-  promised_at timestamptz, delivered_on_time boolean, refunded boolean, total_amount numeric
+  promised_at timestamptz, delivered_on_time boolean, counted_until timestamptz, total_amount numeric
 )
 language plpgsql stable set search_path = '' as $$
 begin
@@ -129,25 +129,25 @@ begin
   with versions as (
     select c.sign, c.order_id, c.ordered_at, c.completed_at, c.cancelled_at, c.promised_at,
            coalesce(c.delivered_at <= c.promised_at, false) as delivered_on_time,
-           c.status = 'refunded' as refunded, c.total_amount
+           c.counted_until, c.total_amount
     from unnest(changes) c
   )
   select 1, c.*
   from (select v.order_id, v.ordered_at, v.completed_at, v.cancelled_at, v.promised_at, v.delivered_on_time,
-               v.refunded, v.total_amount
+               v.counted_until, v.total_amount
         from versions v where v.sign = 1
         except all
         select v.order_id, v.ordered_at, v.completed_at, v.cancelled_at, v.promised_at, v.delivered_on_time,
-               v.refunded, v.total_amount
+               v.counted_until, v.total_amount
         from versions v where v.sign = -1) c
   union all
   select -1, c.*
   from (select v.order_id, v.ordered_at, v.completed_at, v.cancelled_at, v.promised_at, v.delivered_on_time,
-               v.refunded, v.total_amount
+               v.counted_until, v.total_amount
         from versions v where v.sign = -1
         except all
         select v.order_id, v.ordered_at, v.completed_at, v.cancelled_at, v.promised_at, v.delivered_on_time,
-               v.refunded, v.total_amount
+               v.counted_until, v.total_amount
         from versions v where v.sign = 1) c;
 end
 $$;
@@ -170,10 +170,10 @@ begin
   -- it counts in the next window's previous revenue.
   order_windows as materialized (
     select i.*, w.days, i.ordered_at + w.span as window_end, i.ordered_at + 2 * w.span as previous_end,
-           not i.refunded and (i.cancelled_at is null or i.cancelled_at > i.ordered_at) as counted,
+           i.counted_until > i.ordered_at as counted,
            i.promised_at is not null
              and greatest(i.ordered_at, i.promised_at) < least(i.ordered_at + w.span, i.cancelled_at) as due,
-           not i.refunded and (i.cancelled_at is null or i.cancelled_at > i.ordered_at + w.span) as previous
+           i.counted_until > i.ordered_at + w.span as previous
     from order_inputs i
     cross join (values (7::smallint, interval '168 hours'), (30::smallint, interval '720 hours'),
                        (90::smallint, interval '2160 hours')) w(days, span)

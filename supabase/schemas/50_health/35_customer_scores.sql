@@ -2,7 +2,7 @@
 -- customers a batch of the orders' change log concerns, and their rescoring, both run by the fold
 -- (25_order_changes.sql).
 
--- The customers whose counted orders (not refunded, not cancelled at or before ordering) changed in what
+-- The customers whose counted orders (orders.counted_until after ordered_at) changed in what
 -- RFM reads of them (time, amount, cancellation), each with the earliest moment that changed: before it,
 -- their scores stay as they were. An order's version out and in with the same inputs cancel out.
 create or replace function private.changed_customer_scores(changes private.order_changes[])
@@ -12,17 +12,17 @@ begin
   return query
     select c.customer_id, min(c.ordered_at)
     from (
-      select v.order_id, v.customer_id, v.ordered_at, v.cancelled_at, v.total_amount
+      select v.order_id, v.customer_id, v.ordered_at, v.counted_until, v.total_amount
       from unnest(changes) v
-      where v.status <> 'refunded' and (v.cancelled_at is null or v.cancelled_at > v.ordered_at)
-      group by v.order_id, v.customer_id, v.ordered_at, v.cancelled_at, v.total_amount
+      where v.counted_until > v.ordered_at
+      group by v.order_id, v.customer_id, v.ordered_at, v.counted_until, v.total_amount
       having sum(v.sign) <> 0
     ) c
     group by c.customer_id;
 end
 $$;
 
--- The counted orders (not refunded, not cancelled at or before ordering) of `customers` as they are now that
+-- The counted orders (orders.counted_until after ordered_at) of `customers` as they are now that
 -- a walk from `first_changes` on (paired by position) needs: those still counted in the year at the first
 -- change, amounts in cents, exact in float8. First each customer's newest 256 (through
 -- orders_customer_idx): they are all the walk needs when they are all there is, or when those placed before
@@ -32,7 +32,7 @@ $$;
 -- So a change at a customer's newest orders (a checkout) reads a bounded number of them, however long
 -- their history; anyone else's are all read.
 create or replace function private.customer_counted_orders(customers uuid[], first_changes timestamptz[])
-returns table (customer_id uuid, first_change timestamptz, ordered_at timestamptz, cancelled_at timestamptz, cents float8)
+returns table (customer_id uuid, first_change timestamptz, ordered_at timestamptz, counted_until timestamptz, cents float8)
 language plpgsql stable set search_path = '' set work_mem = '256MB' set plan_cache_mode = 'force_generic_plan' as $$
 #variable_conflict use_column
 declare
@@ -44,16 +44,16 @@ begin
   end if;
   return query
   with recent as materialized (
-    select f.customer_id, f.first_change, r.ordered_at, r.cancelled_at, r.cents,
-           r.ordered_at < f.first_change and (r.cancelled_at is null or r.cancelled_at >= r.ordered_at + year)
+    select f.customer_id, f.first_change, r.ordered_at, r.counted_until, r.cents,
+           r.ordered_at < f.first_change and r.counted_until >= r.ordered_at + year
              as settled_before
     from unnest(customers, first_changes) f(customer_id, first_change)
     cross join lateral (
-      select o.ordered_at, o.cancelled_at, (o.total_amount * 100)::float8 as cents
+      select o.ordered_at, o.counted_until, (o.total_amount * 100)::float8 as cents
       from public.orders o
       where o.customer_id = f.customer_id
-        and o.status <> 'refunded' and (o.cancelled_at is null or o.cancelled_at > o.ordered_at)
-        and least(o.cancelled_at, o.ordered_at + year) >= f.first_change
+        and o.counted_until > o.ordered_at
+        and least(o.counted_until, o.ordered_at + year) >= f.first_change
       order by o.ordered_at desc
       limit 256
     ) r
@@ -66,16 +66,16 @@ begin
         or (count(*) filter (where r.settled_before) >= bands.frequency_band_orders[cardinality(bands.frequency_band_orders)]
             and sum(r.cents) filter (where r.settled_before) >= bands.spend_bands[cardinality(bands.spend_bands)] * 100)
   )
-  select r.customer_id, r.first_change, r.ordered_at, r.cancelled_at, r.cents
+  select r.customer_id, r.first_change, r.ordered_at, r.counted_until, r.cents
   from recent r
   where r.customer_id in (select b.customer_id from bounded b)
   union all
-  select o.customer_id, f.first_change, o.ordered_at, o.cancelled_at, (o.total_amount * 100)::float8
+  select o.customer_id, f.first_change, o.ordered_at, o.counted_until, (o.total_amount * 100)::float8
   from unnest(customers, first_changes) f(customer_id, first_change)
   join public.orders o on o.customer_id = f.customer_id
   where f.customer_id not in (select b.customer_id from bounded b)
-    and o.status <> 'refunded' and (o.cancelled_at is null or o.cancelled_at > o.ordered_at)
-    and least(o.cancelled_at, o.ordered_at + year) >= f.first_change;
+    and o.counted_until > o.ordered_at
+    and least(o.counted_until, o.ordered_at + year) >= f.first_change;
 end
 $$;
 
@@ -107,22 +107,22 @@ begin
   base as (
     select c.customer_id,
            count(*) filter (where c.ordered_at < c.first_change
-                              and least(c.cancelled_at, c.ordered_at + spans[1]) >= c.first_change) as n1,
+                              and least(c.counted_until, c.ordered_at + spans[1]) >= c.first_change) as n1,
            count(*) filter (where c.ordered_at < c.first_change
-                              and least(c.cancelled_at, c.ordered_at + spans[2]) >= c.first_change) as n2,
+                              and least(c.counted_until, c.ordered_at + spans[2]) >= c.first_change) as n2,
            count(*) filter (where c.ordered_at < c.first_change
-                              and least(c.cancelled_at, c.ordered_at + spans[3]) >= c.first_change) as n3,
+                              and least(c.counted_until, c.ordered_at + spans[3]) >= c.first_change) as n3,
            count(*) filter (where c.ordered_at < c.first_change
-                              and least(c.cancelled_at, c.ordered_at + spans[4]) >= c.first_change) as n4,
+                              and least(c.counted_until, c.ordered_at + spans[4]) >= c.first_change) as n4,
            count(*) filter (where c.ordered_at < c.first_change
-                              and least(c.cancelled_at, c.ordered_at + spans[5]) >= c.first_change) as scored,
+                              and least(c.counted_until, c.ordered_at + spans[5]) >= c.first_change) as scored,
            count(*) filter (where c.ordered_at < c.first_change) as year_orders,
            coalesce(sum(c.cents) filter (where c.ordered_at < c.first_change), 0) as year_cents
     from counted c
     group by c.customer_id
   ),
-  -- An order counts for T in (ordered_at, cancelled_at] (cancelled_at null: always), so among the last x
-  -- days' orders for T in (ordered_at, least(cancelled_at, ordered_at + x)]: at ordered_at (kind 0) it enters
+  -- An order counts for T in (ordered_at, counted_until], so among the last x days' orders for T in
+  -- (ordered_at, least(counted_until, ordered_at + x)]: at ordered_at (kind 0) it enters
   -- every count (spans 1 to 6, and the year's spend), then leaves span k at its end (kind k). The steps from
   -- the customer's first changed order on, generated customer by customer, so the walk below sorts each
   -- customer's steps on their own.
@@ -131,7 +131,7 @@ begin
     from (select * from counted order by customer_id) c
     cross join generate_series(0, 6) k(kind)
     cross join lateral (select k.kind, case k.kind when 0 then c.ordered_at
-                                      else least(c.cancelled_at, c.ordered_at + spans[k.kind]) end as at) x
+                                      else least(c.counted_until, c.ordered_at + spans[k.kind]) end as at) x
     where x.at >= c.first_change
   ),
   -- The counts after each moment (all its steps), on top of the customer's base.

@@ -127,22 +127,22 @@ begin
   -- Every order with a step between the boundary and `as_of`, [lo, hi): ordered then, or one or two windows before, or
   -- completed, promised or cancelled then.
   stepping as (
-    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
+    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.counted_until, o.total_amount
     from public.orders o where o.ordered_at >= lo and o.ordered_at < hi
     union
-    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
+    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.counted_until, o.total_amount
     from public.orders o where o.ordered_at >= lo - span and o.ordered_at < hi - span
     union
-    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
+    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.counted_until, o.total_amount
     from public.orders o where o.ordered_at >= lo - 2 * span and o.ordered_at < hi - 2 * span
     union
-    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
+    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.counted_until, o.total_amount
     from public.orders o where o.completed_at >= lo and o.completed_at < hi
     union
-    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
+    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.counted_until, o.total_amount
     from public.orders o where o.promised_at >= lo and o.promised_at < hi
     union
-    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.status, o.total_amount
+    select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.counted_until, o.total_amount
     from public.orders o where o.cancelled_at >= lo and o.cancelled_at < hi
   ),
   -- Their figures as of `as_of` (+1) and as of the boundary (−1).
@@ -151,7 +151,7 @@ begin
            o.ordered_at >= x.t - 2 * span and o.ordered_at < x.t - span as in_previous,
            coalesce(o.cancelled_at < x.t, false) as is_cancelled, o.completed_at < x.t as is_completed,
            o.promised_at < x.t as is_promised, o.delivered_at <= o.promised_at as delivered_on_time,
-           o.status, o.total_amount
+           o.counted_until >= x.t as is_counted, o.total_amount
     from stepping o
     cross join (values (as_of, 1), (boundary, -1)) x(t, sign)
   ),
@@ -163,12 +163,12 @@ begin
            coalesce(sum(s.sign) filter (where s.in_window and s.is_promised and not s.is_cancelled and s.delivered_on_time), 0)
              as on_time,
            coalesce(sum(s.sign * s.total_amount)
-                      filter (where s.in_window and s.status <> 'refunded' and not s.is_cancelled), 0) as revenue,
+                      filter (where s.in_window and s.is_counted), 0) as revenue,
            coalesce(sum(s.sign * s.total_amount)
-                      filter (where s.in_previous and s.status <> 'refunded' and not s.is_cancelled), 0) as previous_revenue,
-           coalesce(sum(s.sign) filter (where s.in_window and s.status <> 'refunded' and not s.is_cancelled), 0)
+                      filter (where s.in_previous and s.is_counted), 0) as previous_revenue,
+           coalesce(sum(s.sign) filter (where s.in_window and s.is_counted), 0)
              as revenue_orders,
-           coalesce(sum(s.sign) filter (where s.in_previous and s.status <> 'refunded' and not s.is_cancelled), 0)
+           coalesce(sum(s.sign) filter (where s.in_previous and s.is_counted), 0)
              as previous_revenue_orders
     from stepped s
   )

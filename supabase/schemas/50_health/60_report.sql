@@ -432,8 +432,7 @@ begin
                  count(*) filter (where o.completed_at < d.until) as completed,
                  count(*) filter (where o.cancelled_at < d.until) as cancelled
           from public.orders o
-          cross join lateral (select o.status <> 'refunded'
-                                     and (o.cancelled_at is null or o.cancelled_at >= d.until) as counted) k
+          cross join lateral (select o.counted_until >= d.until as counted) k
           where o.ordered_at >= d.first and o.ordered_at < d.until) f);
 end
 $$;
