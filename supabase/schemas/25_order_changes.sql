@@ -14,8 +14,8 @@
 -- One row per order version that entered (+1) or left (−1) what the analytics read: an insert appends the
 -- order, a delete takes it out, an update that changes one of these columns takes the old version out and
 -- puts the new one in. Only the columns the analytics read, and one index, on the key (its right edge), so
--- appending costs about what an insert into a table of one index does. The fold deletes what it folds, so a row appended by a transaction that commits later is
--- folded by a later fold, never skipped.
+-- appending costs about what an insert into a table of one index does. The fold deletes what it folds, so
+-- a row appended by a transaction that commits later is folded by a later fold, never skipped.
 create table private.order_changes (
   change_id bigint generated always as identity primary key,
   sign smallint not null constraint order_changes_sign check (sign in (-1, 1)),
