@@ -16,7 +16,7 @@ import { seedDemo } from '../../scripts/seed-demo.mjs';
 import { applySchemaFiles } from '../../scripts/lib/schema-files.mjs';
 import { ROOT } from '../../scripts/lib/stack.mjs';
 import { scratchDatabase } from '../support/client.ts';
-import { differences, keptAndRebuilt } from '../support/health-rollups.ts';
+import { differences, keptAndRebuilt, keptAndRecomputedRevenue } from '../support/health-rollups.ts';
 import { seededRandom } from '../support/random.ts';
 
 /** The figures before the rollups, created in schema `old_health` of this file's database. */
@@ -370,13 +370,7 @@ describe('business health from the kept figure changes', () => {
         if (chance(0.1)) await sql`select private.fold_order_changes(${chance(0.5)}, ${1 + int(40)})`;
       }
       // Attribution's days as read with the changes still unfolded, against their orders.
-      const [revenue] = await sql`
-        select (select coalesce(jsonb_object_agg(r.order_date, r.revenue), '{}')
-                from private.order_daily_revenue_now r where r.revenue <> 0) as kept,
-               (select coalesce(jsonb_object_agg(o.order_date, o.revenue), '{}')
-                from (select order_date, sum(total_amount) as revenue from public.orders
-                      where status in ('paid', 'shipped', 'delivered', 'completed') group by 1) o
-                where o.revenue <> 0) as recomputed`;
+      const revenue = await keptAndRecomputedRevenue(sql, 'private.order_daily_revenue_now');
       expect(revenue.kept, `seed ${seed}`).toEqual(revenue.recomputed);
       const { kept, rebuilt } = await keptAndRebuilt(sql);
       expect(differences(kept, rebuilt), `seed ${seed}`).toEqual([]);

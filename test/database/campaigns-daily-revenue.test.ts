@@ -9,6 +9,7 @@
 import type postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { asRole, createCustomer, database, DEMO_ADMIN_ID, DEMO_CUSTOMER_ID, rolledBack } from '../support/client.ts';
+import { keptAndRecomputedRevenue } from '../support/health-rollups.ts';
 
 const sql = database(12);
 
@@ -18,18 +19,7 @@ const sql = database(12);
  */
 async function keptAndRecomputed(db: postgres.Sql | postgres.TransactionSql, { fold = false } = {}) {
   if (fold) await db`select private.fold_order_changes(true)`;
-  const [row] = await db`
-    select
-      (select coalesce(jsonb_object_agg(r.order_date, r.revenue), '{}')
-       from ${fold ? db`private.order_daily_revenue` : db`private.order_daily_revenue_now`} r
-       where r.order_date < '1980-01-01' and r.revenue <> 0) as kept,
-      (select coalesce(jsonb_object_agg(o.order_date, o.revenue), '{}')
-       from (select order_date, sum(total_amount) as revenue
-             from public.orders
-             where order_date < '1980-01-01' and status in ('paid', 'shipped', 'delivered', 'completed')
-             group by order_date) o
-       where o.revenue <> 0) as recomputed`;
-  return row as { kept: Record<string, number>; recomputed: Record<string, number> };
+  return keptAndRecomputedRevenue(db, fold ? 'private.order_daily_revenue' : 'private.order_daily_revenue_now', '1980-01-01');
 }
 
 describe('daily revenue (the change log and the fold)', () => {

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applySchemaFiles } from '../../scripts/lib/schema-files.mjs';
 import { ROOT } from '../../scripts/lib/stack.mjs';
 import { scratchDatabase } from '../support/client.ts';
-import { differences, keptAndRebuilt } from '../support/health-rollups.ts';
+import { differences, keptAndRebuilt, keptAndRecomputedRevenue } from '../support/health-rollups.ts';
 import { seededRandom } from '../support/random.ts';
 
 const scratch = scratchDatabase('order_writes');
@@ -70,16 +70,10 @@ const WRITES: Record<string, (tx: Tx, customer: string, order: string, other: st
 async function expectKeptEqualsRecompute() {
   const { kept, rebuilt } = await keptAndRebuilt(sql);
   expect(differences(kept, rebuilt)).toEqual([]);
-  const [revenue] = await sql`
-    select (select coalesce(jsonb_object_agg(r.order_date, r.revenue), '{}')
-            from private.order_daily_revenue r where r.revenue <> 0) as kept,
-           (select coalesce(jsonb_object_agg(o.order_date, o.revenue), '{}')
-            from (select order_date, sum(total_amount) as revenue from public.orders
-                  where status in ('paid', 'shipped', 'delivered', 'completed') group by 1) o
-            where o.revenue <> 0) as recomputed,
-           (select count(*)::int from private.order_changes) as unfolded`;
+  const revenue = await keptAndRecomputedRevenue(sql, 'private.order_daily_revenue');
+  const [{ unfolded }] = await sql`select count(*)::int as unfolded from private.order_changes`;
   expect(revenue.kept).toEqual(revenue.recomputed);
-  expect(revenue.unfolded).toBe(0);
+  expect(unfolded).toBe(0);
 }
 
 /** What the analytics keep, as text: to show that a write changed none of it. */

@@ -39,6 +39,26 @@ export async function keptAndRebuilt(db: postgres.Sql | postgres.TransactionSql)
   return { kept: [...kept, ...keptScores].map((row) => ({ ...row })), rebuilt };
 }
 
+/**
+ * Each store day's revenue as `relation` holds it (the kept days, or the days as attribution reads them with
+ * the changes not yet folded) and as the orders give it (private.is_revenue_status), for the days before
+ * `before`.
+ */
+export async function keptAndRecomputedRevenue(
+  db: postgres.Sql | postgres.TransactionSql,
+  relation: 'private.order_daily_revenue' | 'private.order_daily_revenue_now',
+  before = 'infinity',
+) {
+  const [row] = await db`
+    select (select coalesce(jsonb_object_agg(r.order_date, r.revenue), '{}')
+            from ${db(relation)} r where r.order_date < ${before}::text::date and r.revenue <> 0) as kept,
+           (select coalesce(jsonb_object_agg(o.order_date, o.revenue), '{}')
+            from (select order_date, sum(total_amount) as revenue from public.orders
+                  where order_date < ${before}::text::date and private.is_revenue_status(status) group by 1) o
+            where o.revenue <> 0) as recomputed`;
+  return row as { kept: Record<string, number>; recomputed: Record<string, number> };
+}
+
 /** Rows of one list missing from the other, as text: empty when both hold the same rows. */
 export function differences(kept: postgres.Row[], rebuilt: postgres.Row[]) {
   const text = (rows: postgres.Row[]) => rows.map((row) => JSON.stringify(row));
