@@ -15,7 +15,9 @@
 -- order, a delete takes it out, an update that changes one of these columns takes the old version out and
 -- puts the new one in. Only the columns the analytics read, and one index, on the key (its right edge), so
 -- appending costs about what an insert into a table of one index does. The fold deletes what it folds, so
--- a row appended by a transaction that commits later is folded by a later fold, never skipped.
+-- a row appended by a transaction that commits later is folded by a later fold, never skipped. Each row
+-- carries the transaction that wrote it: an order's versions cancel out for its customer's rescoring only
+-- within one transaction (private.changed_customer_scores).
 create table private.order_changes (
   change_id bigint generated always as identity primary key,
   sign smallint not null constraint order_changes_sign check (sign in (-1, 1)),
@@ -29,7 +31,8 @@ create table private.order_changes (
   delivered_at timestamptz,
   completed_at timestamptz,
   cancelled_at timestamptz,
-  counted_until timestamptz not null
+  counted_until timestamptz not null,
+  transaction_id xid8 not null default pg_catalog.pg_current_xact_id()
 ) with (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 10000);
 
 alter table private.order_changes enable row level security;

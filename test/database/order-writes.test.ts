@@ -144,7 +144,57 @@ describe('an order write appends its change and nothing more', () => {
     }
     await expectKeptEqualsRecompute();
   });
+
+  it('an order a fold’s rescoring saw before its change was folded, and moved away again, is taken out of the customer’s scores', async () => {
+    // A rescoring walks the orders as they are, so it may see an order whose change the fold has not
+    // taken yet. That change and the move away, folded later in one batch, add up to nothing for the
+    // customer: they must be rescored all the same.
+    const [customer, other] = await newCustomers(2, 'seen-early');
+    await paidOrders(customer, 1);
+    await sql`select private.fold_order_changes(true)`;
+    await sql`insert into public.orders (customer_id, status, total_amount, ordered_at)
+              values (${customer}, 'paid', 300, ${`${DAY} 09:30Z`})`;
+    // Two rows the fold's first batch will lock, held so that the order placed earlier commits before its
+    // rescoring walks, and the move after.
+    const [scores, figures, folder] = [await sql.reserve(), await sql.reserve(), await sql.reserve()];
+    let folding: Promise<unknown> = Promise.resolve();
+    try {
+      await scores`begin`;
+      await scores`select 1 from private.customer_scores where customer_id = ${customer} for update`;
+      const [{ pid }] = await folder`select pg_backend_pid() as pid`;
+      folding = folder`select private.fold_order_changes(true)`.execute();
+      await waitUntilBlocked(pid, scores);
+      await sql`insert into public.orders (customer_id, status, total_amount, ordered_at)
+                values (${customer}, 'paid', 700, ${`${DAY} 09:00Z`})`;
+      // The hour the customer's first order leaves the 90 days, which the rescoring moves.
+      await figures`begin`;
+      const held = await figures`
+        select 1 from private.health_figure_changes where days = 90 and hour = ${`${DAY} 08:00Z`}::timestamptz + interval '90 days'
+        for update`;
+      expect(held.length).toBe(1);
+      await scores`commit`;
+      await waitUntilBlocked(pid, figures);
+      await sql`update public.orders set customer_id = ${other} where customer_id = ${customer} and total_amount = 700`;
+    } finally {
+      await scores`rollback`.catch(() => {});
+      await figures`commit`.catch(() => {});
+      await folding;
+      for (const held of [scores, figures, folder]) held.release();
+    }
+    await expectKeptEqualsRecompute();
+  });
 });
+
+/** Until the session `pid` waits for a lock `holder`'s session holds. */
+async function waitUntilBlocked(pid: number, holder: postgres.ReservedSql) {
+  const [{ pid: holderPid }] = await holder`select pg_backend_pid() as pid`;
+  for (let tries = 0; ; tries++) {
+    const [{ blocked }] = await sql`select ${holderPid}::int = any(pg_blocking_pids(${pid})) as blocked`;
+    if (blocked) return;
+    if (tries > 500) throw new Error(`session ${pid} never came to wait for session ${holderPid}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 describe('order writers of different customers never wait on each other', () => {
   it('with an open transaction holding a paid order of the day, every kind of write of other customers’ orders that day proceeds at once', async () => {

@@ -4,7 +4,10 @@
 
 -- The customers whose counted orders (orders.counted_until after ordered_at) changed in what
 -- RFM reads of them (time, amount, cancellation), each with the earliest moment that changed: before it,
--- their scores stay as they were. An order's version out and in with the same inputs cancel out.
+-- their scores stay as they were. An order's version out and in with the same inputs cancel out, but only
+-- within the transaction that wrote both (a move from paid to shipped, an order placed and deleted): a
+-- rescoring walks the orders as they are, so an earlier fold may have seen a version whose change comes
+-- in this batch with its undoing from a later transaction, and the customer must be walked again.
 create or replace function private.changed_customer_scores(changes private.order_changes[])
 returns table (customer_id uuid, first_change timestamptz)
 language plpgsql stable set search_path = '' as $$
@@ -15,7 +18,7 @@ begin
       select v.order_id, v.customer_id, v.ordered_at, v.counted_until, v.total_amount
       from unnest(changes) v
       where v.counted_until > v.ordered_at
-      group by v.order_id, v.customer_id, v.ordered_at, v.counted_until, v.total_amount
+      group by v.transaction_id, v.order_id, v.customer_id, v.ordered_at, v.counted_until, v.total_amount
       having sum(v.sign) <> 0
     ) c
     group by c.customer_id;
