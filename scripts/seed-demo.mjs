@@ -120,10 +120,9 @@ export async function seedDemo(url, { orders, seed, customers, tickets, products
       on conflict do nothing`, quiet);
 
     // Orders: most customers buy rarely, a few often (the power skews the pick); order times spread over
-    // a year with more recent weeks busier; deliveries take 1–5 days against a 3-day promise. Folded
-    // afterwards in batches of 3,000,000 changes (one batch up to that many orders), so each customer's
-    // year is walked once per fold batch, not once per insert batch that has one of their orders; a batch
-    // is one array, which PostgreSQL keeps under 1 GB.
+    // a year with more recent weeks busier; deliveries take 1–5 days against a 3-day promise. Folded once
+    // afterwards, so each customer's year is walked once, not once per insert batch that has one of their
+    // orders.
     await inBatches('orders', orders, (from, to) => sql`
       insert into public.orders (id, customer_id, status, total_amount, item_count, ordered_at, promised_at,
                                  shipped_at, delivered_at, completed_at, cancelled_at, paid_at, refunded_at)
@@ -165,7 +164,7 @@ export async function seedDemo(url, { orders, seed, customers, tickets, products
         ) shipped
       ) delivered
       on conflict do nothing`, quiet);
-    await sql`select private.fold_order_changes(true, 3000000)`;
+    await sql`select private.fold_order_changes(true)`;
 
     // Tickets: answered within minutes to a day and a half; most resolved; most resolved ones rated.
     await inBatches('tickets', tickets, (from, to) => sql`

