@@ -106,6 +106,42 @@ describe('dimension formulas (floors and targets)', () => {
     expect(await scalar<number>(sql`select private.health_response_score(${h}::numeric)`)).toBeCloseTo(score, 10);
   });
 
+  it('the ticket figures, summed over a window, are each ticket’s own: its response score and hours, answered, waiting, resolved before or after', async () => {
+    // Tickets opened over February 2001, answered within minutes to two days or not yet, resolved before the
+    // report, after it or never, rated or not; the report as of a moment mid-window, so some are still
+    // waiting then and some of the answers and resolutions come after it.
+    const asOf = '2001-02-20T13:37:11.5Z';
+    const { figures, tickets } = await rolledBack(async (tx) => {
+      await tx`
+        insert into public.support_tickets (subject, status, opened_at, first_response_at, resolved_at, satisfaction_rating)
+        select 'T' || i, case when resolved then 'resolved' else 'open' end, opened,
+               case when i % 5 <> 0 then opened + make_interval(secs => (i * 7919 % 172800)) end,
+               case when resolved then opened + make_interval(secs => (i * 104729 % 259200)) end,
+               case when resolved and i % 3 <> 0 then 1 + i % 5 end
+        from (select i, timestamptz '2001-02-01Z' + make_interval(secs => i * 9973 % (27 * 86400)) as opened,
+                     i % 4 <> 0 as resolved
+              from generate_series(1, 400) i) t`;
+      const [figures] = await tx`select * from private.health_ticket_figures(${asOf}, 7)`;
+      const tickets = await tx`
+        select extract(epoch from least(first_response_at, ${asOf}::timestamptz) - opened_at)::float8 / 3600 as hours,
+               resolved_at < ${asOf}::timestamptz as resolved, satisfaction_rating as rating
+        from public.support_tickets
+        where opened_at >= ${asOf}::timestamptz - interval '7 days' and opened_at < ${asOf}::timestamptz`;
+      return { figures, tickets };
+    });
+    const n = tickets.length;
+    const rated = tickets.filter((t) => t.resolved && t.rating !== null);
+    expect(n).toBeGreaterThan(50);
+    expect(tickets.some((t) => t.hours < 1) && tickets.some((t) => t.hours > 24) && tickets.some((t) => !t.resolved)).toBe(true);
+    expect(Number(figures.tickets)).toBe(n);
+    expect(Number(figures.resolved)).toBe(tickets.filter((t) => t.resolved).length);
+    expect(Number(figures.rated)).toBe(rated.length);
+    expect(Number(figures.average_rating)).toBeCloseTo(rated.reduce((sum, t) => sum + t.rating, 0) / rated.length, 10);
+    const score = (hours: number) => Math.max(0, Math.min(1, (hours - 24) / (1 - 24)));
+    expect(Number(figures.response_score)).toBeCloseTo(tickets.reduce((sum, t) => sum + score(t.hours), 0) / n, 10);
+    expect(Number(figures.average_response_hours)).toBeCloseTo(tickets.reduce((sum, t) => sum + t.hours, 0) / n, 10);
+  });
+
   it('satisfaction: rating 0.7, resolution 0.3; no rating → resolution alone; no ticket → 0', async () => {
     const [row] = await sql`select private.health_satisfaction_score(3.5, 2.0 / 3) as both,
                                    private.health_satisfaction_score(null, 0.5) as unrated,

@@ -100,17 +100,28 @@ language sql immutable parallel safe set search_path = '' as $$
   select private.health_average_rfm_score(array[recency_days], array[orders], array[spend])
 $$;
 
--- Average response score over tickets: scale(hours, 24, 1) for each.
-create or replace function private.health_average_response_score(hours numeric[])
+-- Response: a first answer within an hour scores 1, one after 24 hours 0, linear between (scale(hours, 24,
+-- 1)). These bounds hold each ticket's response time; the average follows from how many tickets there are
+-- and what their held times add up to, so the ticket figures (50_figures.sql) sum intervals, exact, instead
+-- of scoring each ticket in numeric.
+create or replace function private.health_response_bounds(out best interval, out worst interval)
+language sql immutable parallel safe set search_path = '' as $$
+  select interval '1 hour', interval '24 hours'
+$$;
+
+create or replace function private.health_average_response_score(tickets bigint, held_time interval)
 returns numeric
 language sql immutable parallel safe set search_path = '' as $$
-  select avg(greatest(0, least(1, (t.hours - 24) / (1 - 24)))) from unnest(hours) t(hours)
+  select (tickets * extract(epoch from b.worst) - extract(epoch from held_time))
+         / extract(epoch from b.worst - b.best) / nullif(tickets, 0)
+  from private.health_response_bounds() b
 $$;
 
 create or replace function private.health_response_score(hours numeric)
 returns numeric
 language sql immutable parallel safe set search_path = '' as $$
-  select private.health_average_response_score(array[hours])
+  select private.health_average_response_score(1, least(greatest(make_interval(secs => hours * 3600), b.best), b.worst))
+  from private.health_response_bounds() b
 $$;
 
 -- revenue: this period's revenue against the previous equal period. Target +10 % (score 10); floor half
@@ -176,7 +187,8 @@ revoke execute on function
   private.health_scale(numeric, numeric, numeric), private.health_rating(numeric), private.health_word(text, text),
   private.health_percent_change(numeric, numeric), private.health_trend(numeric, numeric),
   private.health_average_rfm_score(numeric[], bigint[], numeric[]), private.health_rfm_score(numeric, bigint, numeric),
-  private.health_average_response_score(numeric[]), private.health_response_score(numeric),
+  private.health_response_bounds(), private.health_average_response_score(bigint, interval),
+  private.health_response_score(numeric),
   private.health_revenue_score(numeric, numeric), private.health_satisfaction_score(numeric, numeric),
   private.health_fulfillment_score(numeric, numeric), private.health_products_score(numeric, numeric),
   private.health_system_score(numeric, numeric, numeric), private.health_confidence(bigint)
@@ -186,7 +198,8 @@ grant execute on function
   private.health_scale(numeric, numeric, numeric), private.health_rating(numeric), private.health_word(text, text),
   private.health_percent_change(numeric, numeric), private.health_trend(numeric, numeric),
   private.health_average_rfm_score(numeric[], bigint[], numeric[]), private.health_rfm_score(numeric, bigint, numeric),
-  private.health_average_response_score(numeric[]), private.health_response_score(numeric),
+  private.health_response_bounds(), private.health_average_response_score(bigint, interval),
+  private.health_response_score(numeric),
   private.health_revenue_score(numeric, numeric), private.health_satisfaction_score(numeric, numeric),
   private.health_fulfillment_score(numeric, numeric), private.health_products_score(numeric, numeric),
   private.health_system_score(numeric, numeric, numeric), private.health_confidence(bigint)
