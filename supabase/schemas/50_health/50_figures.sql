@@ -263,17 +263,27 @@ end
 $$;
 
 -- The period's order figures and, for a period longer than a week, its last 7 days' (`week_*`, the
--- trend's current week).
+-- trend's current week). PL/pgSQL, so a week's report reads its window once: in a SQL function the
+-- week's lateral read ran whatever its condition on `days`.
 create or replace function private.health_order_figures(as_of timestamptz, days integer)
 returns table (
   orders bigint, completed bigint, cancelled bigint, due bigint, on_time bigint,
   revenue numeric, previous_revenue numeric, week_orders bigint, week_completed bigint
 )
-language sql stable set search_path = '' as $$
-  select p.orders, p.completed, p.cancelled, p.due, p.on_time, p.revenue, p.previous_revenue,
-         case when days > 7 then w.orders else p.orders end, case when days > 7 then w.completed else p.completed end
-  from private.health_window_order_figures(as_of, days) p
-  left join lateral (select * from private.health_window_order_figures(as_of, 7) where days > 7) w on true
+language plpgsql stable set search_path = '' as $$
+declare
+  p record;
+  w record;
+begin
+  select * into p from private.health_window_order_figures(as_of, days);
+  if days > 7 then
+    select * into w from private.health_window_order_figures(as_of, 7);
+  else
+    w := p;
+  end if;
+  return query select p.orders, p.completed, p.cancelled, p.due, p.on_time, p.revenue, p.previous_revenue, w.orders,
+                      w.completed;
+end
 $$;
 
 -- The period's customer figures and, for a period longer than a week, its last 7 days' (`week_*`).
@@ -281,12 +291,19 @@ create or replace function private.health_customer_figures(as_of timestamptz, da
 returns table (
   customers bigint, average_rfm numeric, repeat_customers bigint, week_customers bigint, week_average_rfm numeric
 )
-language sql stable set search_path = '' as $$
-  select p.customers, p.average_rfm, p.repeat_customers,
-         case when days > 7 then w.customers else p.customers end,
-         case when days > 7 then w.average_rfm else p.average_rfm end
-  from private.health_window_customer_figures(as_of, days) p
-  left join lateral (select * from private.health_window_customer_figures(as_of, 7) where days > 7) w on true
+language plpgsql stable set search_path = '' as $$
+declare
+  p record;
+  w record;
+begin
+  select * into p from private.health_window_customer_figures(as_of, days);
+  if days > 7 then
+    select * into w from private.health_window_customer_figures(as_of, 7);
+  else
+    w := p;
+  end if;
+  return query select p.customers, p.average_rfm, p.repeat_customers, w.customers, w.average_rfm;
+end
 $$;
 
 -- The figures behind a report's scores, for the staff (the report itself carries scores only, CONTRACT
