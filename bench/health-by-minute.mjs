@@ -1,9 +1,9 @@
 // node bench/health-by-minute.mjs [--stores bench-100k,bench,bench-10m] [--hour ISO] [--runs 7]
 //
 // A business health report's time as a function of how far into the hour it is asked. A report reads the
-// kept figure changes up to an hour boundary and the orders of the part of the hour between that boundary
-// and its moment (the shorter side, docs/business-health.md), so its cost grows with the orders placed in
-// half an hour. The report as of minutes 0, 10, …, 50 of `--hour` (default: the current hour), each
+// kept figure changes up to a 10-minute boundary and the orders between that boundary and its moment (the
+// shorter side, docs/business-health.md), so its cost grows with the orders placed in five minutes. The
+// report as of minutes 0, 5, …, 55 of `--hour` (default: the current hour), each
 // period, median of `--runs`, called in SQL as health.business_health calls it, on each of the stores the
 // scale run generated (`npm run bench -- --scale [--ten-million]`; a store not generated is skipped).
 // Writes bench/results/health-by-minute.{json,md}.
@@ -18,7 +18,7 @@ const { values } = parseArgs({ options: { stores: { type: 'string' }, hour: { ty
 const STORES = (values.stores ?? 'bench-100k,bench,bench-10m').split(',');
 const RUNS = Number(values.runs ?? 7);
 const HOUR = new Date(values.hour ?? new Date().toISOString().slice(0, 13) + ':00:00Z');
-const MINUTES = [0, 10, 20, 30, 40, 50];
+const MINUTES = [0, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55];
 const PERIODS = ['7d', '30d', '90d'];
 const RESULTS = path.join(ROOT, 'bench/results/health-by-minute');
 const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
@@ -65,7 +65,7 @@ await writeFile(`${RESULTS}.json`, `${JSON.stringify(out, null, 2)}\n`);
 const text = [
   `# Business health by minute of the hour (${out.generated_at})`,
   '',
-  `The report as of minutes 0–50 of ${out.hour}, with trends, insights and the system dimension, median ms of ${RUNS}.`,
+  `The report as of minutes 0–55 of ${out.hour}, with trends, insights and the system dimension, median ms of ${RUNS}.`,
   '',
   `| minute | ${stores.flatMap((s) => PERIODS.map((p) => `${s.orders.toLocaleString('en')} orders ${p}`)).join(' | ')} |`,
   `|---:|${stores.flatMap(() => PERIODS.map(() => '---:')).join('|')}|`,

@@ -88,7 +88,7 @@ begin
     from old_rows o;
   else
     truncate private.order_changes, private.order_daily_revenue, private.health_figure_changes,
-      private.customer_scores;
+      private.health_figure_changes_by_10_minutes, private.customer_scores;
   end if;
   return null;
 end
@@ -203,7 +203,7 @@ begin
   perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('private.fold_order_changes'));
   lock table public.orders in share mode;
   truncate private.order_changes, private.order_daily_revenue, private.health_figure_changes,
-    private.customer_scores;
+    private.health_figure_changes_by_10_minutes, private.customer_scores;
   insert into private.order_changes (sign, order_id, customer_id, status, total_amount, ordered_at, order_date,
                                      promised_at, delivered_at, completed_at, cancelled_at, counted_until)
   select 1, o.id, o.customer_id, o.status, o.total_amount, o.ordered_at, o.order_date, o.promised_at,

@@ -238,13 +238,13 @@ describe('business health from the kept figure changes', () => {
     await compare(sql, moments);
   });
 
-  it('a report of a busy current hour counts back from the hour’s end, as exact as from its start, with orders placed up to now and steps scheduled later in the hour', async () => {
+  it('a report in busy current 10 minutes counts back from their end, as exact as from their start, with orders placed up to now and steps scheduled later in them', async () => {
     await sql.begin(async (tx) => {
       const customers = (await tx`select id from public.customers order by id limit 40`).map((r) => r.id as string);
-      // 800 orders over the last 100 days, then 400 in this hour up to now; a third of those promised,
-      // completed or cancelled later in this hour, and a few placed later in it.
+      // 800 orders over the last 100 days, then 400 in these 10 minutes up to now; a third of those promised,
+      // completed or cancelled later in them, and a few placed later in them.
       await tx`
-        with h as (select private.now() as now, date_bin('1 hour', private.now(), timestamptz '2000-01-01 00:00+00') as start)
+        with h as (select private.now() as now, date_bin('10 minutes', private.now(), timestamptz '2000-01-01 00:00+00') as start)
         insert into public.orders (customer_id, status, total_amount, ordered_at, promised_at, delivered_at, completed_at, cancelled_at)
         select c, s, (120 + 991 * i % 7000)::numeric(12, 2), t,
                case when i % 3 = 0 then later else t + interval '2 days' end,
@@ -256,16 +256,16 @@ describe('business health from the kept figure changes', () => {
         cross join lateral (values ((array['paid', 'completed', 'cancelled', 'refunded', 'paid'])[1 + i % 5])) v(s)
         cross join lateral (values (
           case when i <= 800 then h.now - make_interval(days => i % 100, mins => 7 * i)
-               when i % 50 = 0 then h.now + (h.start + interval '1 hour' - h.now) * (i % 7 + 1) / 9
+               when i % 50 = 0 then h.now + (h.start + interval '10 minutes' - h.now) * (i % 7 + 1) / 9
                else h.start + (h.now - h.start) * (i - 800) / 401 end,
-          h.now + (h.start + interval '1 hour' - h.now) * (i % 5 + 1) / 7)) w(t, later)`;
+          h.now + (h.start + interval '10 minutes' - h.now) * (i % 5 + 1) / 7)) w(t, later)`;
       const [{ moments, ahead }] = await tx`
-        with h as (select private.now() as now, date_bin('1 hour', private.now(), timestamptz '2000-01-01 00:00+00') as start)
+        with h as (select private.now() as now, date_bin('10 minutes', private.now(), timestamptz '2000-01-01 00:00+00') as start)
         select array[h.now::text, (h.now + interval '1 microsecond')::text, (h.start + interval '1 microsecond')::text,
-                     (h.start + (h.now - h.start) / 2)::text, (h.start + interval '1 hour' - interval '1 microsecond')::text] as moments,
-               private.health_boundary(h.now) = h.start + interval '1 hour' or h.now = h.start as ahead
+                     (h.start + (h.now - h.start) / 2)::text, (h.start + interval '10 minutes' - interval '1 microsecond')::text] as moments,
+               private.health_boundary(h.now) = h.start + interval '10 minutes' or h.now = h.start as ahead
         from h`;
-      expect(ahead, 'now counts from its hour’s end').toBe(true);
+      expect(ahead, 'now counts from the end of its 10 minutes').toBe(true);
       const rows = await compare(tx, moments);
       expect(rows.filter((r) => JSON.parse(r.new_orders).orders > 300).length).toBeGreaterThan(5);
       throw new Error('rolled back');

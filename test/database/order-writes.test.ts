@@ -81,6 +81,8 @@ async function keptState() {
   const [row] = await sql`
     select (select coalesce(string_agg(r::text, ',' order by r.order_date), '') from private.order_daily_revenue r)
            || (select coalesce(string_agg(f::text, ',' order by f.days, f.hour), '') from private.health_figure_changes f)
+           || (select coalesce(string_agg(f::text, ',' order by f.days, f.ten_minutes), '')
+               from private.health_figure_changes_by_10_minutes f)
            || (select coalesce(string_agg(c::text, ',' order by c.customer_id), '') from private.customer_scores c) as kept`;
   return row.kept as string;
 }
@@ -125,8 +127,8 @@ describe('an order write appends its change and nothing more', () => {
     try {
       await folder`begin`;
       await folder`select pg_advisory_xact_lock(hashtext('private.fold_order_changes'))`;
-      await folder`lock table private.order_daily_revenue, private.health_figure_changes, private.customer_scores
-                   in access exclusive mode`;
+      await folder`lock table private.order_daily_revenue, private.health_figure_changes,
+                   private.health_figure_changes_by_10_minutes, private.customer_scores in access exclusive mode`;
       for (const [i, [kind, write]] of Object.entries(WRITES).entries()) {
         await sql.begin(async (tx) => {
           await tx`set local lock_timeout = '1s'`;

@@ -36,6 +36,7 @@ const EXPECTED: Record<string, Partial<Record<(typeof ROLES)[number], string>>> 
   'private.function_requests': { service_role: READ },
   'private.function_requests_id_seq': {},
   'private.health_figure_changes': {},
+  'private.health_figure_changes_by_10_minutes': {},
   'private.order_changes': readOnly,
   'private.order_changes_change_id_seq': {},
   'private.order_daily_revenue': readOnly,

@@ -8,17 +8,19 @@ const scoresOf = (db: postgres.Sql | postgres.TransactionSql) => db`
   select customer_id, changed_at::text as changed_at, states::text as states from private.customer_scores
   where cardinality(changed_at) > 0 order by customer_id`;
 
-/** The kept changes by window length and hour, where any is not zero. */
+/** The kept changes by window length and hour, and by 10 minutes, where any is not zero. */
 const figureSums = (db: postgres.Sql | postgres.TransactionSql) => db`
-  select days, hour, sum(orders) o, sum(completed) c, sum(cancelled) x, sum(due) d, sum(on_time) t,
+  select grain, days, at, sum(orders) o, sum(completed) c, sum(cancelled) x, sum(due) d, sum(on_time) t,
          sum(revenue)::numeric(20, 2)::text r, sum(previous_revenue)::numeric(20, 2)::text p, sum(customers) n, sum(score_sum) s,
          sum(scores_1_mod_3) s1, sum(scores_2_mod_3) s2, sum(scores_of_3) s3, sum(repeat_customers) rc
-  from private.health_figure_changes
-  group by days, hour
+  from (select 'hour' as grain, hour as at, * from private.health_figure_changes
+        union all
+        select '10 minutes', ten_minutes, * from private.health_figure_changes_by_10_minutes) f
+  group by grain, days, at
   having sum(orders) <> 0 or sum(completed) <> 0 or sum(cancelled) <> 0 or sum(due) <> 0 or sum(on_time) <> 0
       or sum(revenue) <> 0 or sum(previous_revenue) <> 0 or sum(customers) <> 0 or sum(score_sum) <> 0
       or sum(scores_1_mod_3) <> 0 or sum(scores_2_mod_3) <> 0 or sum(scores_of_3) <> 0 or sum(repeat_customers) <> 0
-  order by days, hour`;
+  order by grain, days, at`;
 
 /**
  * The kept changes and every customer's kept states, once every order change is folded; and the same built

@@ -204,11 +204,15 @@ $$;
 
 -- Rescores `customers` from `first_changes` on (paired by position): keeps their new moments in
 -- `private.customer_scores` and adds the difference between the moments now and then to the figure
--- changes. Their rows are taken in customer order first, so two rescorings of the same customers follow
--- each other and the second walks what the first committed.
+-- changes (private.add_customer_state_changes). Their rows are taken in customer order first, so two
+-- rescorings of the same customers follow each other and the second walks what the first committed.
 create or replace function private.apply_customer_score_changes(customers uuid[], first_changes timestamptz[])
 returns void
 language plpgsql set search_path = '' set work_mem = '256MB' set plan_cache_mode = 'force_generic_plan' as $$
+declare
+  moments_at timestamptz[];
+  states integer[];
+  counts bigint[];
 begin
   if coalesce(cardinality(customers), 0) = 0 then
     return;
@@ -237,32 +241,61 @@ begin
     where s.customer_id = n.customer_id
     returning 1
   ),
-  -- Customers entering (+1) and leaving (−1) each state, by hour: now's moments minus then's.
+  -- Customers entering (+1) and leaving (−1) each state, by 10 minutes: now's moments minus then's.
   state_changes as (
-    select date_bin('1 hour', c.at, timestamptz '2000-01-01 00:00+00') as hour, c.state, sum(c.n) as n
+    select date_bin('10 minutes', c.at, timestamptz '2000-01-01 00:00+00') as ten_minutes, c.state, sum(c.n) as n
     from moments m
     cross join lateral (values (m.at, m.state, case m.moment when 'now' then 1 else -1 end),
                                (m.at, m.previous, case m.moment when 'now' then -1 else 1 end)) c(at, state, n)
     where m.moment in ('now', 'then') and c.state <> 0
     group by 1, 2
     having sum(c.n) <> 0
-  ),
-  rfm_changes as (
-    select x.days, c.hour, sum(c.n * x.customers) as customers, sum(c.n * x.score_sum) as score_sum,
+  )
+  select array_agg(c.ten_minutes), array_agg(c.state), array_agg(c.n) into moments_at, states, counts
+  from state_changes c;
+  perform private.add_customer_state_changes(moments_at, states, counts);
+end
+$$;
+
+-- Adds customers entering (a positive count) and leaving (a negative one) RFM states at the 10 minutes
+-- `moments_at` (paired by position with `states` and `counts`) to the figure changes, by 10 minutes and by
+-- hour.
+create or replace function private.add_customer_state_changes(moments_at timestamptz[], states integer[], counts bigint[])
+returns void
+language plpgsql set search_path = '' as $$
+begin
+  with added as materialized (
+    select x.days, c.ten_minutes, sum(c.n * x.customers) as customers, sum(c.n * x.score_sum) as score_sum,
            sum(c.n * x.scores_1_mod_3) as scores_1_mod_3, sum(c.n * x.scores_2_mod_3) as scores_2_mod_3,
            sum(c.n * x.scores_of_3) as scores_of_3, sum(c.n * x.repeat_customers) as repeat_customers
-    from state_changes c
+    from unnest(moments_at, states, counts) c(ten_minutes, state, n)
     join (select * from private.health_rfm_state_figures()) x on x.state = c.state
     group by 1, 2
+    having sum(c.n * x.customers) <> 0 or sum(c.n * x.score_sum) <> 0 or sum(c.n * x.scores_1_mod_3) <> 0
+        or sum(c.n * x.scores_2_mod_3) <> 0 or sum(c.n * x.scores_of_3) <> 0 or sum(c.n * x.repeat_customers) <> 0
+  ),
+  by_10_minutes as (
+    insert into private.health_figure_changes_by_10_minutes as f (
+      days, ten_minutes, customers, score_sum, scores_1_mod_3, scores_2_mod_3, scores_of_3, repeat_customers)
+    select a.days, a.ten_minutes, a.customers, a.score_sum, a.scores_1_mod_3, a.scores_2_mod_3, a.scores_of_3,
+           a.repeat_customers
+    from added a
+    order by 1, 2
+    on conflict (days, ten_minutes) do update set
+      customers = f.customers + excluded.customers,
+      score_sum = f.score_sum + excluded.score_sum,
+      scores_1_mod_3 = f.scores_1_mod_3 + excluded.scores_1_mod_3,
+      scores_2_mod_3 = f.scores_2_mod_3 + excluded.scores_2_mod_3,
+      scores_of_3 = f.scores_of_3 + excluded.scores_of_3,
+      repeat_customers = f.repeat_customers + excluded.repeat_customers
   )
   insert into private.health_figure_changes as f (
     days, hour, customers, score_sum, scores_1_mod_3, scores_2_mod_3, scores_of_3, repeat_customers)
-  select c.days, c.hour, c.customers, c.score_sum, c.scores_1_mod_3, c.scores_2_mod_3, c.scores_of_3,
-         c.repeat_customers
-  from rfm_changes c
-  where c.customers <> 0 or c.score_sum <> 0 or c.scores_1_mod_3 <> 0 or c.scores_2_mod_3 <> 0
-     or c.scores_of_3 <> 0 or c.repeat_customers <> 0
-  order by c.days, c.hour
+  select a.days, date_bin('1 hour', a.ten_minutes, timestamptz '2000-01-01 00:00+00'), sum(a.customers),
+         sum(a.score_sum), sum(a.scores_1_mod_3), sum(a.scores_2_mod_3), sum(a.scores_of_3), sum(a.repeat_customers)
+  from added a
+  group by 1, 2
+  order by 1, 2
   on conflict (days, hour) do update set
     customers = f.customers + excluded.customers,
     score_sum = f.score_sum + excluded.score_sum,
@@ -281,5 +314,6 @@ revoke execute on function private.health_rfm_state_figures(),
   private.customer_counted_orders(uuid[], timestamptz[]),
   private.customer_state_walk(uuid[], timestamptz[]),
   private.customer_score_moments(uuid[], timestamptz[]),
-  private.apply_customer_score_changes(uuid[], timestamptz[])
+  private.apply_customer_score_changes(uuid[], timestamptz[]),
+  private.add_customer_state_changes(timestamptz[], integer[], bigint[])
 from public, anon, authenticated;

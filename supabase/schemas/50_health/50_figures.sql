@@ -1,17 +1,19 @@
 -- The figures a health report scores, each read as of `as_of`, so a report can be asked of any past
 -- moment. Windows are whole 24-hour days: [as_of − 24 h × days, as_of).
 --
--- The order and customer figures come from their changes kept by hour (30_figure_changes.sql, 35_customer_scores.sql): the
--- figures as of an hour boundary next to `as_of` (private.health_boundary), plus what changed between it
--- and `as_of`, read from the few orders (and the customers of those orders) with a step in that part of an
--- hour, through the orders' indexes. So a report reads a number of hours, not of orders.
+-- The order and customer figures come from their changes kept by hour and by 10 minutes (30_figure_changes.sql,
+-- 35_customer_scores.sql): the figures as of a 10-minute boundary next to `as_of` (private.health_boundary),
+-- plus what changed between it and `as_of`, read from the few orders (and the customers of those orders)
+-- with a step in those minutes, through the orders' indexes. So a report reads a number of hours, not of
+-- orders.
 --
 -- The figure queries are planned for each call (plan_cache_mode): after five calls PostgreSQL may switch
 -- a function's statements to a generic plan, blind to how many orders the last hour holds.
 
--- The order and customer figures of the window of `days` days ending at the hour boundary `at`: the
--- changes of the hours before it or, because every order's and customer's changes add up to zero, minus
--- those from it on; whichever side has fewer hours.
+-- The order and customer figures of the window of `days` days ending at the 10-minute boundary `at`: the
+-- changes of the hours before its hour or, because every order's and customer's changes add up to zero,
+-- minus those from that hour on, whichever side has fewer hours; and the changes of that hour's 10 minutes
+-- before `at`.
 create or replace function private.health_figures_before(days integer, at timestamptz)
 returns table (
   orders bigint, completed bigint, cancelled bigint, due bigint, on_time bigint, revenue numeric,
@@ -20,89 +22,113 @@ returns table (
 )
 language plpgsql stable set search_path = '' as $$
 declare
+  at_hour timestamptz := date_bin('1 hour', at, timestamptz '2000-01-01 00:00+00');
   first_hour timestamptz;
   last_hour timestamptz;
+  -- 1: the hours in [from_hour, to_hour), before at_hour; −1: minus those from it on; 0: none (nothing
+  -- before it, or everything).
+  side integer;
+  from_hour timestamptz;
+  to_hour timestamptz;
 begin
   select min(c.hour), max(c.hour) into first_hour, last_hour
   from private.health_figure_changes c where c.days = health_figures_before.days;
-  if first_hour is null or at <= first_hour or at > last_hour then
-    return query select 0::bigint, 0::bigint, 0::bigint, 0::bigint, 0::bigint, 0::numeric, 0::numeric, 0::bigint, 0::bigint, 0::bigint, 0::bigint, 0::bigint, 0::bigint, 0::bigint, 0::bigint;
-  elsif at - first_hour <= last_hour - at then
-    return query
-    select coalesce(sum(c.orders), 0)::bigint,
-           coalesce(sum(c.completed), 0)::bigint,
-           coalesce(sum(c.cancelled), 0)::bigint,
-           coalesce(sum(c.due), 0)::bigint,
-           coalesce(sum(c.on_time), 0)::bigint,
-           coalesce(sum(c.revenue), 0)::numeric,
-           coalesce(sum(c.previous_revenue), 0)::numeric,
-           coalesce(sum(c.revenue_orders), 0)::bigint,
-           coalesce(sum(c.previous_revenue_orders), 0)::bigint,
-           coalesce(sum(c.customers), 0)::bigint,
-           coalesce(sum(c.score_sum), 0)::bigint,
-           coalesce(sum(c.scores_1_mod_3), 0)::bigint,
-           coalesce(sum(c.scores_2_mod_3), 0)::bigint,
-           coalesce(sum(c.scores_of_3), 0)::bigint,
-           coalesce(sum(c.repeat_customers), 0)::bigint
+  side := case when first_hour is null or at_hour <= first_hour or at_hour > last_hour then 0
+               when at_hour - first_hour <= last_hour - at_hour then 1 else -1 end;
+  from_hour := case side when 1 then '-infinity' else at_hour end;
+  to_hour := case side when -1 then 'infinity' else at_hour end;
+  return query
+  with h as (
+    select coalesce(sum(c.orders), 0) as orders,
+           coalesce(sum(c.completed), 0) as completed,
+           coalesce(sum(c.cancelled), 0) as cancelled,
+           coalesce(sum(c.due), 0) as due,
+           coalesce(sum(c.on_time), 0) as on_time,
+           coalesce(sum(c.revenue), 0) as revenue,
+           coalesce(sum(c.previous_revenue), 0) as previous_revenue,
+           coalesce(sum(c.revenue_orders), 0) as revenue_orders,
+           coalesce(sum(c.previous_revenue_orders), 0) as previous_revenue_orders,
+           coalesce(sum(c.customers), 0) as customers,
+           coalesce(sum(c.score_sum), 0) as score_sum,
+           coalesce(sum(c.scores_1_mod_3), 0) as scores_1_mod_3,
+           coalesce(sum(c.scores_2_mod_3), 0) as scores_2_mod_3,
+           coalesce(sum(c.scores_of_3), 0) as scores_of_3,
+           coalesce(sum(c.repeat_customers), 0) as repeat_customers
     from private.health_figure_changes c
-    where c.days = health_figures_before.days and c.hour < at;
-  else
-    return query
-    select coalesce(-sum(c.orders), 0)::bigint,
-           coalesce(-sum(c.completed), 0)::bigint,
-           coalesce(-sum(c.cancelled), 0)::bigint,
-           coalesce(-sum(c.due), 0)::bigint,
-           coalesce(-sum(c.on_time), 0)::bigint,
-           coalesce(-sum(c.revenue), 0)::numeric,
-           coalesce(-sum(c.previous_revenue), 0)::numeric,
-           coalesce(-sum(c.revenue_orders), 0)::bigint,
-           coalesce(-sum(c.previous_revenue_orders), 0)::bigint,
-           coalesce(-sum(c.customers), 0)::bigint,
-           coalesce(-sum(c.score_sum), 0)::bigint,
-           coalesce(-sum(c.scores_1_mod_3), 0)::bigint,
-           coalesce(-sum(c.scores_2_mod_3), 0)::bigint,
-           coalesce(-sum(c.scores_of_3), 0)::bigint,
-           coalesce(-sum(c.repeat_customers), 0)::bigint
-    from private.health_figure_changes c
-    where c.days = health_figures_before.days and c.hour >= at;
-  end if;
+    where c.days = health_figures_before.days and c.hour >= from_hour and c.hour < to_hour
+  ),
+  m as (
+    select coalesce(sum(f.orders), 0) as orders,
+           coalesce(sum(f.completed), 0) as completed,
+           coalesce(sum(f.cancelled), 0) as cancelled,
+           coalesce(sum(f.due), 0) as due,
+           coalesce(sum(f.on_time), 0) as on_time,
+           coalesce(sum(f.revenue), 0) as revenue,
+           coalesce(sum(f.previous_revenue), 0) as previous_revenue,
+           coalesce(sum(f.revenue_orders), 0) as revenue_orders,
+           coalesce(sum(f.previous_revenue_orders), 0) as previous_revenue_orders,
+           coalesce(sum(f.customers), 0) as customers,
+           coalesce(sum(f.score_sum), 0) as score_sum,
+           coalesce(sum(f.scores_1_mod_3), 0) as scores_1_mod_3,
+           coalesce(sum(f.scores_2_mod_3), 0) as scores_2_mod_3,
+           coalesce(sum(f.scores_of_3), 0) as scores_of_3,
+           coalesce(sum(f.repeat_customers), 0) as repeat_customers
+    from private.health_figure_changes_by_10_minutes f
+    where f.days = health_figures_before.days and f.ten_minutes >= at_hour and f.ten_minutes < at
+  )
+  select (side * h.orders + m.orders)::bigint,
+         (side * h.completed + m.completed)::bigint,
+         (side * h.cancelled + m.cancelled)::bigint,
+         (side * h.due + m.due)::bigint,
+         (side * h.on_time + m.on_time)::bigint,
+         (side * h.revenue + m.revenue)::numeric,
+         (side * h.previous_revenue + m.previous_revenue)::numeric,
+         (side * h.revenue_orders + m.revenue_orders)::bigint,
+         (side * h.previous_revenue_orders + m.previous_revenue_orders)::bigint,
+         (side * h.customers + m.customers)::bigint,
+         (side * h.score_sum + m.score_sum)::bigint,
+         (side * h.scores_1_mod_3 + m.scores_1_mod_3)::bigint,
+         (side * h.scores_2_mod_3 + m.scores_2_mod_3)::bigint,
+         (side * h.scores_of_3 + m.scores_of_3)::bigint,
+         (side * h.repeat_customers + m.repeat_customers)::bigint
+  from h, m;
 end
 $$;
 
--- The hour boundary a report as of `as_of` counts from: the start or the end of `as_of`'s hour, whichever
--- has fewer orders to read between it and `as_of`. Either gives the same figures. From the start, the
--- orders placed in [start, as_of) and those leaving a window then (placed 3 to 365 days before); from the
--- end, the same of [as_of, end), where nothing is placed yet when that is the rest of the current hour.
+-- The 10-minute boundary a report as of `as_of` counts from: the start or the end of `as_of`'s 10 minutes,
+-- whichever has fewer orders to read between it and `as_of`. Either gives the same figures. From the start,
+-- the orders placed in [start, as_of) and those leaving a window then (placed 3 to 365 days before); from the
+-- end, the same of [as_of, end), where nothing is placed yet when that is the rest of the current 10 minutes.
 -- The orders placed a week before each part stand for the ones leaving a window, six ranges in all; the
--- orders placed before `as_of` are counted only as far as the choice needs, so a busy hour costs a
+-- orders placed before `as_of` are counted only as far as the choice needs, so a busy moment costs a
 -- bounded count, not a read of all its orders. Generic plans: each count is a range of one index whatever
 -- the moment, and planning them anew would cost more than they do.
 create or replace function private.health_boundary(as_of timestamptz)
 returns timestamptz
 language plpgsql stable set search_path = '' set plan_cache_mode = 'force_generic_plan' as $$
 declare
-  hour_start timestamptz := date_bin('1 hour', as_of, timestamptz '2000-01-01 00:00+00');
-  hour_end timestamptz := hour_start + interval '1 hour';
+  part_start timestamptz := date_bin('10 minutes', as_of, timestamptz '2000-01-01 00:00+00');
+  part_end timestamptz := part_start + interval '10 minutes';
   placed_later bigint;
   week_earlier bigint;
   week_later bigint;
   threshold bigint;
   placed_earlier bigint;
 begin
-  if as_of = hour_start then
-    return hour_start;
+  if as_of = part_start then
+    return part_start;
   end if;
   select count(*) filter (where o.ordered_at < as_of - interval '168 hours'),
          count(*) filter (where o.ordered_at >= as_of - interval '168 hours'),
-         (select count(*) from public.orders l where l.ordered_at >= as_of and l.ordered_at < hour_end)
+         (select count(*) from public.orders l where l.ordered_at >= as_of and l.ordered_at < part_end)
     into week_earlier, week_later, placed_later
   from public.orders o
-  where o.ordered_at >= hour_start - interval '168 hours' and o.ordered_at < hour_end - interval '168 hours';
+  where o.ordered_at >= part_start - interval '168 hours' and o.ordered_at < part_end - interval '168 hours';
   threshold := placed_later + 6 * (week_later - week_earlier);
   select count(*) into placed_earlier
-  from (select from public.orders o where o.ordered_at >= hour_start and o.ordered_at < as_of
+  from (select from public.orders o where o.ordered_at >= part_start and o.ordered_at < as_of
         limit greatest(threshold, 0) + 1) x;
-  return case when placed_earlier > threshold then hour_end else hour_start end;
+  return case when placed_earlier > threshold then part_end else part_start end;
 end
 $$;
 
