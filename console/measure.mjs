@@ -7,15 +7,23 @@
 //   node console/measure.mjs [console URL, default http://127.0.0.1:54321/console/] [--as admin|customer]
 //
 // The browser tests (test/browser/) use the same functions.
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { clockOffsetMs } from '../scripts/lib/clock.mjs';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const SCREENS = ['health', 'orders', 'campaigns', 'attribution', 'inventory', 'campaign-types'];
 
-/** Chromium as the closed network here wants it: headless, no sandbox as root, nothing phoning home. */
+/**
+ * Chromium as the closed network here wants it: headless, no sandbox as root, nothing phoning home. When
+ * the run's clock is moved (`npm run test:at`), the browser's clock is moved with it: a page on the real
+ * clock would judge the server's tokens and days by another time than the one under test. libfaketime
+ * (Debian's `faketime`) moves the whole browser, every process and every way it reads the time, by the
+ * run's offset; Playwright's own clock cannot, as it counts the time since each call by this process's
+ * clock, which the run has moved too (pages on a run in the past would read the real time).
+ */
 export async function launchChromium() {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM} (apt-get install -y chromium)`);
   const { chromium } = await import('playwright-core');
@@ -27,7 +35,23 @@ export async function launchChromium() {
       '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage',
     ],
+    ...(clockOffsetMs === 0 ? {} : { env: { ...process.env, ...movedClockEnv() } }),
   });
+}
+
+/**
+ * libfaketime's settings that move a process's clocks by the run's offset. Its monotonic clock moves by the
+ * same constant, so every interval and timer is unchanged (leaving it alone made Chromium's start 10 times
+ * slower, measured).
+ */
+function movedClockEnv() {
+  // Debian keeps it under the platform's multiarch folder (x86_64-linux-gnu, aarch64-linux-gnu).
+  const library = readdirSync('/usr/lib').map((arch) => `/usr/lib/${arch}/faketime/libfaketime.so.1`).find(existsSync);
+  if (!library) throw new Error('A run at a moved moment needs libfaketime for the browser: apt-get install -y faketime');
+  return {
+    LD_PRELOAD: library,
+    FAKETIME: `${clockOffsetMs < 0 ? '-' : '+'}${(Math.abs(clockOffsetMs) / 1000).toFixed(3)}`,
+  };
 }
 
 /** Resolves once the current screen shows its data: nothing loading, no busy region, every chart drawn. */

@@ -1,10 +1,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from './api/client.ts';
+import { learnServerClock } from './api/server-clock.ts';
 import { session, signOut, type Session } from './api/session.ts';
 import { ErrorBox, type Load, Loading, useLoad } from './components/load.tsx';
 import { useLiveStock } from './components/live.ts';
 import { inventoryText } from './i18n/inventory.ts';
-import { setStoreClock, setTimeZone, storeTimeZone, storeZoneName } from './format.tsx';
+import { setTimeZone, storeTimeZone, storeZoneName } from './format.tsx';
 import { common } from './i18n/common.ts';
 import { LOCALE_NAMES, LOCALES, setLocale, text, useLocale, type Locale } from './i18n/index.ts';
 import { href, SCREENS, useRoute } from './router.ts';
@@ -55,7 +56,7 @@ function useStoreZone(user: Session | null): Load<string | null> {
     (signal) => user && !known
       ? api('get', '/store', { signal }).then((r) => {
         setTimeZone(r.data.time_zone);
-        setStoreClock(r.data.now);
+        learnServerClock(Date.parse(r.data.now));
         zoneLoadedFor = user.email;
         return r.data.time_zone;
       })

@@ -1,4 +1,5 @@
 import { enums } from './api/enums.ts';
+import { serverNow } from './api/server-clock.ts';
 import { common } from './i18n/common.ts';
 import { locale, text } from './i18n/index.ts';
 
@@ -135,19 +136,9 @@ export const fmt = {
   },
 };
 
-/**
- * How far the store's clock (GET /store `now`) is ahead of this device's: "today" is the store's today even
- * on a device whose clock is wrong.
- */
-let clockOffset = 0;
-export function setStoreClock(storeNow: string) {
-  const now = Date.parse(storeNow);
-  if (!Number.isNaN(now)) clockOffset = now - Date.now();
-}
-
 /** Today in the store (days are the store's days, as the API counts them), moved by `offsetDays`. */
 export function storeToday(offsetDays = 0) {
-  return addDays(storeDayOf(Date.now() + clockOffset), offsetDays);
+  return addDays(storeDayOf(serverNow()), offsetDays);
 }
 
 export function addDays(date: string, days: number) {

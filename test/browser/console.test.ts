@@ -772,6 +772,35 @@ describe.skipIf(!hasChromium)(
       await customer.close();
     });
 
+    it("a device whose clock is 9 hours ahead of or behind the server's signs in, keeps its session over a reload, and counts the store's days", async () => {
+      step = 'device-clock';
+      const sql = postgres(scratch.url, { max: 1, onnotice: () => {} });
+      const [{ from }] = await sql`
+        select (extract(epoch from private.store_day_start(private.store_today() - 1)) * 1000)::float8 as from`;
+      await sql.end();
+      // A device set to local time in the wrong zone is 8 hours off in Taiwan; 9 either way is past it.
+      for (const hours of [9, -9]) {
+        const skewed = await browser.newContext({ viewport: { width: 1280, height: 860 } });
+        await skewed.clock.setSystemTime(Date.now() + hours * 3_600_000);
+        const p = await skewed.newPage();
+        watch(p);
+        await signIn(p, base, 'admin');
+        await waitForScreen(p, 'health');
+        // The session outlives a reload: the stored one is judged by the server's clock too.
+        await p.reload();
+        await waitForScreen(p, 'health');
+        expect(await p.locator('button[data-sign-in-as]').count(), `${hours} h`).toBe(0);
+        // "Yesterday" is the store's yesterday, not the device's.
+        await p.goto(`${base}#/orders`);
+        await waitForScreen(p, 'orders');
+        await p.locator('[data-preset="yesterday"]').click();
+        await p.waitForURL(/ordered_from=/);
+        const orderedFrom = new URL(p.url().replace('#/', '')).searchParams.get('ordered_from');
+        expect(Date.parse(orderedFrom!), `${hours} h`).toBe(from);
+        await skewed.close();
+      }
+    });
+
     it('speaks Traditional Chinese to a browser that prefers it, on every screen, and remembers a switch to English', async () => {
       step = 'zh-TW';
       const zh = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'zh-TW' });

@@ -1,10 +1,13 @@
-// The clock `npm run test:at` moves (scripts/lib/clock.mjs, private.now()): Node, Deno and PostgreSQL read
-// the same moved time, and it keeps running; under test:at, the suite's own stack is at the moment asked.
+// The clock `npm run test:at` moves (scripts/lib/clock.mjs, private.now()): Node, Deno, PostgreSQL and the
+// browser the suite drives read the same moved time, and it keeps running; under test:at, the suite's own
+// stack is at the moment asked.
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { CHROMIUM } from '../../console/measure.mjs';
 import { clockOffsetMs } from '../../scripts/lib/clock.mjs';
 import { ROOT } from '../../scripts/lib/stack.mjs';
 import { call, database } from '../support/client.ts';
@@ -34,6 +37,36 @@ describe('a run at a chosen moment', () => {
       }
       expect(called).toBeGreaterThanOrEqual(Math.floor((before + YEAR) / 1000) * 1000);
       expect(epoch).toBe(0);
+    }
+  });
+
+  it.skipIf(!existsSync(CHROMIUM))('moves the browser: its pages read the moved time and run on, and Playwright\'s clock takes the moved time as now', async () => {
+    const MEASURE = pathToFileURL(path.join(ROOT, 'console', 'measure.mjs')).href;
+    // A page's reading before and after a second, and a pause at a moved moment just ahead (refused if the
+    // page's clock were already past it).
+    const probe = `import { launchChromium } from '${MEASURE}';
+      const browser = await launchChromium();
+      try {
+        const context = await browser.newContext();
+        const page = await context.newPage();
+        const first = await page.evaluate(() => Date.now());
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        const later = await page.evaluate(() => new Date().getTime());
+        await context.clock.pauseAt(Date.now() + 60_000);
+        console.log(JSON.stringify([first, later, await page.evaluate(() => Date.now())]));
+      } finally {
+        await browser.close();
+      }`;
+    for (const offset of [-YEAR, YEAR]) {
+      const env = { ...process.env, STORE_CLOCK_OFFSET_MS: String(offset) };
+      const before = realNow();
+      const { stdout } = await run(process.execPath, ['--import', CLOCK, '--input-type=module', '-e', probe], { env });
+      const after = realNow();
+      const [first, later, paused] = JSON.parse(stdout);
+      expect(first).toBeGreaterThanOrEqual(before + offset);
+      expect(later - first).toBeGreaterThanOrEqual(1000);
+      expect(later).toBeLessThanOrEqual(after + offset);
+      expect(paused - later).toBeGreaterThanOrEqual(59_000);
     }
   });
 

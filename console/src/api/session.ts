@@ -6,19 +6,21 @@
 import { createClient, type SupabaseClient } from '@supabase/supabase-js';
 import { configureClient } from './client.ts';
 import type { ConsoleConfig } from './config.ts';
+import { learnServerClock, restoreServerClockOffset, serverClockOffset, serverNow } from './server-clock.ts';
 
 export type Role = 'admin' | 'customer';
 export interface Session {
   email: string;
   role: Role;
-  /** Seconds since the epoch. */
+  /** Seconds since the epoch, by the server's clock (api/server-clock.ts). */
   expiresAt: number;
 }
 
 const STORAGE_KEY = 'store-console.local-session';
 let config: ConsoleConfig;
 let auth: SupabaseClient | undefined;
-let localToken: { token: string; session: Session } | null = null;
+/** The local sign-in's token, its session and the server's clock offset when it was issued. */
+let localToken: { token: string; session: Session; clockOffset?: number } | null = null;
 let current: Session | null = null;
 let notice = '';
 const listeners = new Set<() => void>();
@@ -56,7 +58,7 @@ function roleFromToken(token: string): Role {
 
 async function accessToken(): Promise<string | null> {
   if (config.localSignIn) {
-    if (localToken && localToken.session.expiresAt * 1000 <= Date.now()) expire();
+    if (localToken && localToken.session.expiresAt * 1000 <= serverNow()) expire();
     return localToken?.token ?? null;
   }
   const { data } = await auth!.auth.getSession();
@@ -75,7 +77,8 @@ export async function initSession(cfg: ConsoleConfig) {
   if (cfg.localSignIn) {
     try {
       const stored = JSON.parse(sessionStorage.getItem(STORAGE_KEY) ?? 'null');
-      if (stored && stored.session.expiresAt * 1000 > Date.now() + 10_000) localToken = stored;
+      restoreServerClockOffset(stored?.clockOffset);
+      if (stored && stored.session.expiresAt * 1000 > serverNow() + 10_000) localToken = stored;
     } catch {
       sessionStorage.removeItem(STORAGE_KEY);
     }
@@ -107,8 +110,11 @@ export async function signInLocally(as: Role) {
   }
   const body = await response.json().catch(() => ({}));
   if (!response.ok) throw new Error(body.error ?? `The local sign-in answered ${response.status}.`);
+  // The token was issued `expires_in` seconds before `expires_at`, by the server's clock: that is the
+  // server's now, whatever this device's clock says.
+  learnServerClock((body.expires_at - body.expires_in) * 1000);
   const s: Session = { email: body.user.email, role: body.user.role, expiresAt: body.expires_at };
-  localToken = { token: body.access_token, session: s };
+  localToken = { token: body.access_token, session: s, clockOffset: serverClockOffset() };
   sessionStorage.setItem(STORAGE_KEY, JSON.stringify(localToken));
   publish(s);
 }
