@@ -139,23 +139,20 @@ begin
       to_jsonb(order_amount), 'a non-negative amount below 1000000000000 with at most 2 decimal places');
   end if;
 
-  -- The amounts are null without an order amount: then neither the entries nor the answer carry one.
-  with r as (
-    select r.campaign_id, r.attribution_layer, r.answer_rank, r.attributed_amount
-    from private.campaign_attribution_rows(target_date, target_date, order_amount, false) r
-  )
-  select ('{"attribution_date":' || to_json(target_date)::text
-          || ',"total_active_campaigns":' || (select count(*) from r)
-          || ',"active_layers":' || coalesce((select array_to_json(array_agg(distinct r.attribution_layer)) from r)::text, '[]')
-          || ',"attributions":[' || coalesce(
-               (select string_agg(d.entry || coalesce(',"attributed_amount":' || r.attributed_amount, '') || '}', ','
-                                  order by r.answer_rank)
-                from r
-                join private.campaign_attribution_days d
-                  on d.attribution_date = target_date and d.campaign_id = r.campaign_id
-                where max_entries is null or r.answer_rank <= max_entries), '')
-          || ']' || coalesce(',"order_amount":' || to_json(order_amount)::text, '') || '}')
-    into result;
+  -- The amounts are null without an order amount: then neither the entries nor the answer carry one. One
+  -- pass over the day's rows, each joined to its stored entry: the counts, the layers and the entries
+  -- (the rows are the stored days', so every one has its entry).
+  select '{"attribution_date":' || to_json(target_date)::text
+         || ',"total_active_campaigns":' || count(*)
+         || ',"active_layers":' || coalesce(array_to_json(array_agg(distinct r.attribution_layer))::text, '[]')
+         || ',"attributions":[' || coalesce(
+              string_agg(d.entry || coalesce(',"attributed_amount":' || r.attributed_amount, '') || '}', ','
+                         order by r.answer_rank) filter (where max_entries is null or r.answer_rank <= max_entries),
+              '')
+         || ']' || coalesce(',"order_amount":' || to_json(order_amount)::text, '') || '}'
+  into result
+  from private.campaign_attribution_rows(target_date, target_date, order_amount, false) r
+  join private.campaign_attribution_days d on d.attribution_date = target_date and d.campaign_id = r.campaign_id;
   return result;
 end
 $$;
