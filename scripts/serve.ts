@@ -273,9 +273,7 @@ async function route(req: Request): Promise<Response> {
       code: 'HOST_NOT_ALLOWED',
     }, { status: 403 });
   }
-  // Behind the TCP front the server sees `http+unix://<host>/...`; everything here speaks of `http:`, and
-  // the pages that read their own URL get a request under it (a function's is rebuilt below anyway).
-  const url = new URL(req.url.replace(/^http\+unix:/, 'http:'));
+  const url = requestUrl(req, host);
   const versioned = unknownVersion(url, req);
   if (versioned) return versioned;
   if (url.pathname === CONSOLE || url.pathname.startsWith(`${CONSOLE}/`)) return consoleFile(forwarded(url, req));
@@ -296,6 +294,19 @@ async function route(req: Request): Promise<Response> {
     { success: false, error: `No function at ${url.pathname}`, code: 'NOT_FOUND' },
     { status: 404, headers: corsHeaders(req, deps.allowedOrigins) },
   );
+}
+
+/**
+ * The request's URL under the checked Host, whatever its target says. Deno builds `req.url` from the target
+ * when it is in absolute form (`GET http://evil.example/... HTTP/1.1`), so that target would name the origin
+ * (a sign-in for its site, a config.json pointing at it) or, unparseable (`http://999.999.999.999/`), throw:
+ * only its path and query are kept. Behind the TCP front the server sees `http+unix://<host>/...`; everything
+ * here speaks of `http:`, and the pages that read their own URL get a request under it.
+ */
+function requestUrl(req: Request, host: string): URL {
+  const pathAndQuery = req.url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '');
+  // Written out, not resolved against the host: a path of its own starting `//` would name a host.
+  return new URL(`http://${host}${pathAndQuery.startsWith('/') ? '' : '/'}${pathAndQuery}`);
 }
 
 /**

@@ -175,6 +175,34 @@ describe('a Host that is not a host name', () => {
     expect(res.status).toBe(400);
     expect(res.body).not.toContain('access_token');
   });
+
+  it('answers an absolute-form target as its checked Host would be answered, never a 500 (issue 44, item 4)', async () => {
+    const targets = [
+      'http://999.999.999.999/functions/v1/store/openapi.json',
+      'http://localhost:99999/functions/v1/store/openapi.json',
+      'http://[evil]/functions/v1/store/openapi.json',
+      'http://a%zz/functions/v1/store/openapi.json',
+      'http://evil.example/functions/v1/store/openapi.json',
+    ];
+    for (const target of targets) {
+      const res = await request(['localhost'], `GET ${target} HTTP/1.1`);
+      expect(res.status, target).toBe(200);
+      expect(JSON.parse(res.body), target).toMatchObject({ openapi: expect.stringMatching(/^3\./) });
+    }
+  });
+
+  it('never lets an absolute-form target choose the origin: no sign-in for its site, no config naming it', async () => {
+    const body = '{"as":"admin"}';
+    const signIn = await request(['localhost'], 'POST http://evil.example/local/sign-in HTTP/1.1',
+      ['Origin: http://evil.example', 'Content-Type: application/json', `Content-Length: ${body.length}`], body);
+    expect(signIn.status).toBe(403);
+    expect(signIn.body).not.toContain('access_token');
+    const config = await request([`localhost:${api.port}`], 'GET http://evil.example/console/config.json HTTP/1.1');
+    expect(config.status).toBe(200);
+    expect(JSON.parse(config.body).supabaseUrl).toBe(`http://localhost:${api.port}`);
+    // A path of its own starting with `//` is a path on this host, not another host.
+    expect((await request([`localhost:${api.port}`], 'GET //evil.example/console/config.json HTTP/1.1')).status).toBe(404);
+  });
 });
 
 describe('an unknown API version under a known function', () => {
