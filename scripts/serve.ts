@@ -12,7 +12,7 @@ import { serveStatic } from 'hono/serve-static';
 import { dependenciesFromEnv } from '../supabase/functions/_shared/deps.ts';
 import { API_VERSION, corsHeaders, type Dependencies } from '../supabase/functions/_shared/http.ts';
 import { combineDocuments, type OpenApiDocument } from '../supabase/functions/_shared/openapi.ts';
-import { serveFront, timeoutsFromEnv } from './lib/tcp-front.ts';
+import { type Front, serveFront, timeoutsFromEnv } from './lib/tcp-front.ts';
 import { ANON_KEY, DEMO_ADMIN_ID, DEMO_CUSTOMER_ID, JWT_SECRET, mintToken } from './lib/keys.mjs';
 
 type Handler = (req: Request) => Promise<Response>;
@@ -378,9 +378,9 @@ const front = Deno.env.get('HTTP_FRONT') === 'off'
   ? bareServer(hostname, port)
   : serveFront({ hostname, port, upstream: socketPath, ...timeoutsFromEnv() });
 
-function bareServer(hostname: string, port: number): { close(): void } {
+function bareServer(hostname: string, port: number): Front {
   const bare = Deno.serve({ hostname, port, onListen: () => {} }, route);
-  return { close: () => void bare.shutdown() };
+  return { stopAccepting: () => void bare.shutdown(), close: () => bare.finished };
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -388,8 +388,11 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     // A second signal while stopping (Ctrl-C, then a SIGTERM from npm) leaves the first stop to finish.
     if (stopping) return;
     stopping = true;
-    front.close();
+    // Drained, not dropped: a request already read is answered (a write it committed is never left unsaid),
+    // while no new connection is taken. The front's deadlines bound how long that can take.
+    front.stopAccepting();
     await server?.shutdown();
+    await front.close(1_000);
     await deps.db.end();
     await Deno.remove(socketDir, { recursive: true }).catch(() => {});
     Deno.exit(0);

@@ -67,7 +67,21 @@ function refusal(reason: Refusal): Uint8Array {
   );
 }
 
-export function serveFront(options: FrontOptions): { close(): void } {
+export interface Front {
+  /**
+   * Stops taking connections and closes those that have not yet sent one request's headers. The others stay
+   * with the HTTP server, which answers what it has read and closes them as it drains (`Deno.HttpServer.shutdown`);
+   * their deadlines still hold meanwhile.
+   */
+  stopAccepting(): void;
+  /**
+   * Once the HTTP server has closed its side of every connection, lets the answers still on their way pass
+   * to the clients (for at most `graceMs`), then closes whatever is left.
+   */
+  close(graceMs?: number): Promise<void>;
+}
+
+export function serveFront(options: FrontOptions): Front {
   const listener = Deno.listen({ hostname: options.hostname, port: options.port });
   const open = new Set<Connection>();
   let stopped = false;
@@ -202,15 +216,21 @@ export function serveFront(options: FrontOptions): { close(): void } {
   })();
 
   return {
-    close() {
+    stopAccepting() {
       if (stopped) return;
       stopped = true;
-      clearInterval(sweep);
       try {
         listener.close();
       } catch {
         // Already closed (the listener failed); the connections below still need closing.
       }
+      for (const connection of open) if (!connection.upstream) close(connection);
+    },
+    async close(graceMs = 0) {
+      this.stopAccepting();
+      const until = Date.now() + graceMs;
+      while (open.size > 0 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 10));
+      clearInterval(sweep);
       for (const connection of open) close(connection);
     },
   };

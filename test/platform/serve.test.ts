@@ -1,9 +1,11 @@
+import { request } from 'node:http';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startFunctions } from '../../scripts/lib/stack.mjs';
-import { call, dbUrl, tokens } from '../support/client.ts';
+import { call, database, dbUrl, tokens } from '../support/client.ts';
+import { createProduct } from '../support/inventory.ts';
 
 describe('the local functions server', () => {
   it('serves a function under /functions/v1 and the /api aliases alike', async () => {
@@ -57,6 +59,58 @@ describe('stopping the local functions server', () => {
       expect(await readdir(temp)).toEqual([]);
     } finally {
       await rm(temp, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('stopping the local functions server while requests are in flight', () => {
+  /** A request on a connection of its own; `sent` settles once every byte of it is written. */
+  function send(url: string, { method = 'GET', body }: { method?: string; body?: string } = {}) {
+    const req = request(url, {
+      method,
+      agent: false,
+      headers: { authorization: `Bearer ${tokens.admin}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    });
+    const sent = new Promise((resolve) => req.once('finish', resolve));
+    const answered = new Promise<number | string>((resolve) => {
+      req.once('response', (res) => {
+        res.resume();
+        res.once('end', () => resolve(res.statusCode!));
+        res.once('error', (error) => resolve(`cut off (${error.message})`));
+      });
+      req.once('error', (error) => resolve(`no answer (${error.message})`));
+    });
+    req.end(body);
+    return { sent, answered };
+  }
+
+  it('SIGTERM stops accepting, answers every request it has already read, then exits: no committed write goes unanswered', async () => {
+    const sql = database(2);
+    const functions = await startFunctions({ dbUrl, port: await freePort() });
+    try {
+      const product = await createProduct(sql);
+      const stockIn = JSON.stringify({ product_id: product, quantity: 1 });
+      // 20 writes among 60 requests, each on its own connection.
+      const requests = Array.from({ length: 60 }, (_, i) =>
+        i % 3 === 0
+          ? send(`${functions.url}/functions/v1/stock-in`, { method: 'POST', body: stockIn })
+          : send(`${functions.url}/functions/v1/campaign-types`)
+      );
+      await Promise.all(requests.map((r) => r.sent));
+      // Sent is not yet read: a moment for the server to read them, not enough to answer them all.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      process.kill(functions.pid!, 'SIGTERM');
+      const statuses = await Promise.all(requests.map((r) => r.answered));
+      expect(await functions.exited).toEqual({ code: 0, signal: null });
+      const [{ committed }] = await sql<{ committed: number }[]>`
+        select count(*)::int as committed from public.inventory_records where product_id = ${product}`;
+      expect(statuses.filter((status) => status !== 200 && status !== 201)).toEqual([]);
+      expect(statuses.filter((status) => status === 201)).toHaveLength(committed);
+      // And after it, nothing is accepted.
+      await expect(fetch(`${functions.url}/functions/v1/campaign-types`)).rejects.toThrow();
+    } finally {
+      await functions.stop();
+      await sql.end();
     }
   });
 });
