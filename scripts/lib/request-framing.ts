@@ -20,8 +20,11 @@ export type Phase =
   /** A head the front answers itself (`refusal` says why); nothing more of the stream is read. */
   | 'refused';
 
-/** Why a head is refused: a request line past `MAX_HEAD_BYTES`, a head past it, more than one Host. */
-export type Refusal = 'url-too-long' | 'headers-too-large' | 'several-hosts';
+/**
+ * Why a head is refused: a request line past `MAX_HEAD_BYTES`, a head past it, more than one Host, or a
+ * protocol other than HTTP/1.x (the HTTP/2 preface, `PRI * HTTP/2.0`).
+ */
+export type Refusal = 'url-too-long' | 'headers-too-large' | 'several-hosts' | 'http-version';
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -30,6 +33,9 @@ const CR = 0x0d;
  * bytes with an empty, non-JSON 400 (measured on 2.9.6); the front refuses it first, in JSON.
  */
 export const MAX_HEAD_BYTES = 65_536;
+
+/** A request line of HTTP/1.0 or 1.1, the versions the front follows. */
+const HTTP_1 = /\sHTTP\/1\.[01]\r?\n$/;
 
 type BodyState =
   | { kind: 'length'; remaining: number }
@@ -81,29 +87,35 @@ export class RequestFraming {
       const end = lf === -1 ? bytes.length : lf + 1;
       this.#head += latin1(bytes, at, end);
       if (this.#head.length > MAX_HEAD_BYTES) {
-        this.phase = 'refused';
         // The request line alone is past the limit when no line ends within it, whatever follows.
         const lineEnd = this.#head.indexOf('\n');
-        this.refusal = lineEnd === -1 || lineEnd > MAX_HEAD_BYTES ? 'url-too-long' : 'headers-too-large';
-        this.#head = '';
-        return bytes.length;
+        return this.#refuse(lineEnd === -1 || lineEnd > MAX_HEAD_BYTES ? 'url-too-long' : 'headers-too-large');
       }
       at = end;
       if (lf === -1) return at;
+      // Deno's server would switch to HTTP/2 on its preface, whose frames this reader cannot follow (a frame
+      // holding an empty line would read as a finished request and lift its deadline): refused at its first line.
+      if (this.#head.indexOf('\n') === this.#head.length - 1 && !HTTP_1.test(this.#head) && /\sHTTP\/\S*\r?\n$/.test(this.#head)) {
+        return this.#refuse('http-version');
+      }
       // A line of its own (`\n` or `\r\n`) ends the headers; Deno's parser accepts bare LF too.
       if (this.#head.endsWith('\n\n') || this.#head.endsWith('\n\r\n')) return this.#headersDone(at);
     }
+  }
+
+  /** Refuses the stream: nothing more of it is read. */
+  #refuse(reason: Refusal): number {
+    this.phase = 'refused';
+    this.refusal = reason;
+    this.#head = '';
+    return Infinity;
   }
 
   #headersDone(at: number): number {
     const head = this.#head;
     this.#head = '';
     this.headersCompleted++;
-    if ((head.match(/\nhost\s*:/gi)?.length ?? 0) > 1) {
-      this.phase = 'refused';
-      this.refusal = 'several-hosts';
-      return at;
-    }
+    if ((head.match(/\nhost\s*:/gi)?.length ?? 0) > 1) return this.#refuse('several-hosts');
     const encoding = /\ntransfer-encoding\s*:([^\r\n]*)/i.exec(head)?.[1].trim().toLowerCase();
     if (encoding !== undefined) {
       if (!encoding.endsWith('chunked')) {

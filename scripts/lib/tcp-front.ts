@@ -59,6 +59,11 @@ function refusal(reason: Refusal): Uint8Array {
       code: 'REQUEST_HEADERS_TOO_LARGE',
     }],
     'several-hosts': ['400 Bad Request', { success: false, error: 'The Host header is not a host name', code: 'INVALID_HOST' }],
+    'http-version': ['505 HTTP Version Not Supported', {
+      success: false,
+      error: 'This server speaks HTTP/1.1 only',
+      code: 'HTTP_VERSION_NOT_SUPPORTED',
+    }],
   }[reason] as [string, object];
   const json = JSON.stringify(body);
   return new TextEncoder().encode(
@@ -157,7 +162,7 @@ export function serveFront(options: FrontOptions): Front {
   }
 
   /**
-   * Answers a refused head (414, 431 or 400) and stops sending; the rest of what the client sends is read
+   * Answers a refused head (414, 431, 400 or 505) and stops sending; the rest of what the client sends is read
    * and dropped until it closes or `DRAIN_MS` pass. A response of the HTTP server still under way on this
    * connection (a pipelined request) is cut off with it.
    */

@@ -135,6 +135,27 @@ function withHeaderOf(size: number): Promise<{ status: number; contentType: stri
   });
 }
 
+describe('protocols the local server does not speak', () => {
+  it('an HTTP/2 connection (its preface, then frames that hold an empty line) is refused at once with a JSON 505 and closed', async () => {
+    const url = new URL(apiUrl);
+    const socket = createConnection({ host: url.hostname, port: Number(url.port) });
+    let text = '';
+    socket.on('data', (chunk) => (text += chunk));
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    const started = Date.now();
+    // The preface, a SETTINGS frame and a HEADERS frame whose bytes happen to hold "\n\n" (never ending its stream).
+    socket.write(Buffer.concat([
+      Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'),
+      Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0]),
+      Buffer.from([0, 0, 2, 1, 4, 0, 0, 0, 1, 0x0a, 0x0a]),
+    ]));
+    await closed;
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(text).toMatch(/^HTTP\/1\.1 505 /);
+    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toMatchObject({ code: 'HTTP_VERSION_NOT_SUPPORTED' });
+  });
+});
+
 describe('oversized requests', () => {
   it('headers up to 60 KB reach the function; past 64 KiB a JSON 431 before any handler, and the server keeps serving', async () => {
     expect(await withHeaderOf(60_000)).toEqual({ status: 200, contentType: 'application/json; charset=utf-8' });

@@ -90,6 +90,14 @@ describe('where a request ends, so its deadline ends with it', () => {
     expect(phases(`GET / HTTP/1.1\r\nX-A: ${'a'.repeat(MAX_HEAD_BYTES - 100)}\r\n\r\n`)).toEqual(['idle']);
   });
 
+  it('the HTTP/2 preface is refused at its first line, before any frame could read as a finished request', () => {
+    const preface = new RequestFraming();
+    preface.feed(bytes('PRI * HTTP/2.0\r\n'));
+    expect([preface.phase, preface.refusal, preface.headersCompleted]).toEqual(['refused', 'http-version', 0]);
+    expect(phases('GET / HTTP/1.0\r\n\r\n')).toEqual(['idle']);
+    expect(phases('GET / HTTP/1.1\r\nX-Version: HTTP/2.0\r\n\r\n')).toEqual(['idle']);
+  });
+
   it('a head naming two Hosts is refused, one Host is not', () => {
     const twoHosts = new RequestFraming();
     twoHosts.feed(bytes('GET / HTTP/1.1\r\nHost: localhost\r\nhost : evil.example\r\n\r\n'));
