@@ -3,6 +3,7 @@
 // as a 503 with Retry-After in its function's envelope, never hang until the database returns and never be a
 // 500; once the database resumes, service returns within seconds, and every acknowledged write is applied.
 import { execFileSync } from 'node:child_process';
+import { request } from 'node:http';
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -140,4 +141,33 @@ describe('a stalled database', () => {
         `stock-ins applied beyond the ${acknowledged.length} acknowledged`,
     );
   }, 90_000);
+});
+
+describe('a slow upload to a healthy database', () => {
+  it('a body that takes twice the database bound to arrive, within HTTP_REQUEST_TIMEOUT, is answered 201, not the 503 of a stalled database', async () => {
+    const body = JSON.stringify({ product_id: productId, quantity: 1, note: 'a slow upload' });
+    const url = new URL(`${functions.url}/functions/v1/stock-in`);
+    const pieces = 8;
+    const res = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const req = request(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${SERVICE_ROLE_KEY}`, 'content-type': 'application/json', 'content-length': body.length },
+      }, (res) => {
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+      });
+      req.on('error', reject);
+      const size = Math.ceil(body.length / pieces);
+      // Piece by piece over twice the bound (4 s): each piece well within the front's deadlines.
+      let sent = 0;
+      const next = () => {
+        req.write(body.slice(sent * size, (sent + 1) * size));
+        if (++sent < pieces) setTimeout(next, (2 * REQUEST_TIMEOUT_S * 1000) / (pieces - 1));
+        else req.end();
+      };
+      next();
+    });
+    expect([res.status, res.body.success]).toEqual([201, true]);
+  });
 });

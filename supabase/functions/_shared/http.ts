@@ -119,6 +119,8 @@ interface Received {
   url: URL;
   caller: Caller;
   params: Record<string, string>;
+  /** The body's bytes, read before the request's database bound began (`readBytes`). */
+  body: () => Uint8Array | undefined;
 }
 
 /** Declares a route; the compiler checks that its handler takes what its schemas produce. */
@@ -128,7 +130,7 @@ export function route<S extends Schemas>(spec: RouteSpec<S>): Route {
   return {
     ...spec,
     access: spec.access ?? 'user',
-    async parse({ req, url, caller, params }, area) {
+    async parse({ req, url, caller, params, body }, area) {
       const check = (schema: z.ZodType, value: unknown) => validate(schema, value, area, spec.problem);
       // A part without a schema reaches the handler as sent, so it is still held to text a column can store.
       const asSent = <T>(value: T) => (checkText(value, area, spec.problem), value);
@@ -137,7 +139,7 @@ export function route<S extends Schemas>(spec: RouteSpec<S>): Route {
       const input = {
         params: spec.params ? check(spec.params, params) : asSent(params),
         query: spec.query ? check(spec.query, query) : asSent(query),
-        body: spec.body ? check(spec.body, await readBody(req, area, bodyOptional, spec.problem)) : undefined,
+        body: spec.body ? check(spec.body, readBody(req, body(), area, bodyOptional, spec.problem)) : undefined,
       } as RequestContext<S>['input'];
       return () => spec.handle({ req, caller, input });
     },
@@ -224,6 +226,10 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
         );
       }
       const route = found.r;
+      // The body arrives before the database bound starts: a slow upload is for the HTTP deadlines to judge
+      // (HTTP_REQUEST_TIMEOUT locally, the platform's when deployed), never a stalled database's 503. What
+      // reading it threw (too large) is still answered where it always was, after the caller's checks.
+      const body = route.body ? await readBytes(req, area) : () => undefined;
       // One bound from here to the answer, whatever the request waits on: the user's standing, its rate-limit
       // row, a report slot, its transaction.
       const reply = await deps.db.withinBound(async (answerBy) => {
@@ -232,7 +238,7 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
           if (route.rateLimit) {
             await enforceRateLimit(deps.db, area, caller, req.headers, route.rateLimit, deps.trustedProxyHops);
           }
-          const handle = await route.parse({ req, url, caller, params: found.params! }, area);
+          const handle = await route.parse({ req, url, caller, params: found.params!, body }, area);
           return route.gate ? route.gate(handle) : handle();
         };
         return await (route.log ? logged(deps.db, spec.name, run) : run());
@@ -433,8 +439,14 @@ function match(pattern: string[], segments: string[]): Record<string, string> | 
 }
 
 /** The JSON body; a request without one is the area's 400 unless the route's body is optional. */
-async function readBody(req: Request, area: Area, optional: boolean, mapProblem?: ProblemMapper): Promise<unknown> {
-  const value = await readJson(req, area, mapProblem);
+function readBody(
+  req: Request,
+  bytes: Uint8Array | undefined,
+  area: Area,
+  optional: boolean,
+  mapProblem?: ProblemMapper,
+): unknown {
+  const value = bytes === undefined ? undefined : parseJson(req, bytes, area, mapProblem);
   if (value === undefined && !optional) {
     throw new ApiError(400, area.codes.validation, 'A JSON body is required', {
       field: 'body',
@@ -446,29 +458,54 @@ async function readBody(req: Request, area: Area, optional: boolean, mapProblem?
   return value;
 }
 
-async function readJson(req: Request, area: Area, mapProblem?: ProblemMapper): Promise<unknown> {
-  const unreadable = (message: string, problem: FieldProblem) =>
-    mapProblem?.(problem) ?? new ApiError(400, area.codes.validation, message, { ...problem });
-  const tooLarge = () => new ApiError(413, area.codes.payloadTooLarge, `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+/**
+ * The body's bytes (undefined when there are none), handed over as a function that throws the 413 of a body
+ * past MAX_BODY_BYTES when called, so that 413 comes after the caller's checks. A body cut off by its
+ * connection's end is a 400 at once: nobody is left to answer, and nothing is worth doing for it.
+ */
+async function readBytes(req: Request, area: Area): Promise<() => Uint8Array | undefined> {
+  const tooLarge = () => {
+    throw new ApiError(413, area.codes.payloadTooLarge, `Request body exceeds ${MAX_BODY_BYTES} bytes`);
+  };
   const declared = Number(req.headers.get('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
-  if (!req.body) return undefined;
+  if (declared > MAX_BODY_BYTES) return tooLarge;
+  if (!req.body) return () => undefined;
 
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = req.body.getReader();
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch(() => {
+      throw new ApiError(400, area.codes.validation, 'The request body ended before its length', {
+        field: 'body',
+        value: null,
+        constraint: 'complete',
+        rule: 'complete_body',
+      });
+    });
     if (done) break;
     size += value.byteLength;
     if (size > MAX_BODY_BYTES) {
       await reader.cancel();
-      throw tooLarge();
+      return tooLarge;
     }
-    chunks.push(value);
+    // Deno hands each read over as a view of a 64 KiB buffer: kept as is, a body dripped a byte per read
+    // would hold 64 KiB per byte until the request ends.
+    chunks.push(value.byteLength * 2 < value.buffer.byteLength ? value.slice() : value);
   }
-  if (size === 0) return undefined;
+  if (size === 0) return () => undefined;
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return () => bytes;
+}
 
+function parseJson(req: Request, bytes: Uint8Array, area: Area, mapProblem?: ProblemMapper): unknown {
+  const unreadable = (message: string, problem: FieldProblem) =>
+    mapProblem?.(problem) ?? new ApiError(400, area.codes.validation, message, { ...problem });
   const contentType = req.headers.get('content-type') ?? '';
   if (!/^application\/([a-z.+-]*\+)?json\b/i.test(contentType.trim())) {
     throw unreadable('Request body must be JSON (Content-Type: application/json)', {
@@ -477,12 +514,6 @@ async function readJson(req: Request, area: Area, mapProblem?: ProblemMapper): P
       constraint: 'application/json',
       rule: 'json_content_type',
     });
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
   }
   try {
     return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
