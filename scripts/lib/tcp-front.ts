@@ -43,7 +43,11 @@ interface Connection {
   closed: boolean;
 }
 
-const BUFFER_BYTES = 64 * 1024;
+/**
+ * Each open connection holds two of these (one per direction) for as long as it is open, unfinished ones
+ * included: 16 KiB each, not 64, keeps 5,000 held connections at 160 MB.
+ */
+const BUFFER_BYTES = 16 * 1024;
 const SWEEP_MS = 250;
 /** How long a refused request's remaining bytes are read and dropped, so its answer is not lost to a reset. */
 const DRAIN_MS = 1_000;
@@ -52,13 +56,21 @@ const DRAIN_MS = 1_000;
 function refusal(reason: Refusal): Uint8Array {
   const limit = MAX_HEAD_BYTES.toLocaleString('en');
   const [status, body] = {
-    'url-too-long': ['414 URI Too Long', { success: false, error: `The URL is longer than ${limit} bytes`, code: 'URI_TOO_LONG' }],
+    'url-too-long': ['414 URI Too Long', {
+      success: false,
+      error: `The URL is longer than ${limit} bytes`,
+      code: 'URI_TOO_LONG',
+    }],
     'headers-too-large': ['431 Request Header Fields Too Large', {
       success: false,
       error: `The request line and headers are larger than ${limit} bytes`,
       code: 'REQUEST_HEADERS_TOO_LARGE',
     }],
-    'several-hosts': ['400 Bad Request', { success: false, error: 'The Host header is not a host name', code: 'INVALID_HOST' }],
+    'several-hosts': ['400 Bad Request', {
+      success: false,
+      error: 'The Host header is not a host name',
+      code: 'INVALID_HOST',
+    }],
     'http-version': ['505 HTTP Version Not Supported', {
       success: false,
       error: 'This server speaks HTTP/1.1 only',
@@ -73,6 +85,8 @@ function refusal(reason: Refusal): Uint8Array {
 }
 
 export interface Front {
+  /** How many client connections are open. */
+  readonly openConnections: number;
   /**
    * Stops taking connections and closes those that have not yet sent one request's headers. The others stay
    * with the HTTP server, which answers what it has read and closes them as it drains (`Deno.HttpServer.shutdown`);
@@ -94,12 +108,15 @@ export function serveFront(options: FrontOptions): Front {
   const deadline = (connection: Connection): number => {
     const { framing } = connection;
     if (
-      framing.phase === 'headers' || (framing.phase === 'idle' && (framing.requestsStarted === 0 || framing.awaitingRequestLine))
+      framing.phase === 'headers' ||
+      (framing.phase === 'idle' && (framing.requestsStarted === 0 || framing.awaitingRequestLine))
     ) {
       return connection.requestStart + options.headerTimeoutMs;
     }
     // A stream the front cannot follow gets the time of one request in all, however it drips.
-    if (framing.phase === 'body' || framing.phase === 'opaque') return connection.requestStart + options.requestTimeoutMs;
+    if (framing.phase === 'body' || framing.phase === 'opaque') {
+      return connection.requestStart + options.requestTimeoutMs;
+    }
     if (framing.phase === 'refused') return connection.requestStart + DRAIN_MS;
     return connection.lastActivity + options.idleTimeoutMs;
   };
@@ -221,6 +238,9 @@ export function serveFront(options: FrontOptions): Front {
   })();
 
   return {
+    get openConnections() {
+      return open.size;
+    },
     stopAccepting() {
       if (stopped) return;
       stopped = true;

@@ -111,7 +111,7 @@ export type RouteSpec<S extends Schemas> = RouteOptions & S & {
 export interface Route extends RouteOptions, Schemas {
   access: Access;
   /** Checks the request's parts against the route's schemas and hands back the handler bound to them. */
-  parse(request: Received, area: Area): Promise<() => Promise<Reply>>;
+  parse(request: Received, area: Area): () => Promise<Reply>;
 }
 
 interface Received {
@@ -130,7 +130,7 @@ export function route<S extends Schemas>(spec: RouteSpec<S>): Route {
   return {
     ...spec,
     access: spec.access ?? 'user',
-    async parse({ req, url, caller, params, body }, area) {
+    parse({ req, url, caller, params, body }, area) {
       const check = (schema: z.ZodType, value: unknown) => validate(schema, value, area, spec.problem);
       // A part without a schema reaches the handler as sent, so it is still held to text a column can store.
       const asSent = <T>(value: T) => (checkText(value, area, spec.problem), value);
@@ -238,7 +238,7 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
           if (route.rateLimit) {
             await enforceRateLimit(deps.db, area, caller, req.headers, route.rateLimit, deps.trustedProxyHops);
           }
-          const handle = await route.parse({ req, url, caller, params: found.params!, body }, area);
+          const handle = route.parse({ req, url, caller, params: found.params!, body }, area);
           return route.gate ? route.gate(handle) : handle();
         };
         return await (route.log ? logged(deps.db, spec.name, run) : run());
@@ -518,6 +518,11 @@ function parseJson(req: Request, bytes: Uint8Array, area: Area, mapProblem?: Pro
   try {
     return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
   } catch {
-    throw unreadable('Request body is not valid JSON', { field: 'body', value: null, constraint: 'valid JSON', rule: 'json' });
+    throw unreadable('Request body is not valid JSON', {
+      field: 'body',
+      value: null,
+      constraint: 'valid JSON',
+      rule: 'json',
+    });
   }
 }
