@@ -13,6 +13,7 @@ import { dependenciesFromEnv } from '../supabase/functions/_shared/deps.ts';
 import { API_VERSION, corsHeaders, type Dependencies } from '../supabase/functions/_shared/http.ts';
 import { combineDocuments, type OpenApiDocument } from '../supabase/functions/_shared/openapi.ts';
 import { releaseMemoryAfterCrowds } from './lib/release-memory.ts';
+import { unpackFields } from './lib/request-framing.ts';
 import { type Front, serveFront, timeoutsFromEnv } from './lib/tcp-front.ts';
 import { ANON_KEY, DEMO_ADMIN_ID, DEMO_CUSTOMER_ID, JWT_SECRET, mintToken } from './lib/keys.mjs';
 
@@ -261,17 +262,24 @@ function hostAllowed(host: string): boolean {
  */
 const UNKNOWN_VERSION = /^\/(?:api|functions)\/v(\d+)\/([^/]+)(\/.*)?$/;
 
-function unknownVersion(url: URL, req: Request): Response | Promise<Response> | undefined {
+function unknownVersion(url: URL, req: Request, fields: Headers): Response | Promise<Response> | undefined {
   const [, version, name, rest = ''] = UNKNOWN_VERSION.exec(url.pathname) ?? [];
   if (!name || version === '1' || !functions[name]) return undefined;
   url.pathname = `/${name}${rest}`;
-  const headers = new Headers(req.headers);
+  const headers = new Headers(fields);
   headers.set('accept', `application/vnd.api+json;version=${version}`);
   return functions[name](new Request(url, { method: 'GET', headers }));
 }
 
 async function route(req: Request): Promise<Response> {
-  const host = req.headers.get('host');
+  // A head of more fields than Deno's server takes reaches it with the rest packed into one (the front's doing).
+  const headers = unpackFields(req.headers);
+  if (!headers) {
+    return Response.json({ success: false, error: 'The request headers are malformed', code: 'INVALID_HEADERS' }, {
+      status: 400,
+    });
+  }
+  const host = headers.get('host');
   if (!hostWellFormed(host)) {
     return Response.json({ success: false, error: 'The Host header is not a host name', code: 'INVALID_HOST' }, {
       status: 400,
@@ -285,10 +293,12 @@ async function route(req: Request): Promise<Response> {
     }, { status: 403 });
   }
   const url = requestUrl(req, host);
-  const versioned = unknownVersion(url, req);
+  const versioned = unknownVersion(url, req, headers);
   if (versioned) return versioned;
-  if (url.pathname === CONSOLE || url.pathname.startsWith(`${CONSOLE}/`)) return consoleFile(forwarded(url, req));
-  if (url.pathname === LOCAL_SIGN_IN) return localSignIn(forwarded(url, req));
+  if (url.pathname === CONSOLE || url.pathname.startsWith(`${CONSOLE}/`)) {
+    return consoleFile(forwarded(url, req, headers));
+  }
+  if (url.pathname === LOCAL_SIGN_IN) return localSignIn(forwarded(url, req, headers));
   if (url.pathname === DOCS || url.pathname.startsWith(`${DOCS}/`)) {
     const page = req.method === 'GET' ? await docs(url.pathname) : undefined;
     if (page) return page;
@@ -299,7 +309,7 @@ async function route(req: Request): Promise<Response> {
     const handler = functions[name];
     if (!handler) break;
     url.pathname = url.pathname.slice(prefix.length - 1);
-    return handler(forwarded(url, req));
+    return handler(forwarded(url, req, headers));
   }
   return Response.json(
     { success: false, error: `No function at ${url.pathname}`, code: 'NOT_FOUND' },
@@ -326,11 +336,11 @@ function requestUrl(req: Request, host: string): URL {
  * (TRACE, CONNECT) or a body on GET or HEAD (`get` is read as GET); such a request goes to the function as
  * it came, under its full path, which the function also routes, and is answered there (a 405).
  */
-function forwarded(url: URL, req: Request): Request {
+function forwarded(url: URL, req: Request, headers: Headers): Request {
   try {
     return new Request(
       url,
-      { method: req.method, headers: req.headers, body: req.body, duplex: 'half' } as RequestInit,
+      { method: req.method, headers, body: req.body, duplex: 'half' } as RequestInit,
     );
   } catch {
     return req;

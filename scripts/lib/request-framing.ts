@@ -1,11 +1,13 @@
 /**
- * Where each HTTP/1.1 request begins and ends in a client's byte stream, read as the bytes pass through
- * (nothing is buffered or changed here). The local server's TCP front (`tcp-front.ts`) needs only this much
- * of HTTP to give every request a deadline: it must know when a request has started, when its headers are
- * complete, and when its body is. Parsing proper stays with Deno's server; when this reader cannot follow a
- * stream (a malformed chunk size, an unknown transfer coding), it says so and the front falls back to the
- * idle deadline. A head too large for Deno's server, or one naming more than one Host, it reports for the
- * front to refuse in JSON (Deno's server would answer either with an empty 400).
+ * Where each HTTP/1.1 request begins and ends in a client's byte stream, read as the bytes pass through. The
+ * local server's TCP front (`tcp-front.ts`) needs only this much of HTTP to give every request a deadline: it
+ * must know when a request has started, when its headers are complete, and when its body is. Parsing proper
+ * stays with Deno's server; when this reader cannot follow a stream (a malformed chunk size, an unknown
+ * transfer coding), it says so and the front falls back to the request deadline. A head too large for Deno's
+ * server, one naming more than one Host, or one of another protocol, it reports for the front to refuse in
+ * JSON (Deno's server would answer with an empty 400, or switch to HTTP/2). What it passes on (`take`) is
+ * what came, each head held until it is whole, and changed in one case only: a head of more fields than
+ * Deno's server takes has the rest packed into one (`packFields`), which the server unpacks.
  */
 
 export type Phase =
@@ -34,6 +36,16 @@ const CR = 0x0d;
  */
 export const MAX_HEAD_BYTES = 65_536;
 
+/**
+ * The most header fields Deno's server takes in one head (measured on 2.x: the 129th field is an empty 400,
+ * whatever the head's size).
+ */
+export const MAX_FIELDS = 128;
+/** The field a head's fields past `MAX_FIELDS` travel in, packed (`packFields`, `unpackFields`). */
+export const PACKED_FIELDS = 'x-packed-fields';
+/** Fields that frame the request or name its site: never packed, so Deno's server reads them itself. */
+export const UNPACKABLE_FIELDS = new Set(['host', 'content-length', 'transfer-encoding', 'connection']);
+
 /** A request line of HTTP/1.0 or 1.1, the versions the front follows. */
 const HTTP_1 = /\sHTTP\/1\.[01]\r?\n$/;
 
@@ -59,14 +71,33 @@ export class RequestFraming {
   refusal: Refusal | undefined;
   #head = '';
   #body: BodyState | undefined;
+  #out: Uint8Array[] = [];
 
   /** Reads the next bytes the client sent; returns the phase they leave the stream in. */
   feed(bytes: Uint8Array): Phase {
     let at = 0;
     while (at < bytes.length && this.phase !== 'opaque' && this.phase !== 'refused') {
-      at = this.phase === 'body' ? this.#readBody(bytes, at) : this.#readHead(bytes, at);
+      const from = at;
+      if (this.phase === 'body') {
+        at = this.#readBody(bytes, at);
+        this.#out.push(bytes.subarray(from, at));
+      } else {
+        // A head is passed on once whole (`#headersDone`); blank lines before it are dropped, as Deno would.
+        at = this.#readHead(bytes, at);
+      }
     }
+    if (this.phase === 'opaque' && at < bytes.length) this.#out.push(bytes.subarray(at));
     return this.phase;
+  }
+
+  /**
+   * What to pass on to the HTTP server since the last call, in order: bodies as they came, each head once
+   * whole. Body parts are views of the bytes fed: pass them on (or copy them) before feeding the next.
+   */
+  take(): Uint8Array[] {
+    const out = this.#out;
+    this.#out = [];
+    return out;
   }
 
   #readHead(bytes: Uint8Array, from: number): number {
@@ -119,6 +150,7 @@ export class RequestFraming {
     this.#head = '';
     this.headersCompleted++;
     if ((head.match(/\nhost\s*:/gi)?.length ?? 0) > 1) return this.#refuse('several-hosts');
+    this.#out.push(latin1Bytes(packFields(head)));
     const encoding = /\ntransfer-encoding\s*:([^\r\n]*)/i.exec(head)?.[1].trim().toLowerCase();
     if (encoding !== undefined) {
       if (!encoding.endsWith('chunked')) {
@@ -204,4 +236,63 @@ function latin1(bytes: Uint8Array, from: number, to: number): string {
     text += String.fromCharCode(...bytes.subarray(i, Math.min(to, i + 8192)));
   }
   return text;
+}
+
+function latin1Bytes(text: string): Uint8Array {
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return bytes;
+}
+
+/** `%` and tab, the only characters escaped in packed fields: a tab separates them, `%` escapes. */
+const escapeField = (text: string) => text.replace(/[%\t]/g, (c) => (c === '%' ? '%25' : '%09'));
+const unescapeField = (text: string) => text.replace(/%25|%09/g, (c) => (c === '%25' ? '%' : '\t'));
+
+/**
+ * A whole head as Deno's server will take it: unchanged with up to `MAX_FIELDS` fields; with more, the fields
+ * past the first `MAX_FIELDS - 1` packed into `PACKED_FIELDS` (each `name:value`, tab-separated, `%` and tab
+ * escaped), which is smaller than the lines they came in. A head with an obsolete folded line is left for
+ * Deno's server to refuse.
+ */
+export function packFields(head: string): string {
+  let lines = 0;
+  for (let at = head.indexOf('\n'); at !== -1 && lines <= MAX_FIELDS + 2; at = head.indexOf('\n', at + 1)) lines++;
+  // The request line and the empty line that ends the head are no fields.
+  if (lines - 2 <= MAX_FIELDS) return head;
+  const [requestLine, ...fields] = head.split('\n').slice(0, -2).map((line) => line.replace(/\r$/, ''));
+  if (fields.some((line) => /^[ \t]/.test(line) || !line.includes(':'))) return head;
+  const kept: string[] = [];
+  const packed: string[] = [];
+  for (const line of fields) {
+    const colon = line.indexOf(':');
+    const name = line.slice(0, colon);
+    // Room is left for the unpackable fields still to come, and for the packed one.
+    if (UNPACKABLE_FIELDS.has(name.toLowerCase()) || kept.length < MAX_FIELDS - 1 - UNPACKABLE_FIELDS.size) {
+      kept.push(line);
+    } else packed.push(`${escapeField(name)}:${escapeField(line.slice(colon + 1).trim())}`);
+  }
+  return [requestLine, ...kept, `${PACKED_FIELDS}: ${packed.join('\t')}`, '', ''].join('\r\n');
+}
+
+/**
+ * `headers` with the fields `packFields` packed in their place, or null when the packed field is not what it
+ * packs (a client may send that field itself: it gains nothing it could not send as fields, and a framing
+ * field or a second packed one in it is refused).
+ */
+export function unpackFields(headers: Headers): Headers | null {
+  const packed = headers.get(PACKED_FIELDS);
+  if (packed === null) return headers;
+  const unpacked = new Headers(headers);
+  unpacked.delete(PACKED_FIELDS);
+  for (const field of packed.split('\t')) {
+    const colon = field.indexOf(':');
+    const name = unescapeField(field.slice(0, colon));
+    if (colon === -1 || UNPACKABLE_FIELDS.has(name.toLowerCase()) || name.toLowerCase() === PACKED_FIELDS) return null;
+    try {
+      unpacked.append(name, unescapeField(field.slice(colon + 1)));
+    } catch {
+      return null;
+    }
+  }
+  return unpacked;
 }

@@ -158,11 +158,12 @@ export function serveFront(options: FrontOptions): Front {
         if (started > 0 && (requestsStarted > started ? !awaiting : awaitingRequestLine && !awaiting)) {
           connection.requestStart = connection.lastActivity;
         }
+        const out = connection.framing.take();
         if (connection.upstream) {
-          await writeAll(connection.upstream, bytes);
+          for (const part of out) await writeAll(connection.upstream, part);
           continue;
         }
-        waiting.push(bytes.slice());
+        for (const part of out) waiting.push(part.slice());
         // Handed over as soon as one request's headers are complete, even if half of the next came with it.
         if (connection.framing.headersCompleted === 0) continue;
         connection.upstream = await Deno.connect({ transport: 'unix', path: options.upstream });

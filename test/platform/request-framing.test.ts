@@ -1,7 +1,7 @@
 // The TCP front's deadlines are only as good as its reading of where requests begin and end: a request read
 // as finished too early loses its body deadline, one never read as finished is cut off while idle.
 import { describe, expect, it } from 'vitest';
-import { MAX_HEAD_BYTES, RequestFraming } from '../../scripts/lib/request-framing.ts';
+import { MAX_FIELDS, MAX_HEAD_BYTES, packFields, PACKED_FIELDS, RequestFraming, unpackFields } from '../../scripts/lib/request-framing.ts';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
@@ -103,5 +103,35 @@ describe('where a request ends, so its deadline ends with it', () => {
     twoHosts.feed(bytes('GET / HTTP/1.1\r\nHost: localhost\r\nhost : evil.example\r\n\r\n'));
     expect([twoHosts.phase, twoHosts.refusal]).toEqual(['refused', 'several-hosts']);
     expect(phases('GET / HTTP/1.1\r\nHost: localhost\r\nX-Host: evil.example\r\n\r\n')).toEqual(['idle']);
+  });
+
+  it('passes every head on whole and unchanged up to the fields Deno takes, and packs the rest losslessly beyond', () => {
+    const framing = new RequestFraming();
+    framing.feed(bytes(GET.slice(0, 10)));
+    expect(framing.take()).toEqual([]);
+    framing.feed(bytes(GET.slice(10) + POST('abc').slice(0, 60)));
+    expect(new TextDecoder().decode(Buffer.concat(framing.take()))).toBe(GET + POST('abc').slice(0, 60));
+
+    const odd = ['x-percent: 100%25 %09', 'x-tab: a\tb', 'X-Case: Mixed', 'x-latin1: caf\u00e9', 'cookie: a=1', 'cookie: b=2'];
+    const fields = [...Array.from({ length: MAX_FIELDS }, (_, i) => `x-f${i}: ${i}`), ...odd, 'Content-Length: 3'];
+    const head = `POST / HTTP/1.1\r\nHost: x\r\n${fields.join('\r\n')}\r\n\r\n`;
+    const packed = packFields(head);
+    const lines = packed.split('\r\n');
+    expect(lines.length - 3).toBeLessThanOrEqual(MAX_FIELDS);
+    expect(lines.slice(0, 2)).toEqual(['POST / HTTP/1.1', 'Host: x']);
+    expect(lines).toContain('Content-Length: 3');
+    expect(packed.endsWith('\r\n\r\n')).toBe(true);
+    // Smaller than the lines it replaces, unless the fields are full of `%` and tabs.
+    const plain = `GET / HTTP/1.1\r\n${Array.from({ length: 300 }, (_, i) => `x-f${i}: ${i}\r\n`).join('')}\r\n`;
+    expect(packFields(plain).length).toBeLessThan(plain.length);
+    const received = new Headers(
+      lines.slice(1, -2).map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()] as [string, string]),
+    );
+    const expected = new Headers(
+      ['Host: x', ...fields].map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()] as [string, string]),
+    );
+    expect([...unpackFields(received)!].sort()).toEqual([...expected].sort());
+    expect(packFields(GET)).toBe(GET);
+    expect(unpackFields(new Headers({ [PACKED_FIELDS]: 'content-length:9' }))).toBeNull();
   });
 });
