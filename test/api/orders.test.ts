@@ -140,9 +140,18 @@ describe('finding an order', () => {
     expect(await ids(name.slice(4, 20).toLowerCase())).toEqual([second, first]);
     expect(await ids(email.split('@')[0])).toEqual([second, first]);
     // Literally: a pattern character matches itself, not any text.
-    expect(await ids('%')).not.toContain(first);
+    expect(await ids('%%%')).not.toContain(first);
     const found = await list({ search: email });
     expect(found.body.summary).toMatchObject({ orders: 2, revenue: 30 });
+  });
+
+  it('a search of one or two characters is refused with a 400 naming the minimum (three), before any database work', async () => {
+    for (const search of ['a', ' ab ', '陳明']) {
+      const res = await list({ search });
+      expect(res.status, search).toBe(400);
+      expect(JSON.stringify(res.body), search).toContain('at least 3 characters');
+    }
+    expect((await list({ search: '陳小明' })).status).toBe(200);
   });
 
   it('a customer searching finds only their own orders', async () => {

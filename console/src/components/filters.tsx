@@ -17,25 +17,38 @@ const daysIn = (from: string, to: string) => Math.round((Date.parse(`${to}T00:00
  * the URL rather than stacking history entries; `submit` filters at once; a search changed elsewhere
  * (a link, Back) replaces what was typed. A new search starts at the first page.
  */
-export function useDebouncedSearch(route: Route) {
+export function useDebouncedSearch(route: Route, minCharacters = 1) {
   const [params, setParams] = useParams(route);
   const [search, setSearch] = useState(params.search ?? '');
+  // A search too short for the API is not sent: the box says how many characters it takes (`tooShort`).
+  const tooShort = search.trim().length > 0 && search.trim().length < minCharacters;
   useEffect(() => {
-    if ((params.search ?? '') === search) return;
+    if ((params.search ?? '') === search || tooShort) return;
     const timer = setTimeout(() => setParams({ search: search || undefined, page: undefined }, true), 300);
     return () => clearTimeout(timer);
   }, [search]);
   useEffect(() => setSearch(params.search ?? ''), [params.search]);
-  const submit = () => setParams({ search: search || undefined, page: undefined });
-  return { search, setSearch, submit };
+  const submit = () => !tooShort && setParams({ search: search || undefined, page: undefined });
+  return { search, setSearch, submit, tooShort };
 }
 
-/** A list's filter form, led by its search box; `children` are the list's other filters. */
-export function SearchFilters({ route, label, placeholder, children }: { route: Route; label: string; placeholder: string; children: ComponentChildren }) {
-  const { search, setSearch, submit } = useDebouncedSearch(route);
+/**
+ * A list's filter form, led by its search box; `children` are the list's other filters. `minCharacters`:
+ * the fewest its API's search takes.
+ */
+export function SearchFilters({ route, label, placeholder, minCharacters, children }: {
+  route: Route;
+  label: string;
+  placeholder: string;
+  minCharacters?: number;
+  children: ComponentChildren;
+}) {
+  const { search, setSearch, submit, tooShort } = useDebouncedSearch(route, minCharacters);
   return (
     <form class="filters" role="search" aria-label={label} onSubmit={(e) => { e.preventDefault(); submit(); }}>
-      <Field label={text(common).search} name="search" type="search" value={search} placeholder={placeholder} onInput={(e) => setSearch(e.currentTarget.value)} />
+      <Field label={text(common).search} name="search" type="search" value={search} placeholder={placeholder}
+        hint={tooShort ? text(common).searchAtLeast(fmt.int(minCharacters!)) : undefined}
+        onInput={(e) => setSearch(e.currentTarget.value)} />
       {children}
     </form>
   );

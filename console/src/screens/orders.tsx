@@ -7,6 +7,7 @@ import { SearchFilters } from '../components/filters.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader, useShownOnOpen } from '../components/screen.tsx';
 import { addDays, Badge, fmt, fromStoreWall, ORDER_STATUSES, orderStatusLabel, storeIso, storeToday, type OrderStatus } from '../format.tsx';
+import { MIN_SEARCH_CHARACTERS } from '../../../supabase/functions/orders/search.ts';
 import { text } from '../i18n/index.ts';
 import { ordersText } from '../i18n/orders.ts';
 import { href, useParams, type Route } from '../router.ts';
@@ -67,7 +68,7 @@ export function OrdersScreen({ route }: { route: Route }) {
   return (
     <section aria-labelledby="orders-title">
       <ScreenHeader title={t.title} lead={t.placed(window, query.as_of ? fmt.dateTime(query.as_of) : undefined)} />
-      <SearchFilters route={route} label={t.filterOrders} placeholder={t.searchPlaceholder}>
+      <SearchFilters route={route} label={t.filterOrders} placeholder={t.searchPlaceholder} minCharacters={MIN_SEARCH_CHARACTERS}>
         <SelectField label={t.status} name="status" value={status ?? ''}
           options={[{ value: '', label: t.anyStatus }, ...ORDER_STATUSES.map((s) => ({ value: s, label: orderStatusLabel(s) }))]}
           onChange={(value) => setParams({ status: value || undefined, page: undefined })} />

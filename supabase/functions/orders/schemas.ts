@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { enums } from '../_shared/enums.ts';
 import { enumOf, isoDateTime, queryInteger, rule, uuid } from '../_shared/validation.ts';
+import { MIN_SEARCH_CHARACTERS } from './search.ts';
 
 export const SORTABLE_COLUMNS = ['ordered_at', 'total_amount'] as const;
 
@@ -23,7 +24,12 @@ export const listQuery = z
     as_of: instant.optional(),
     status: enumOf(enums.order_status).optional(),
     figure: enumOf(ORDER_FIGURES).optional(),
-    search: z.string().trim().min(1, 'must not be empty').max(100, 'at most 100 characters').optional(),
+    search: z
+      .string()
+      .trim()
+      .min(MIN_SEARCH_CHARACTERS, `at least ${MIN_SEARCH_CHARACTERS} characters`)
+      .max(100, 'at most 100 characters')
+      .optional(),
     customer_id: z.string().pipe(uuid).optional(),
     page: queryInteger(1, 1_000_000).optional(),
     per_page: queryInteger(1, 200).optional(),
