@@ -996,6 +996,41 @@ describe.skipIf(!hasChromium)(
       await zh.close();
     });
 
+    it('every screen link and stock badge is in view and clickable, not covered, at 1024, 1280 and 390 px in both languages', async () => {
+      step = 'navigation';
+      const covered: string[] = [];
+      for (const locale of ['zh-TW', 'en']) {
+        const context = await browser.newContext({ viewport: { width: 1024, height: 800 }, locale });
+        const p = await context.newPage();
+        watch(p);
+        await signIn(p, base, 'admin');
+        await waitForScreen(p, 'health');
+        await p.getByTestId('stock-alerts').locator('.nav-count').first().waitFor();
+        for (const width of [1024, 1280, 390]) {
+          await p.setViewportSize({ width, height: 800 });
+          // The element at the centre of each link and badge must be that link or badge (or inside it), within the window.
+          covered.push(...await p.evaluate(() => new Promise<string[]>((resolve) =>
+            requestAnimationFrame(() => requestAnimationFrame(() => {
+              const targets = [...document.querySelectorAll<HTMLElement>('header.top nav a, header.top .nav-count')];
+              resolve(targets.flatMap((target) => {
+                const box = target.getBoundingClientRect();
+                const [x, y] = [box.left + box.width / 2, box.top + box.height / 2];
+                const hit = document.elementFromPoint(x, y);
+                const visible = box.width > 0 && box.left >= 0 && box.right <= window.innerWidth && target.contains(hit);
+                return visible ? [] : [`${window.innerWidth}px ${document.documentElement.lang}: ${target.textContent} (${hit?.className ?? 'outside'})`];
+              }));
+            }))
+          )));
+        }
+        // And a click on the last link reaches its screen.
+        await p.setViewportSize({ width: 1024, height: 800 });
+        await p.locator('header.top nav a').last().click();
+        await waitForScreen(p, 'campaign-types');
+        await context.close();
+      }
+      expect(covered).toEqual([]);
+    });
+
     it('fits a phone-width screen: no screen scrolls sideways, every screen link is in view, axe finds nothing serious', async () => {
       step = 'phone';
       const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 1 });
