@@ -6,7 +6,8 @@
 import { createClient, FunctionsFetchError, FunctionsHttpError, type SupabaseClient } from '@supabase/supabase-js';
 import type { paths } from './openapi.gen.ts';
 import { common } from '../i18n/common.ts';
-import { RULES_EN, RULES_ZH, ZH_ERRORS, zhRefusal } from '../i18n/errors.ts';
+import { isErrorCode } from '../../../supabase/functions/_shared/error-codes.ts';
+import { ERROR_WORDS, RULES_EN, RULES_ZH, zhRefusal } from '../i18n/errors.ts';
 import { locale, text } from '../i18n/index.ts';
 
 type Method = 'get' | 'post' | 'put' | 'delete';
@@ -116,7 +117,10 @@ function ruleInWords(error: ApiError): string | undefined {
   return words?.(figures, (error.field ?? '').split('.').at(-1) ?? '');
 }
 
-/** A refusal the user can act on, in the console's language: the API's own words for a 4xx naming what to fix. */
+/**
+ * A refusal the user can act on, in the console's language: a field's rule, the failures said by their status,
+ * then the catalogue's words for the code; only a code outside the catalogue keeps the API's own words.
+ */
 function inWords(error: ApiError): ApiError {
   const t = text(common);
   const said = (message: string) => new ApiError(message, error.status, error.code, error.details);
@@ -126,8 +130,6 @@ function inWords(error: ApiError): ApiError {
       return said(rule!);
     case error.status === 401:
       return said(t.sessionEnded);
-    case error.status === 403:
-      return said(t.notAllowed(error.message));
     case error.status === 429: {
       const wait = Number(error.details?.retry_after);
       return said(t.tooMany(Number.isFinite(wait) && wait > 0 ? wait : undefined));
@@ -136,8 +138,10 @@ function inWords(error: ApiError): ApiError {
       return said(t.unavailable);
     case error.status >= 500:
       return said(t.serverFailed);
+    case isErrorCode(error.code):
+      return said(text(ERROR_WORDS)[error.code](error.details ?? {}));
     case locale() === 'zh-TW':
-      return said(ZH_ERRORS[error.code] ?? zhRefusal(error.message));
+      return said(zhRefusal(error.message));
     default:
       return error;
   }

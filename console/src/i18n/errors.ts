@@ -1,35 +1,103 @@
-/**
- * The API's refusals in Traditional Chinese, by their codes (the API's own messages are English). A
- * refusal whose code is not here keeps the API's words, introduced in Chinese. English screens show the
- * API's messages as they are.
- */
-export const ZH_ERRORS: Record<string, string> = {
-  CAMPAIGN_OVERLAP_CONFLICT: '同一時間只能有一個全站活動：這段期間已有另一個全站活動在進行。',
-  CAMPAIGN_FINAL: '已完成或已取消的活動無法再修改。',
-  INVALID_STATUS_TRANSITION: '活動目前的狀態不能這樣變更。',
-  ATTRIBUTION_WEIGHT_EXCEEDED: '歸因權重超過這個活動類型允許的上限。',
-  INVALID_DATE_RANGE: '日期範圍不正確：結束日期不能早於開始日期，且最多 366 天。',
-  DUPLICATE_SKU: '已有商品使用這個商品編號（包含已刪除的商品）。',
-  DUPLICATE_TYPE_CODE: '已有活動類型使用這個代碼。',
-  INSUFFICIENT_STOCK: '庫存不足，無法扣除這個數量。',
-  PRODUCT_INACTIVE: '這項商品未上架，無法登記。',
-  PRODUCT_HAS_STOCK: '這項商品還有庫存，請先調整為 0 再刪除。',
-  NO_INVENTORY_RECORD: '這項商品沒有可調整的批次。',
-  IDEMPOTENCY_KEY_REUSED: '這筆登記的內容已變更，請重新送出。',
-  PRODUCT_NOT_FOUND: '找不到這項商品（可能已被刪除）。',
-  INVENTORY_RECORD_NOT_FOUND: '找不到這個批次。',
-  CAMPAIGN_NOT_FOUND: '找不到這個活動（可能已被刪除）。',
-  TYPE_NOT_FOUND: '找不到這個活動類型。',
-  NOT_FOUND: '找不到這筆資料。',
-  PAYLOAD_TOO_LARGE: '送出的資料太大。',
-};
-
-/** A refusal the catalogue does not know, in Chinese around the API's own words. */
-export const zhRefusal = (message: string) => `無法完成：${message}`;
+import type { ErrorCode } from '../../../supabase/functions/_shared/error-codes.ts';
+import type { Locale } from './index.ts';
 
 type Figures = Record<string, unknown>;
-type RuleWords = Record<string, (p: Figures, field: string) => string>;
 const n = (value: unknown) => Number(value).toLocaleString('en');
+
+/**
+ * Every code of the API's catalogue (`supabase/functions/_shared/error-codes.ts`) in both languages, typed by
+ * it: a code added there without its words here does not build. The words say what happened and what to
+ * do, from the refusal's details where it has them (how many units are free). The failures the console
+ * words by their status first (401, 429, 503, 5xx: `inWords` in api/client.ts) have words here too, so the
+ * catalogue is whole whatever status a code comes with.
+ */
+type CodeWords = Record<ErrorCode, (details: Figures) => string>;
+
+export const ERROR_WORDS: Record<Locale, CodeWords> = {
+  en: {
+    UNAUTHORIZED: () => 'Your session has ended; sign in again.',
+    FORBIDDEN: () => 'You do not have permission to do this.',
+    INSUFFICIENT_PERMISSION: () => 'You do not have permission to do this.',
+    PERMISSION_DENIED: () => 'You do not have permission to do this.',
+    RATE_LIMIT_EXCEEDED: () => 'Too many requests; wait a moment and try again.',
+    VALIDATION_ERROR: () => 'Something in the form is not valid.',
+    INVALID_PARAMETER: () => 'Something in the request is not valid.',
+    NOT_FOUND: () => 'Not found.',
+    METHOD_NOT_ALLOWED: () => 'This cannot be done here.',
+    PAYLOAD_TOO_LARGE: () => 'What was sent is too large.',
+    UNSUPPORTED_VERSION: () => 'This version of the console is out of date; reload the page.',
+    IDEMPOTENCY_KEY_REUSED: () => 'This booking changed after it was sent; send it again.',
+    CAMPAIGN_NOT_FOUND: () => 'This campaign no longer exists.',
+    CAMPAIGN_OVERLAP_CONFLICT: () => 'Only one site-wide campaign can run at a time: another one is active on these days.',
+    CAMPAIGN_FINAL: () => 'A completed or cancelled campaign can no longer change.',
+    INVALID_STATUS_TRANSITION: () => 'The campaign cannot move to that status from its current one.',
+    INVALID_DATE_RANGE: () => 'The dates are not valid: the end cannot be before the start, and at most 366 days.',
+    ATTRIBUTION_WEIGHT_EXCEEDED: () => "The attribution weight is above this campaign type's limit.",
+    TYPE_NOT_FOUND: () => 'This campaign type does not exist.',
+    DUPLICATE_TYPE_CODE: (d) =>
+      `Another campaign type already uses ${d.type_code === undefined ? 'this code' : `the code ${d.type_code}`}.`,
+    INVALID_WEIGHT_RANGE: () => 'The lowest weight cannot be above the highest.',
+    INVALID_ATTRIBUTION_LAYER: () => 'Not one of the attribution layers.',
+    PRODUCT_NOT_FOUND: () => 'This product does not exist (it may have been deleted).',
+    PRODUCT_INACTIVE: () => 'This product is not active, so stock cannot be booked for it.',
+    PRODUCT_HAS_STOCK: () => 'This product still has stock; adjust it to 0 before deleting.',
+    DUPLICATE_SKU: (d) =>
+      `Another product already uses ${d.sku === undefined ? 'this SKU' : `the SKU ${d.sku}`} (deleted products included): SKUs are never reused.`,
+    INSUFFICIENT_STOCK: (d) =>
+      d.available === undefined ? 'Not enough stock for this quantity.' : `Not enough stock: ${n(d.available)} free, ${n(d.requested)} asked for.`,
+    NO_INVENTORY_RECORD: () => 'This product has no lot to adjust.',
+    INVENTORY_RECORD_NOT_FOUND: () => 'This lot does not exist.',
+    ORDER_NOT_FOUND: () => 'This order does not exist.',
+    LOCK_TIMEOUT: () => 'Someone else is changing the same data; try again in a moment.',
+    SERVICE_UNAVAILABLE: () => 'The service is unavailable for a moment; try again shortly.',
+    CALCULATION_ERROR: () => 'The report could not be calculated; try again shortly.',
+    DB_ERROR: () => 'The service failed; try again shortly.',
+    INTERNAL_ERROR: () => 'The service failed; try again shortly.',
+  },
+  'zh-TW': {
+    UNAUTHORIZED: () => '登入已結束，請重新登入。',
+    FORBIDDEN: () => '你沒有權限執行這個操作。',
+    INSUFFICIENT_PERMISSION: () => '你沒有權限執行這個操作。',
+    PERMISSION_DENIED: () => '你沒有權限執行這個操作。',
+    RATE_LIMIT_EXCEEDED: () => '請求太頻繁，請稍候再試。',
+    VALIDATION_ERROR: () => '表單中有內容不正確。',
+    INVALID_PARAMETER: () => '請求中有內容不正確。',
+    NOT_FOUND: () => '找不到這筆資料。',
+    METHOD_NOT_ALLOWED: () => '這裡不能執行這個操作。',
+    PAYLOAD_TOO_LARGE: () => '送出的資料太大。',
+    UNSUPPORTED_VERSION: () => '主控台版本已過時，請重新整理頁面。',
+    IDEMPOTENCY_KEY_REUSED: () => '這筆登記的內容已變更，請重新送出。',
+    CAMPAIGN_NOT_FOUND: () => '找不到這個活動（可能已被刪除）。',
+    CAMPAIGN_OVERLAP_CONFLICT: () => '同一時間只能有一個全站活動：這段期間已有另一個全站活動在進行。',
+    CAMPAIGN_FINAL: () => '已完成或已取消的活動無法再修改。',
+    INVALID_STATUS_TRANSITION: () => '活動目前的狀態不能這樣變更。',
+    INVALID_DATE_RANGE: () => '日期範圍不正確：結束日期不能早於開始日期，且最多 366 天。',
+    ATTRIBUTION_WEIGHT_EXCEEDED: () => '歸因權重超過這個活動類型允許的上限。',
+    TYPE_NOT_FOUND: () => '找不到這個活動類型。',
+    DUPLICATE_TYPE_CODE: (d) => `已有活動類型使用${d.type_code === undefined ? '這個代碼' : `代碼 ${d.type_code}`}。`,
+    INVALID_WEIGHT_RANGE: () => '最低權重不能高於最高權重。',
+    INVALID_ATTRIBUTION_LAYER: () => '不是可選的歸因層級。',
+    PRODUCT_NOT_FOUND: () => '找不到這項商品（可能已被刪除）。',
+    PRODUCT_INACTIVE: () => '這項商品未上架，無法登記。',
+    PRODUCT_HAS_STOCK: () => '這項商品還有庫存，請先調整為 0 再刪除。',
+    DUPLICATE_SKU: (d) => `已有商品使用${d.sku === undefined ? '這個商品編號' : `商品編號 ${d.sku}`}（包含已刪除的商品）：商品編號不能重複使用。`,
+    INSUFFICIENT_STOCK: (d) =>
+      d.available === undefined ? '庫存不足，無法扣除這個數量。' : `庫存不足：可用 ${n(d.available)} 件，要求 ${n(d.requested)} 件。`,
+    NO_INVENTORY_RECORD: () => '這項商品沒有可調整的批次。',
+    INVENTORY_RECORD_NOT_FOUND: () => '找不到這個批次。',
+    ORDER_NOT_FOUND: () => '找不到這筆訂單。',
+    LOCK_TIMEOUT: () => '有人正在修改同一筆資料，請稍後再試。',
+    SERVICE_UNAVAILABLE: () => '服務暫時無法使用，請稍後再試。',
+    CALCULATION_ERROR: () => '報表暫時無法計算，請稍後再試。',
+    DB_ERROR: () => '服務發生錯誤，請稍後再試。',
+    INTERNAL_ERROR: () => '服務發生錯誤，請稍後再試。',
+  },
+};
+
+/** A refusal whose code is outside the catalogue (an answer no function gave), in Chinese around its words. */
+export const zhRefusal = (message: string) => `無法完成：${message}`;
+
+type RuleWords = Record<string, (p: Figures, field: string) => string>;
 
 /**
  * The rules the API names in `details.rule` (with their figures in `details.params`), in words. The field's

@@ -16,6 +16,7 @@
 import postgres from 'postgres';
 import type { Caller } from './caller.ts';
 import { ApiError, type Area } from './errors.ts';
+import { isErrorCode } from './error-codes.ts';
 
 export type Sql = postgres.Sql;
 export type Tx = postgres.TransactionSql;
@@ -303,7 +304,8 @@ export function translateDatabaseError(error: unknown, area: Area): unknown {
     );
   }
   if (error instanceof postgres.PostgresError) {
-    if (/^PT\d{3}$/.test(error.code)) {
+    // A refusal a SQL function raised (private.raise_api_error), with a code of the catalogue.
+    if (/^PT\d{3}$/.test(error.code) && isErrorCode(error.message)) {
       let details: Record<string, unknown> | undefined;
       try {
         details = error.hint ? JSON.parse(error.hint) : undefined;

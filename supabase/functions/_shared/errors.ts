@@ -3,11 +3,12 @@
  * every failure it produces, its own or the shared layer's (401, 404, 405, 413, 500), takes that shape.
  */
 import { z } from 'zod';
+import type { ErrorCode } from './error-codes.ts';
 
 export class ApiError extends Error {
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly details?: Record<string, unknown>,
     readonly headers?: Record<string, string>,
@@ -18,15 +19,15 @@ export class ApiError extends Error {
 
 /** The codes the shared layer uses for its own failures, per area. */
 export interface AreaCodes {
-  unauthorized: string;
-  forbidden: string;
-  validation: string;
-  notFound: string;
-  methodNotAllowed: string;
-  payloadTooLarge: string;
-  unsupportedVersion: string;
-  internal: string;
-  database: string;
+  unauthorized: ErrorCode;
+  forbidden: ErrorCode;
+  validation: ErrorCode;
+  notFound: ErrorCode;
+  methodNotAllowed: ErrorCode;
+  payloadTooLarge: ErrorCode;
+  unsupportedVersion: ErrorCode;
+  internal: ErrorCode;
+  database: ErrorCode;
 }
 
 export interface Area {
