@@ -285,6 +285,12 @@ describe.skipIf(!hasChromium)(
       await page.waitForURL(/ordered_from=/);
       await waitForScreen(page, 'orders');
       await expect.poll(() => page.getByTestId('orders-summary').locator('[data-figure="orders"]').textContent()).toBe(yesterday.toLocaleString('en'));
+      // A window of whole store days reads as those days, the last one included: not up to the next midnight.
+      const asDay = (day: string) => new Date(`${day}T00:00:00Z`).toLocaleDateString('en', { dateStyle: 'medium', timeZone: 'UTC' });
+      expect(await page.locator('.lead').textContent()).toBe(`Placed ${asDay(addDays(storeToday(), -1))}.`);
+      await page.locator('[data-preset="last7"]').click();
+      await expect.poll(() => page.locator('.lead').textContent())
+        .toBe(`Placed ${asDay(addDays(storeToday(), -6))} – ${asDay(storeToday())}.`);
       // By the reference the list shows, then by part of the customer's e-mail.
       const reference = `#${order.id.slice(0, 8).toUpperCase()}`;
       await page.goto(`${base}#/orders`);

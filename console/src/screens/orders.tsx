@@ -6,7 +6,7 @@ import { SortHeader } from '../components/sort.tsx';
 import { SearchFilters } from '../components/filters.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader, useShownOnOpen } from '../components/screen.tsx';
-import { addDays, Badge, fmt, fromStoreWall, ORDER_STATUSES, orderStatusLabel, storeIso, storeToday, type OrderStatus } from '../format.tsx';
+import { addDays, Badge, fmt, fromStoreWall, ORDER_STATUSES, orderStatusLabel, storeDayOf, storeIso, storeToday, type OrderStatus } from '../format.tsx';
 import { MIN_SEARCH_CHARACTERS } from '../../../supabase/functions/orders/search.ts';
 import { text } from '../i18n/index.ts';
 import { ordersText } from '../i18n/orders.ts';
@@ -37,6 +37,28 @@ function presets() {
   ] as const;
 }
 
+/** The store day starting at `instant`, if it is a store midnight. */
+function dayStartingAt(instant: string): string | undefined {
+  const day = storeDayOf(instant);
+  return midnight(day) === new Date(instant).toISOString() ? day : undefined;
+}
+
+/**
+ * The window as staff read it. Bounded by store midnights at both ends (the presets, a day's figure), it is
+ * whole store days, the last one shown as included: "Nov 1 – Nov 28", not "Nov 1, 12:00 AM – Nov 29,
+ * 12:00 AM", which read as if the 29th were in it. Otherwise the two instants as they are.
+ */
+function windowWords(from?: string, before?: string): string {
+  const t = text(ordersText);
+  if (!from && !before) return t.allTime;
+  const [first, end] = [from && dayStartingAt(from), before && dayStartingAt(before)];
+  if (first && end) {
+    const last = addDays(end, -1);
+    return first === last ? fmt.day(first) : `${fmt.day(first)} – ${fmt.day(last)}`;
+  }
+  return `${from ? fmt.dateTime(from) : t.firstOrder} – ${before ? fmt.dateTime(before) : t.now}`;
+}
+
 /**
  * The orders behind the figures, read-only: the window, moment and status come from the URL, so a figure
  * on the health screen links to exactly the orders it counts, and its summary counts them the same way.
@@ -61,9 +83,7 @@ export function OrdersScreen({ route }: { route: Route }) {
     per_page: String(PAGE_SIZE),
   };
   const load = useLoad((signal) => api('get', '/orders', { query, signal }), [JSON.stringify(query)]);
-  const window = query.ordered_from || query.ordered_before
-    ? `${query.ordered_from ? fmt.dateTime(query.ordered_from) : t.firstOrder} – ${query.ordered_before ? fmt.dateTime(query.ordered_before) : t.now}`
-    : t.allTime;
+  const window = windowWords(query.ordered_from, query.ordered_before);
   if (params.id) return <OrderPage id={params.id} back={href('orders', { ...params, id: undefined })} />;
   return (
     <section aria-labelledby="orders-title">
