@@ -374,6 +374,11 @@ describe('batch update_status and bulk-status', () => {
     const res = await call('campaigns/bulk-status', { method: 'PUT', body: { campaign_ids: [first, second], status: 'active' } });
     expectError(res, 422, 'CAMPAIGN_OVERLAP_CONFLICT', 'campaign_ids');
     expect(res.body.error.details.value).toEqual([second]);
+    // The campaign it clashes with is named in the details, for a client to say in its own words.
+    const [{ name }] = await sql`select name from public.campaigns where id = ${first}`;
+    expect(res.body.error.details.failures[0].conflicts_with).toEqual({
+      id: first, name, start_date: start, end_date: addDays(start, 5),
+    });
     const rows = await sql`select status from public.campaigns where id in (${first}, ${second})`;
     expect(rows.map((r) => r.status)).toEqual(['draft', 'draft']);
   });
@@ -431,7 +436,9 @@ describe('the site-wide overlap rule under concurrency', () => {
     const start = freshDay();
     const first = await campaignIn(['active'], { campaign_type: 'anniversary_sale', start_date: start, end_date: addDays(start, 5) });
     const second = await campaignIn([], { campaign_type: 'double_eleven', start_date: start, end_date: addDays(start, 5) });
-    expectError(await call(`campaigns/${second}`, { method: 'PUT', body: { status: 'active' } }), 422, 'CAMPAIGN_OVERLAP_CONFLICT', 'status');
+    const refused = await call(`campaigns/${second}`, { method: 'PUT', body: { status: 'active' } });
+    expectError(refused, 422, 'CAMPAIGN_OVERLAP_CONFLICT', 'status');
+    expect(refused.body.error.details.conflicts_with).toMatchObject({ id: first, start_date: start, end_date: addDays(start, 5) });
     expect((await call(`campaigns/${first}`, { method: 'PUT', body: { status: 'paused' } })).status).toBe(200);
     expect((await call(`campaigns/${second}`, { method: 'PUT', body: { status: 'active' } })).status).toBe(200);
     expectError(await call(`campaigns/${first}`, { method: 'PUT', body: { status: 'active' } }), 422, 'CAMPAIGN_OVERLAP_CONFLICT');

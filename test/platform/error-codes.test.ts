@@ -36,5 +36,8 @@ describe('the error code catalogue', () => {
     expect(unworded).toEqual([]);
     // What a refusal's details say reaches the words: how many units are free.
     expect(ERROR_WORDS['zh-TW'].INSUFFICIENT_STOCK({ requested: 5, available: 2 })).toContain('可用 2 件');
+    const clash = { name: '週年慶', start_date: '2026-12-01', end_date: '2026-12-06' };
+    expect(ERROR_WORDS['zh-TW'].CAMPAIGN_OVERLAP_CONFLICT({ conflicts_with: clash })).toContain('「週年慶」已在 2026-12-01 至 2026-12-06');
+    expect(ERROR_WORDS.en.CAMPAIGN_OVERLAP_CONFLICT({ failures: [{ conflicts_with: clash }] })).toContain('“週年慶” is active');
   });
 });

@@ -13,6 +13,18 @@ const n = (value: unknown) => Number(value).toLocaleString('en');
  */
 type CodeWords = Record<ErrorCode, (details: Figures) => string>;
 
+interface Campaign {
+  name: string;
+  start_date: string;
+  end_date: string;
+}
+
+/** The site-wide campaign a refusal clashed with (`conflicts_with`: of the refusal, or of a batch's first failure). */
+function clashingCampaign(details: Figures): Campaign | undefined {
+  const failures = details.failures as { conflicts_with?: Campaign }[] | undefined;
+  return (details.conflicts_with as Campaign | undefined) ?? failures?.[0]?.conflicts_with;
+}
+
 export const ERROR_WORDS: Record<Locale, CodeWords> = {
   en: {
     UNAUTHORIZED: () => 'Your session has ended; sign in again.',
@@ -28,7 +40,12 @@ export const ERROR_WORDS: Record<Locale, CodeWords> = {
     UNSUPPORTED_VERSION: () => 'This version of the console is out of date; reload the page.',
     IDEMPOTENCY_KEY_REUSED: () => 'This booking changed after it was sent; send it again.',
     CAMPAIGN_NOT_FOUND: () => 'This campaign no longer exists.',
-    CAMPAIGN_OVERLAP_CONFLICT: () => 'Only one site-wide campaign can run at a time: another one is active on these days.',
+    CAMPAIGN_OVERLAP_CONFLICT: (d) => {
+      const other = clashingCampaign(d);
+      return other
+        ? `Only one site-wide campaign can run at a time: “${other.name}” is active from ${other.start_date} to ${other.end_date}.`
+        : 'Only one site-wide campaign can run at a time: another one is active on these days.';
+    },
     CAMPAIGN_FINAL: () => 'A completed or cancelled campaign can no longer change.',
     INVALID_STATUS_TRANSITION: () => 'The campaign cannot move to that status from its current one.',
     INVALID_DATE_RANGE: () => 'The dates are not valid: the end cannot be before the start, and at most 366 days.',
@@ -68,7 +85,12 @@ export const ERROR_WORDS: Record<Locale, CodeWords> = {
     UNSUPPORTED_VERSION: () => '主控台版本已過時，請重新整理頁面。',
     IDEMPOTENCY_KEY_REUSED: () => '這筆登記的內容已變更，請重新送出。',
     CAMPAIGN_NOT_FOUND: () => '找不到這個活動（可能已被刪除）。',
-    CAMPAIGN_OVERLAP_CONFLICT: () => '同一時間只能有一個全站活動：這段期間已有另一個全站活動在進行。',
+    CAMPAIGN_OVERLAP_CONFLICT: (d) => {
+      const other = clashingCampaign(d);
+      return other
+        ? `同一時間只能有一個全站活動：「${other.name}」已在 ${other.start_date} 至 ${other.end_date} 啟用。`
+        : '同一時間只能有一個全站活動：這段期間已有另一個全站活動在進行。';
+    },
     CAMPAIGN_FINAL: () => '已完成或已取消的活動無法再修改。',
     INVALID_STATUS_TRANSITION: () => '活動目前的狀態不能這樣變更。',
     INVALID_DATE_RANGE: () => '日期範圍不正確：結束日期不能早於開始日期，且最多 366 天。',

@@ -23,19 +23,27 @@ begin
 end
 $$;
 
--- Names the site-wide campaign already active over the dates; by the time 23P01 is raised the winner of
--- a concurrent race has committed, so it is visible here.
+-- The site-wide campaign already active over the dates ({id, name, start_date, end_date}), or null; by the
+-- time 23P01 is raised the winner of a concurrent race has committed, so it is visible here. A refusal
+-- carries it in its details (`conflicts_with`), so a client names it in its own language.
+create or replace function private.campaign_overlapping(campaign_id uuid, start_date date, end_date date)
+returns jsonb
+language sql stable set search_path = '' as $$
+  select jsonb_build_object('id', c.id, 'name', c.name, 'start_date', c.start_date, 'end_date', c.end_date)
+  from public.campaigns c
+  where c.id <> campaign_overlapping.campaign_id and c.status = 'active' and c.attribution_layer = 'site-wide' and c.deleted_at is null
+    and daterange(c.start_date, c.end_date, '[]') && daterange(campaign_overlapping.start_date, campaign_overlapping.end_date, '[]')
+  order by c.start_date, c.id
+  limit 1
+$$;
+
 create or replace function private.campaign_overlap_message(campaign_id uuid, start_date date, end_date date)
 returns text
 language sql stable set search_path = '' as $$
   select coalesce(
-    (select format('Site-wide campaign %s (%s) is already active from %s to %s', c.id, c.name, c.start_date, c.end_date)
-     from public.campaigns c
-     where c.id <> campaign_overlap_message.campaign_id and c.status = 'active' and c.attribution_layer = 'site-wide' and c.deleted_at is null
-       and daterange(c.start_date, c.end_date, '[]')
-          && daterange(campaign_overlap_message.start_date, campaign_overlap_message.end_date, '[]')
-     order by c.start_date, c.id
-     limit 1),
+    (select format('Site-wide campaign %s (%s) is already active from %s to %s', o ->> 'id', o ->> 'name',
+       o ->> 'start_date', o ->> 'end_date')
+     from private.campaign_overlapping(campaign_id, start_date, end_date) o where o is not null),
     'Another site-wide campaign is already active over these dates')
 $$;
 
@@ -105,7 +113,9 @@ begin
         else jsonb_build_object('field', case when changes ? 'start_date' then 'start_date' else 'end_date' end,
           'value', coalesce(changes -> 'start_date', changes -> 'end_date'),
           'constraint', 'at most one site-wide campaign active per date')
-      end);
+      end || jsonb_strip_nulls(jsonb_build_object('conflicts_with', private.campaign_overlapping(campaign_id,
+        coalesce((changes ->> 'start_date')::date, current.start_date),
+        coalesce((changes ->> 'end_date')::date, current.end_date)))));
   end;
   return updated;
 end
@@ -170,9 +180,10 @@ begin
       end if;
     exception
       when exclusion_violation then
-        failures := failures || jsonb_build_object('campaign_id', campaign_id, 'code', 'CAMPAIGN_OVERLAP_CONFLICT',
-          'message', (select private.campaign_overlap_message(c.id, c.start_date, c.end_date)
-                      from public.campaigns c where c.id = campaign_id));
+        failures := failures || (select jsonb_strip_nulls(jsonb_build_object('campaign_id', campaign_id,
+          'code', 'CAMPAIGN_OVERLAP_CONFLICT', 'message', private.campaign_overlap_message(c.id, c.start_date, c.end_date),
+          'conflicts_with', private.campaign_overlapping(c.id, c.start_date, c.end_date)))
+          from public.campaigns c where c.id = campaign_id);
       when sqlstate 'PT422' or sqlstate 'PT400' then
         get stacked diagnostics failed_code = message_text, failed_message = pg_exception_detail;
         failures := failures || jsonb_build_object('campaign_id', campaign_id, 'code', failed_code, 'message', failed_message);
@@ -216,6 +227,8 @@ revoke execute on function private.require_campaign_admin() from public, anon;
 
 revoke execute on function private.campaign_not_found(uuid) from public, anon;
 
+revoke execute on function private.campaign_overlapping(uuid, date, date) from public, anon;
+
 revoke execute on function private.campaign_overlap_message(uuid, date, date) from public, anon;
 
 revoke execute on function private.campaign_field_error(integer, text, text, text, jsonb, text) from public, anon;
@@ -227,6 +240,8 @@ revoke execute on function public.allowed_transitions(public.campaigns) from pub
 grant execute on function private.require_campaign_admin() to authenticated, service_role;
 
 grant execute on function private.campaign_not_found(uuid) to authenticated, service_role;
+
+grant execute on function private.campaign_overlapping(uuid, date, date) to authenticated, service_role;
 
 grant execute on function private.campaign_overlap_message(uuid, date, date) to authenticated, service_role;
 
