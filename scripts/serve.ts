@@ -271,26 +271,23 @@ function unknownVersion(url: URL, req: Request, fields: Headers): Response | Pro
   return functions[name](new Request(url, { method: 'GET', headers }));
 }
 
+/** A refusal of this server's own, in the envelope its front's refusals share. */
+function refused(status: number, code: string, error: string, headers?: HeadersInit): Response {
+  return Response.json({ success: false, error, code }, { status, headers });
+}
+
 async function route(req: Request): Promise<Response> {
   // A head of more fields than Deno's server takes reaches it with the rest packed into one (the front's doing).
   const headers = unpackFields(req.headers);
-  if (!headers) {
-    return Response.json({ success: false, error: 'The request headers are malformed', code: 'INVALID_HEADERS' }, {
-      status: 400,
-    });
-  }
+  if (!headers) return refused(400, 'INVALID_HEADERS', 'The request headers are malformed');
   const host = headers.get('host');
-  if (!hostWellFormed(host)) {
-    return Response.json({ success: false, error: 'The Host header is not a host name', code: 'INVALID_HOST' }, {
-      status: 400,
-    });
-  }
+  if (!hostWellFormed(host)) return refused(400, 'INVALID_HOST', 'The Host header is not a host name');
   if (!hostAllowed(host)) {
-    return Response.json({
-      success: false,
-      error: 'This host is not allowed; add it to ALLOWED_HOSTS to serve it (see docs/local-stack.md)',
-      code: 'HOST_NOT_ALLOWED',
-    }, { status: 403 });
+    return refused(
+      403,
+      'HOST_NOT_ALLOWED',
+      'This host is not allowed; add it to ALLOWED_HOSTS to serve it (see docs/local-stack.md)',
+    );
   }
   const url = requestUrl(req, host);
   const versioned = unknownVersion(url, req, headers);
@@ -311,10 +308,7 @@ async function route(req: Request): Promise<Response> {
     url.pathname = url.pathname.slice(prefix.length - 1);
     return handler(forwarded(url, req, headers));
   }
-  return Response.json(
-    { success: false, error: `No function at ${url.pathname}`, code: 'NOT_FOUND' },
-    { status: 404, headers: corsHeaders(req, deps.allowedOrigins) },
-  );
+  return refused(404, 'NOT_FOUND', `No function at ${url.pathname}`, corsHeaders(req, deps.allowedOrigins));
 }
 
 /**
@@ -371,9 +365,7 @@ function listen() {
       // Whatever escapes a function is still answered as JSON; the cause stays in the log.
       onError: (error) => {
         console.error('[serve] unexpected error:', error);
-        return Response.json({ success: false, error: 'An unexpected error occurred', code: 'INTERNAL_ERROR' }, {
-          status: 500,
-        });
+        return refused(500, 'INTERNAL_ERROR', 'An unexpected error occurred');
       },
     }, route);
   } catch (error) {

@@ -44,7 +44,7 @@ export const MAX_FIELDS = 128;
 /** The field a head's fields past `MAX_FIELDS` travel in, packed (`packFields`, `unpackFields`). */
 export const PACKED_FIELDS = 'x-packed-fields';
 /** Fields that frame the request or name its site: never packed, so Deno's server reads them itself. */
-export const UNPACKABLE_FIELDS = new Set(['host', 'content-length', 'transfer-encoding', 'connection']);
+const UNPACKABLE_FIELDS = new Set(['host', 'content-length', 'transfer-encoding', 'connection']);
 
 /** A request line of HTTP/1.0 or 1.1, the versions the front follows. */
 const HTTP_1 = /\sHTTP\/1\.[01]\r?\n$/;
