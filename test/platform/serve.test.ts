@@ -90,24 +90,37 @@ describe('stopping the local functions server while requests are in flight', () 
     try {
       const product = await createProduct(sql);
       const stockIn = JSON.stringify({ product_id: product, quantity: 1 });
-      // 20 writes among 60 requests, each on its own connection.
-      const requests = Array.from({ length: 60 }, (_, i) =>
-        i % 3 === 0
-          ? send(`${functions.url}/functions/v1/stock-in`, { method: 'POST', body: stockIn })
-          : send(`${functions.url}/functions/v1/campaign-types`)
-      );
-      await Promise.all(requests.map((r) => r.sent));
-      // Sent is not yet read: a moment for the server to read them, not enough to answer them all.
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      process.kill(functions.pid!, 'SIGTERM');
+      let requests: ReturnType<typeof send>[] = [];
+      // The product's row held locked, so that 6 stock-ins (fewer than the pool's connections) are known to be
+      // read when the signal comes (each waits in the database for the lock, or for the one queued before it),
+      // and commit only after it, well within the lock timeout (2 s). Timing alone cannot tell a request the
+      // server has read from one only sent: a wait of 50 ms was once too short on a busy machine.
+      await sql.begin(async (tx) => {
+        const [{ pid }] = await tx<{ pid: number }[]>`
+          select pg_backend_pid() as pid from public.products where id = ${product} for update`;
+        requests = Array.from(
+          { length: 6 },
+          () => send(`${functions.url}/functions/v1/stock-in`, { method: 'POST', body: stockIn }),
+        );
+        await expect.poll(async () => {
+          const [{ waiting }] = await sql<{ waiting: number }[]>`
+            select count(*)::int as waiting from pg_stat_activity
+            where datname = current_database() and pid <> ${pid} and cardinality(pg_blocking_pids(pid)) > 0`;
+          return waiting;
+        }, { timeout: 10_000, interval: 20 }).toBe(6);
+        process.kill(functions.pid!, 'SIGTERM');
+        // Stopped accepting while the 6 are still held.
+        await expect.poll(() =>
+          fetch(`${functions.url}/functions/v1/campaign-types`).then(() => 'accepted', () => 'refused')
+        )
+          .toBe('refused');
+      });
       const statuses = await Promise.all(requests.map((r) => r.answered));
       expect(await functions.exited).toEqual({ code: 0, signal: null });
       const [{ committed }] = await sql<{ committed: number }[]>`
         select count(*)::int as committed from public.inventory_records where product_id = ${product}`;
-      expect(statuses.filter((status) => status !== 200 && status !== 201)).toEqual([]);
-      expect(statuses.filter((status) => status === 201)).toHaveLength(committed);
-      // And after it, nothing is accepted.
-      await expect(fetch(`${functions.url}/functions/v1/campaign-types`)).rejects.toThrow();
+      expect(statuses).toEqual(Array(6).fill(201));
+      expect(committed).toBe(6);
     } finally {
       await functions.stop();
       await sql.end();
