@@ -87,16 +87,15 @@ function storeClock(instant: Date) {
   return { day: wall.slice(0, 10), wall, offset };
 }
 
-/** An instant as ISO 8601 in the store's zone with its offset (`2026-11-21T00:30:00+08:00`), for files. */
-export function storeIso(iso: string | null | undefined): string | null {
+/**
+ * An instant on the store's wall clock as spreadsheets read a date and time (`2026-11-21 00:30:00`), for
+ * files: Excel, Numbers and Google Sheets take this form as a date, but not ISO 8601's `T` and offset.
+ */
+export function spreadsheetTime(iso: string | null | undefined): string | null {
   if (!iso) return null;
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  const { wall, offset } = storeClock(d);
-  const sign = offset < 0 ? '-' : '+';
-  const hh = String(Math.floor(Math.abs(offset) / 60)).padStart(2, '0');
-  const mm = String(Math.abs(offset) % 60).padStart(2, '0');
-  return `${wall}${sign}${hh}:${mm}`;
+  return storeClock(d).wall.replace('T', ' ');
 }
 
 /** The store's day (`YYYY-MM-DD`) an instant falls on. */

@@ -216,9 +216,14 @@ describe.skipIf(!hasChromium)(
           // The CSV holds every order of the window (all pages), as the database has them.
           const download = page.waitForEvent('download');
           await page.getByRole('button', { name: 'Download CSV' }).click();
+          // Named for what it holds and its store days; headed and worded as the screen is, instants in the
+          // store's zone named in the heading.
+          expect((await download).suggestedFilename()).toMatch(/^orders_\d{4}-\d\d-\d\d_\d{4}-\d\d-\d\d\.csv$/);
           const file = await (await download).path();
           const lines = (await readFile(file!, 'utf8')).replace(/^\ufeff/, '').trim().split('\r\n');
-          expect(lines[0]).toBe('id,ordered_at,customer_id,customer_name,customer_email,status,total_amount,completed_at,cancelled_at');
+          expect(lines[0]).toMatch(
+            /^Order,Placed \((.+)\),Customer,E-mail,Status,Amount,Completed \(\1\),Cancelled \(\1\),Order ID,Customer ID$/,
+          );
           const params = new URL(page.url().replace('#/orders?', '?')).searchParams;
           const sql = postgres(scratch.url, { max: 1, onnotice: () => {} });
           const expected = await sql`
@@ -227,11 +232,15 @@ describe.skipIf(!hasChromium)(
             order by ordered_at desc, id desc`;
           await sql.end();
           const rows = lines.slice(1).map((line) => line.split(','));
-          expect(rows.map((r) => r[0])).toEqual(expected.map((r) => r.id));
-          expect(rows.map((r) => Number(r[6]))).toEqual(expected.map((r) => Number(r.total_amount)));
-          // Instants in the store's zone with their offset, the same instants as the database's.
-          expect(rows.every((r) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+08:00$/.test(r[1])), rows[0][1]).toBe(true);
-          expect(rows.map((r) => Date.parse(r[1]))).toEqual(expected.map((r) => (r.ordered_at as Date).getTime() - ((r.ordered_at as Date).getTime() % 1000)));
+          expect(rows.map((r) => r[8])).toEqual(expected.map((r) => r.id));
+          expect(rows.map((r) => r[0])).toEqual(expected.map((r) => `#${r.id.slice(0, 8).toUpperCase()}`));
+          expect(rows.map((r) => Number(r[5]))).toEqual(expected.map((r) => Number(r.total_amount)));
+          expect(new Set(rows.map((r) => r[4])).size).toBeGreaterThan(0);
+          expect(rows.filter((r) => !/^[A-Z][a-z]+$/.test(r[4])), 'statuses in words').toEqual([]);
+          // Instants as spreadsheets read dates, on the store's wall clock (Taipei, +08:00): the database's instants.
+          expect(rows.every((r) => /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/.test(r[1])), rows[0][1]).toBe(true);
+          expect(rows.map((r) => Date.parse(`${r[1].replace(' ', 'T')}+08:00`)))
+            .toEqual(expected.map((r) => (r.ordered_at as Date).getTime() - ((r.ordered_at as Date).getTime() % 1000)));
           // The list shows the first order's time on the store's clock, not the browser's (Los Angeles).
           const shownTime = await page.locator('table tbody tr').first().locator('td').nth(1).textContent();
           expect(shownTime).toBe(new Intl.DateTimeFormat('en', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Asia/Taipei' })
@@ -500,11 +509,12 @@ describe.skipIf(!hasChromium)(
       const download = page.waitForEvent('download');
       await page.locator('#split-table-title').locator('xpath=..').getByRole('button', { name: 'Download CSV' }).click();
       const lines = (await readFile((await (await download).path())!, 'utf8')).replace(/^\ufeff/, '').trim().split('\r\n');
-      expect(lines[0]).toBe('campaign_id,campaign_name,attribution_layer,raw_weight,normalized_weight,attribution_strength,attributed_amount');
+      expect(lines[0]).toBe('Campaign,Layer,Weight before sharing,Share,Strength,Amount,Campaign ID');
+      expect((await download).suggestedFilename()).toBe(`attribution_${today}.csv`);
       const csvRows = lines.slice(1).map((line) => line.split(','));
-      expect(csvRows.map((r) => r[0])).toEqual(data.attributions.map((a: { campaign_id: string }) => a.campaign_id));
-      expect(csvRows.map((r) => Number(r[6]))).toEqual(data.attributions.map((a: { attributed_amount: number }) => a.attributed_amount));
-      expect(csvRows.reduce((sum, r) => sum + Number(r[6]), 0)).toBeCloseTo(250, 2);
+      expect(csvRows.map((r) => r[6])).toEqual(data.attributions.map((a: { campaign_id: string }) => a.campaign_id));
+      expect(csvRows.map((r) => Number(r[5]))).toEqual(data.attributions.map((a: { attributed_amount: number }) => a.attributed_amount));
+      expect(csvRows.reduce((sum, r) => sum + Number(r[5]), 0)).toBeCloseTo(250, 2);
     });
 
     it('inventory: a refused quantity shows on its field; a double-clicked stock-in books once and the ledger grows by one row', async () => {
@@ -879,7 +889,11 @@ describe.skipIf(!hasChromium)(
       const download = p.waitForEvent('download');
       await p.getByRole('button', { name: '下載 CSV' }).first().click();
       const csv = (await readFile((await (await download).path())!, 'utf8')).replace(/^\ufeff/, '');
-      expect(csv.split('\r\n')[0]).toBe('campaign_id,campaign_name,attribution_layer,raw_weight,normalized_weight,attribution_strength,attributed_amount');
+      // The file in the console's language: its name, headings and words (no code, no snake_case).
+      expect((await download).suggestedFilename()).toBe(`營收歸因_${today}.csv`);
+      const [heading, first] = csv.split('\r\n');
+      expect(heading).toBe('活動,層級,分配前權重,占比,強度,金額,活動 ID');
+      expect(first.split(',').slice(1, 5).filter((cell) => /[a-z]{3}/.test(cell))).toEqual([]);
       // A refusal only the database can make, in Chinese: a product that still holds stock is not deleted.
       await p.goto(`${base}#/inventory?search=DEMO`);
       await waitForScreen(p, 'inventory');

@@ -2,6 +2,35 @@ import { useState } from 'preact/hooks';
 import { common } from '../i18n/common.ts';
 import { text } from '../i18n/index.ts';
 import { type Cell, toCsv } from '../csv.ts';
+import { spreadsheetTime, storeToday, storeZoneName } from '../format.tsx';
+
+/** A column of an exported list: its heading in the console's language, and its cell for each row. */
+export interface CsvColumn<Row> {
+  header: string;
+  cell: (row: Row) => Cell;
+}
+
+/**
+ * A column of instants, as spreadsheets read dates (`2026-11-21 00:30:00`, the store's wall clock), its
+ * heading naming the store's zone, since the file carries no offset.
+ */
+export function timeColumn<Row>(header: string, instant: (row: Row) => string | null | undefined): CsvColumn<Row> {
+  return { header: text(common).csvTimeColumn(header, storeZoneName()), cell: (row) => spreadsheetTime(instant(row)) };
+}
+
+/** A yes-or-no column, in words. */
+export function yesNoColumn<Row>(header: string, value: (row: Row) => boolean): CsvColumn<Row> {
+  return { header, cell: (row) => (value(row) ? text(common).csvYes : text(common).csvNo) };
+}
+
+/**
+ * A file name that says what the list is and when: its store days (`訂單_2026-11-01_2026-11-30.csv`), or
+ * the day it was taken for a list as it stands (`活動_2026-11-27.csv`).
+ */
+export function csvFileName(what: string, days: (string | undefined)[] = []): string {
+  const named = days.filter(Boolean);
+  return `${what}_${(named.length ? named : [storeToday()]).join('_')}.csv`;
+}
 
 /** Saves `csv` as a file; the byte order mark makes spreadsheets read it as UTF-8 (Chinese names intact). */
 export function download(filename: string, csv: string) {
@@ -14,13 +43,14 @@ export function download(filename: string, csv: string) {
 }
 
 /**
- * A button that gathers a list's rows (every page, when `rows` fetches them) and downloads them as CSV. A
- * long list says how far the gathering is (`progress(rows gathered, of total)`).
+ * A button that gathers a list's rows (every page, when `rows` fetches them) and downloads them as CSV, in
+ * the console's language: headings and words as on screen, numbers bare. A long list says how far the
+ * gathering is (`progress(rows gathered, of total)`).
  */
-export function CsvButton({ filename, columns, rows, label }: {
+export function CsvButton<Row>({ filename, columns, rows, label }: {
   filename: string;
-  columns: string[];
-  rows: (progress: (gathered: number, total: number) => void) => Promise<Cell[][]> | Cell[][];
+  columns: CsvColumn<Row>[];
+  rows: (progress: (gathered: number, total: number) => void) => Promise<Row[]> | Row[];
   label?: string;
 }) {
   const t = text(common);
@@ -34,7 +64,8 @@ export function CsvButton({ filename, columns, rows, label }: {
         setError('');
         setGathered(null);
         try {
-          download(filename, toCsv(columns, await rows((done, total) => setGathered([done, total]))));
+          const gatheredRows = await rows((done, total) => setGathered([done, total]));
+          download(filename, toCsv(columns.map((c) => c.header), gatheredRows.map((row) => columns.map((c) => c.cell(row)))));
         } catch (e) {
           setError((e as Error).message);
         } finally {

@@ -55,6 +55,12 @@ export const ordersText = defineMessages({
   pages: 'Pages of orders',
   countedNote: 'Revenue counts orders not refunded and not cancelled by then, as business health counts them.',
   pageTotal: 'Total of this page',
+  csvFile: 'orders',
+  email: 'E-mail',
+  completedAt: 'Completed',
+  cancelledAt: 'Cancelled',
+  orderId: 'Order ID',
+  customerId: 'Customer ID',
 }, {
   title: '訂單',
   placed: (window: string, asOf?: string) => `下單時間：${window}${asOf ? `，以 ${asOf} 的狀態計算` : ''}。`,
@@ -108,4 +114,10 @@ export const ordersText = defineMessages({
   pages: '訂單頁碼',
   countedNote: '營收只計入當時未退款、未取消的訂單，與營運健康的計算方式相同。',
   pageTotal: '本頁合計',
+  csvFile: '訂單',
+  email: '電子郵件',
+  completedAt: '完成時間',
+  cancelledAt: '取消時間',
+  orderId: '訂單 ID',
+  customerId: '顧客 ID',
 });

@@ -2,7 +2,7 @@
 import { useMemo } from 'preact/hooks';
 import { api } from '../api/client.ts';
 import { Chart, LAYER_COLORS } from '../components/chart.tsx';
-import { CsvButton } from '../components/csv.tsx';
+import { CsvButton, type CsvColumn, csvFileName } from '../components/csv.tsx';
 import { isDate, RangeForm } from '../components/filters.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { addDays, fmt, layerLabel, storeToday, type Layer } from '../format.tsx';
@@ -29,6 +29,21 @@ export function RevenueAttribution({ route }: { route: Route }) {
 
 type Row = { campaign_id: string; campaign_name: string; attribution_layer: Layer; active_days: number; first_active_date: string; last_active_date: string; total_attributed_revenue: number; avg_attribution_weight: number };
 
+/** The range's revenue by campaign as a file: the table's columns, its counted span as two days. */
+function revenueColumns(): CsvColumn<Row>[] {
+  const t = text(attributionText);
+  return [
+    { header: t.campaign, cell: (c) => c.campaign_name },
+    { header: t.layer, cell: (c) => layerLabel(c.attribution_layer) },
+    { header: t.revenue, cell: (c) => c.total_attributed_revenue },
+    { header: t.days, cell: (c) => c.active_days },
+    { header: t.avgWeight, cell: (c) => c.avg_attribution_weight },
+    { header: t.firstCounted, cell: (c) => c.first_active_date },
+    { header: t.lastCounted, cell: (c) => c.last_active_date },
+    { header: t.campaignId, cell: (c) => c.campaign_id },
+  ];
+}
+
 function RevenueTable({ campaigns, from, to }: { campaigns: Row[]; from: string; to: string }) {
   const t = text(attributionText);
   const sorted = [...campaigns].sort((a, b) => b.total_attributed_revenue - a.total_attributed_revenue);
@@ -46,9 +61,7 @@ function RevenueTable({ campaigns, from, to }: { campaigns: Row[]; from: string;
       <Chart id="revenue-chart" config={config} height={Math.max(160, top.length * 28)} label={t.revenueBars(top.length, fmt.day(from), fmt.day(to))}
         table={{ caption: t.revenueTable, columns: [t.campaign, t.layer, t.revenue, t.days], rows: sorted.map((c) => [c.campaign_name, layerLabel(c.attribution_layer), fmt.money(c.total_attributed_revenue), c.active_days]) }} />
       <p>
-        <CsvButton filename={`attributed-revenue-${from}-${to}.csv`}
-          columns={['campaign_id', 'campaign_name', 'attribution_layer', 'total_attributed_revenue', 'active_days', 'avg_attribution_weight', 'first_active_date', 'last_active_date']}
-          rows={() => sorted.map((c) => [c.campaign_id, c.campaign_name, c.attribution_layer, c.total_attributed_revenue, c.active_days, c.avg_attribution_weight, c.first_active_date, c.last_active_date])} />
+        <CsvButton filename={csvFileName(t.revenueFile, [from, to])} columns={revenueColumns()} rows={() => sorted} />
       </p>
       <div class="table-wrap" tabIndex={0} role="region" aria-label={t.revenueTable}>
         <table>

@@ -2,7 +2,7 @@ import { useEffect, useMemo } from 'preact/hooks';
 import { api, type Ok } from '../api/client.ts';
 import type { paths } from '../api/openapi.gen.ts';
 import { Chart, LAYER_COLORS } from '../components/chart.tsx';
-import { CsvButton } from '../components/csv.tsx';
+import { CsvButton, type CsvColumn, csvFileName } from '../components/csv.tsx';
 import { isDate } from '../components/filters.tsx';
 import { Field, FormError, useForm } from '../components/form.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
@@ -14,6 +14,20 @@ import { href, useParams, type Route } from '../router.ts';
 import { RevenueAttribution } from './attribution-analysis.tsx';
 
 type Attribution = Ok<paths['/campaigns/attribution']['get']>['data'];
+
+/** The day's split as a file: the table's columns, numbers unrounded, the id other systems join on last. */
+function splitColumns(): CsvColumn<Attribution['attributions'][number]>[] {
+  const t = text(attributionText);
+  return [
+    { header: t.campaign, cell: (x) => x.campaign_name },
+    { header: t.layer, cell: (x) => layerLabel(x.attribution_layer) },
+    { header: t.rawWeight, cell: (x) => x.raw_weight },
+    { header: t.share, cell: (x) => x.normalized_weight },
+    { header: t.strength, cell: (x) => t[`strength.${x.attribution_strength}`] },
+    { header: t.amount, cell: (x) => x.attributed_amount ?? null },
+    { header: t.campaignId, cell: (x) => x.campaign_id },
+  ];
+}
 
 export function AttributionScreen({ route }: { route: Route }) {
   const t = text(attributionText);
@@ -130,9 +144,7 @@ function Split({ a }: { a: Attribution }) {
       <section class="card" aria-labelledby="split-table-title">
         <h2 id="split-table-title">{t.activeCampaigns(a.total_active_campaigns)}</h2>
         <p>
-          <CsvButton filename={`attribution-${a.attribution_date}.csv`}
-            columns={['campaign_id', 'campaign_name', 'attribution_layer', 'raw_weight', 'normalized_weight', 'attribution_strength', 'attributed_amount']}
-            rows={() => a.attributions.map((x) => [x.campaign_id, x.campaign_name, x.attribution_layer, x.raw_weight, x.normalized_weight, x.attribution_strength, x.attributed_amount ?? null])} />
+          <CsvButton filename={csvFileName(t.csvFile, [a.attribution_date])} columns={splitColumns()} rows={() => a.attributions} />
         </p>
         <div class="table-wrap" tabIndex={0} role="region" aria-label={t.activeCampaigns(a.total_active_campaigns)}>
           <table>

@@ -4,15 +4,32 @@ import { useMemo, useState } from 'preact/hooks';
 import { api, type Ok } from '../api/client.ts';
 import type { paths } from '../api/openapi.gen.ts';
 import { Chart, LAYER_COLORS } from '../components/chart.tsx';
-import { CsvButton } from '../components/csv.tsx';
+import { CsvButton, type CsvColumn, csvFileName, yesNoColumn } from '../components/csv.tsx';
 import { isDate, RangeForm } from '../components/filters.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { addDays, Badge, fmt, layerLabel, LAYERS, statusLabel, storeToday, type Layer } from '../format.tsx';
 import { analysisText } from '../i18n/campaign-analysis.ts';
+import { common } from '../i18n/common.ts';
 import { locale, text } from '../i18n/index.ts';
 import { href, useParams, type Route } from '../router.ts';
 
 type CalendarDay = Ok<paths['/campaigns/calendar']['get']>['data']['days'][number];
+type Pair = Ok<paths['/campaigns/collaboration']['get']>['data']['pairs'][number];
+
+/** The pairs as a file: the table's columns, then the two campaigns' ids for other systems. */
+function pairColumns(): CsvColumn<Pair>[] {
+  const t = text(analysisText);
+  return [
+    { header: t.campaign, cell: (p) => p.campaign_1_name },
+    { header: t.with, cell: (p) => p.campaign_2_name },
+    yesNoColumn(t.sameLayerColumn, (p) => p.same_layer),
+    { header: t.daysTogether, cell: (p) => p.overlap_days },
+    { header: t.from, cell: (p) => p.first_overlap_date },
+    { header: t.to, cell: (p) => p.last_overlap_date },
+    { header: t.campaignId, cell: (p) => p.campaign_1_id },
+    { header: t.withId, cell: (p) => p.campaign_2_id },
+  ];
+}
 
 function monthBounds(month: string) {
   const first = `${month}-01`;
@@ -215,9 +232,7 @@ export function Collaboration({ route }: { route: Route }) {
                 {shown < pairs.length && <button type="button" class="link" onClick={() => setShown((n) => n + 50)}>{t.showMore}</button>}
               </p>
               <p>
-                <CsvButton filename={`collaboration-${from}-${to}.csv`}
-                  columns={['campaign_1_id', 'campaign_1_name', 'campaign_2_id', 'campaign_2_name', 'same_layer', 'overlap_days', 'first_overlap_date', 'last_overlap_date']}
-                  rows={() => pairs.map((p) => [p.campaign_1_id, p.campaign_1_name, p.campaign_2_id, p.campaign_2_name, p.same_layer, p.overlap_days, p.first_overlap_date, p.last_overlap_date])} />
+                <CsvButton filename={csvFileName(t.collaborationFile, [from, to])} columns={pairColumns()} rows={() => pairs} />
               </p>
             </>
           );
@@ -240,7 +255,7 @@ export function StatusHistory({ id }: { id: string }) {
               <li key={i}>
                 {h.from_status ? <><Badge kind={h.from_status}>{statusLabel(h.from_status)}</Badge> → </> : t.createdAs}
                 <Badge kind={h.to_status}>{statusLabel(h.to_status)}</Badge>{' '}
-                <span class="muted">{fmt.dateTime(h.changed_at)} · {h.changed_by_role === 'service_role' ? t.serviceKey : h.changed_by_email ? <span data-user-text>{h.changed_by_email}</span> : t.anotherUser}</span>
+                <span class="muted">{fmt.dateTime(h.changed_at)} · {h.changed_by_role === 'service_role' ? text(common).storeJob : h.changed_by_email ? <span data-user-text>{h.changed_by_email}</span> : t.anotherUser}</span>
               </li>
             ))}
           </ol>

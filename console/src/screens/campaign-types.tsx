@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Ok } from '../api/client.ts';
 import type { paths } from '../api/openapi.gen.ts';
 import { ConfirmButton } from '../components/confirm.tsx';
-import { CsvButton } from '../components/csv.tsx';
+import { CsvButton, type CsvColumn, csvFileName, yesNoColumn } from '../components/csv.tsx';
 import { checks, Field, FormError, SelectField, useForm } from '../components/form.tsx';
 import { changed, Empty, ErrorBox, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader } from '../components/screen.tsx';
@@ -14,6 +14,20 @@ import { href, useParams, type Route } from '../router.ts';
 
 type CampaignType = Ok<paths['/campaign-types']['get']>['data'][number];
 type Groups = Ok<paths['/campaign-types/groups']['get']>['data'];
+
+/** The catalogue file's columns, as the catalogue heads them; the code is what the API and campaigns name. */
+function typeColumns(): CsvColumn<CampaignType>[] {
+  const t = text(campaignTypesText);
+  return [
+    { header: t.code, cell: (x) => x.type_code },
+    { header: t.nameZh, cell: (x) => x.display_name_zh },
+    { header: t.nameEn, cell: (x) => x.display_name_en },
+    { header: t.layer, cell: (x) => layerLabel(x.attribution_layer) },
+    { header: t.weight, cell: (x) => x.default_weight },
+    { header: t.priority, cell: (x) => x.default_priority },
+    yesNoColumn(t.isActive, (x) => x.is_active),
+  ];
+}
 
 /** A type's name in the console's language: its Chinese name, or its English one (the Chinese when it has none). */
 const typeName = (x: CampaignType) => (locale() === 'zh-TW' ? x.display_name_zh : x.display_name_en ?? x.display_name_zh);
@@ -69,9 +83,7 @@ export function CampaignTypesScreen({ route, isAdmin }: { route: Route; isAdmin:
               <>
                 <Catalogue types={list.data} groups={groups.data} isAdmin={isAdmin} onChanged={done} params={params} />
                 <p>
-                  <CsvButton filename="campaign-types.csv"
-                    columns={['type_code', 'display_name_zh', 'display_name_en', 'attribution_layer', 'default_weight', 'default_priority', 'is_active']}
-                    rows={() => list.data.map((x) => [x.type_code, x.display_name_zh, x.display_name_en, x.attribution_layer, x.default_weight, x.default_priority, x.is_active])} />
+                  <CsvButton filename={csvFileName(t.csvFile)} columns={typeColumns()} rows={() => list.data} />
                 </p>
               </>
             )}

@@ -3,12 +3,12 @@ import { api, type Ok } from '../api/client.ts';
 import type { paths } from '../api/openapi.gen.ts';
 import { Chart } from '../components/chart.tsx';
 import { ConfirmButton } from '../components/confirm.tsx';
-import { CsvButton } from '../components/csv.tsx';
+import { CsvButton, type CsvColumn, csvFileName, timeColumn } from '../components/csv.tsx';
 import { isDate, SearchFilters } from '../components/filters.tsx';
 import { checks, Field, FormError, Pager, SelectField, useForm } from '../components/form.tsx';
 import { changed, Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader, Tabs, useShownOnOpen } from '../components/screen.tsx';
-import { Badge, fmt, LAYERS, layerLabel, statusLabel, statusVerb, STATUSES, storeIso, storeToday, addDays, type CampaignStatus } from '../format.tsx';
+import { Badge, fmt, LAYERS, layerLabel, statusLabel, statusVerb, STATUSES, storeToday, addDays, type CampaignStatus } from '../format.tsx';
 import { campaignsText } from '../i18n/campaigns.ts';
 import { common } from '../i18n/common.ts';
 import { locale, text } from '../i18n/index.ts';
@@ -16,6 +16,21 @@ import { href, useParams, type Route } from '../router.ts';
 import { CampaignCalendar, Collaboration, StatusHistory } from './campaign-analysis.tsx';
 
 type Campaign = Ok<paths['/campaigns/{id}']['get']>['data'];
+type CampaignRow = Ok<paths['/campaigns']['get']>['data']['campaigns'][number];
+
+/** The campaigns file's columns, as the list heads them, the id other systems join on last. */
+function campaignColumns(): CsvColumn<CampaignRow>[] {
+  const t = text(campaignsText);
+  return [
+    { header: t.name, cell: (c) => c.name },
+    { header: t.status, cell: (c) => statusLabel(c.status) },
+    { header: t.startDate, cell: (c) => c.start_date },
+    { header: t.endDate, cell: (c) => c.end_date },
+    { header: t.budget, cell: (c) => c.budget },
+    timeColumn(t.createdAt, (c) => c.created_at),
+    { header: t.campaignId, cell: (c) => c.id },
+  ];
+}
 const PAGE_SIZE = 20;
 
 export function CampaignsScreen({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
@@ -116,15 +131,15 @@ function CampaignList({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
             <Pager page={data.pagination.current_page} totalPages={data.pagination.total_pages}
               count={t.campaignCount(data.pagination.total_count)} label={t.pages} onPage={(p) => setParams({ page: p })} />
             <p>
-              <CsvButton filename="campaigns.csv"
-                columns={['id', 'name', 'status', 'start_date', 'end_date', 'budget', 'created_at']}
+              <CsvButton filename={csvFileName(t.csvFile, [params.from, params.to])}
+                columns={campaignColumns()}
                 rows={async () => {
-                  const rows: (string | number | null)[][] = [];
+                  const rows: CampaignRow[] = [];
                   for (let p = 1; ; p++) {
                     const r = (await api('get', '/campaigns', {
                       query: { page: String(p), limit: '100', status, search: params.search, start_date: params.from, end_date: params.to },
                     })).data;
-                    for (const c of r.campaigns) rows.push([c.id, c.name, c.status, c.start_date, c.end_date, c.budget, storeIso(c.created_at)]);
+                    rows.push(...r.campaigns);
                     if (p >= r.pagination.total_pages) return rows;
                   }
                 }} />

@@ -3,14 +3,14 @@ import { enums } from '../api/enums.ts';
 import { api, type Ok } from '../api/client.ts';
 import type { paths } from '../api/openapi.gen.ts';
 import { ConfirmButton } from '../components/confirm.tsx';
-import { CsvButton } from '../components/csv.tsx';
+import { CsvButton, type CsvColumn, csvFileName, timeColumn, yesNoColumn } from '../components/csv.tsx';
 import { SortHeader } from '../components/sort.tsx';
 import { SearchFilters } from '../components/filters.tsx';
 import { checks, Field, FormError, Pager, SelectField, useForm } from '../components/form.tsx';
 import { changed, Empty, Loaded, useLoad } from '../components/load.tsx';
 import { STOCK } from '../components/live.ts';
 import { ScreenHeader, Tabs, useShownOnOpen } from '../components/screen.tsx';
-import { Badge, fmt, storeDayOf, storeIso, storeToday } from '../format.tsx';
+import { Badge, fmt, storeDayOf, storeToday } from '../format.tsx';
 import { common } from '../i18n/common.ts';
 import { text } from '../i18n/index.ts';
 import { inventoryText } from '../i18n/inventory.ts';
@@ -18,6 +18,54 @@ import { href, useParams, type Route } from '../router.ts';
 import { DeliveryForm, StockAdjustForm, StockInForm } from './stock-forms.tsx';
 
 type Product = Ok<paths['/products/{id}']['get']>['data'];
+type ProductRow = Ok<paths['/products']['get']>['data'][number];
+
+/** The products file: the list's columns, the stock state in words, the id other systems join on last. */
+function productColumns(): CsvColumn<ProductRow>[] {
+  const t = text(inventoryText);
+  return [
+    { header: t.name, cell: (p) => p.name },
+    { header: t.sku, cell: (p) => p.sku },
+    { header: t.stock, cell: (p) => p.current_stock },
+    { header: t.reorderLevel, cell: (p) => p.reorder_level },
+    { header: t.stockStatus, cell: (p) => t[`status.${p.stock_status}`] },
+    yesNoColumn(t.activeOnSale, (p) => p.is_active),
+    { header: t.productId, cell: (p) => p.id },
+  ];
+}
+type Movement = Ok<paths['/products/{id}/movements']['get']>['data'][number];
+type StockIn = Ok<paths['/products/{id}/stock-ins']['get']>['data'][number];
+
+/** A product's ledger as a file: each move's words as on screen, its stock before and after apart. */
+function movementColumns(): CsvColumn<Movement>[] {
+  const t = text(inventoryText);
+  return [
+    timeColumn(t.when, (m) => m.created_at),
+    { header: t.operation, cell: (m) => t.code(m.operation) },
+    { header: t.change, cell: (m) => m.delta },
+    { header: t.stockBefore, cell: (m) => m.stock_before },
+    { header: t.stockAfter, cell: (m) => m.stock_after },
+    { header: t.why, cell: (m) => t.code(m.reason ?? m.source) },
+    { header: t.reasonNote, cell: (m) => m.reason_note },
+    { header: t.referenceColumn, cell: (m) => m.reference },
+    { header: t.lotNumber, cell: (m) => m.lot_number },
+    { header: t.who, cell: (m) => (m.operator_role === 'service_role' ? text(common).storeJob : m.operator_email) },
+  ];
+}
+
+/** A product's deliveries as a file, as the stock-ins tab lists them. */
+function stockInColumns(): CsvColumn<StockIn>[] {
+  const t = text(inventoryText);
+  return [
+    timeColumn(t.received, (x) => x.received_at),
+    { header: t.quantity, cell: (x) => x.quantity },
+    { header: t.lotNumber, cell: (x) => x.lot_number },
+    { header: t.expiresOn, cell: (x) => x.expires_on },
+    { header: t.source, cell: (x) => t.code(x.source) },
+    { header: t.note, cell: (x) => x.note },
+    timeColumn(t.booked, (x) => x.created_at),
+  ];
+}
 const PAGE_SIZE = 25;
 const LEDGER_PAGE = 20;
 /** The columns the product list sorts by (the API's `sort_by`). */
@@ -119,14 +167,14 @@ function ProductList({ route }: { route: Route }) {
             </div>
             <Pager page={r.pagination.page} totalPages={r.pagination.total_pages} count={t.productCount(r.pagination.total_count)} label={t.productPages} onPage={(p) => setParams({ page: p })} />
             <p>
-              <CsvButton filename="products.csv" columns={['id', 'sku', 'name', 'current_stock', 'reorder_level', 'stock_status', 'is_active']}
+              <CsvButton filename={csvFileName(t.productsFile)} columns={productColumns()}
                 rows={async () => {
-                  const rows: (string | number | boolean)[][] = [];
+                  const rows: ProductRow[] = [];
                   for (let p = 1; ; p++) {
                     const r = await api('get', '/products', {
                       query: { search: params.search, stock_status: status, page: String(p), per_page: '200', ...order },
                     });
-                    for (const x of r.data) rows.push([x.id, x.sku, x.name, x.current_stock, x.reorder_level, x.stock_status, x.is_active]);
+                    rows.push(...r.data);
                     if (p >= r.pagination.total_pages) return rows;
                   }
                 }} />
@@ -204,7 +252,7 @@ function ProductDetail({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
               { id: 'ledger', label: t.ledger, href: href('inventory', { ...params, tab: undefined }) },
               { id: 'stock-ins', label: t.stockIns, href: href('inventory', { ...params, tab: 'stock-ins', lpage: undefined }) },
             ]} />
-            {tab === 'ledger' ? <Ledger route={route} id={p.id} /> : <StockIns route={route} id={p.id} />}
+            {tab === 'ledger' ? <Ledger route={route} id={p.id} sku={p.sku} /> : <StockIns route={route} id={p.id} sku={p.sku} />}
           </>
         )}
       </Loaded>
@@ -294,7 +342,7 @@ function ExpiringLots({ route }: { route: Route }) {
   );
 }
 
-function Ledger({ route, id }: { route: Route; id: string }) {
+function Ledger({ route, id, sku }: { route: Route; id: string; sku: string }) {
   const t = text(inventoryText);
   const [params, setParams] = useParams(route);
   const page = Math.max(1, Number(params.lpage) || 1);
@@ -319,7 +367,7 @@ function Ledger({ route, id }: { route: Route; id: string }) {
                       <td class={`num ${m.delta < 0 ? 'negative' : 'positive'}`}>{m.delta > 0 ? `+${m.delta}` : m.delta}</td>
                       <td class="num">{m.stock_before} → {m.stock_after}</td>
                       <td>{t.code(m.reason ?? m.source)}{m.reason_note && <><br /><small class="muted" data-user-text>{m.reason_note}</small></>}{m.reference && <><br /><small class="muted">{t.reference(m.reference)}</small></>}{m.lot_number && <><br /><small class="muted">{t.lotNumber} <span data-user-text>{m.lot_number}</span></small></>}</td>
-                      <td>{m.operator_role === 'service_role' ? t.serviceKey : m.operator_email ? <span data-user-text>{m.operator_email}</span> : t.anotherUser}</td>
+                      <td>{m.operator_role === 'service_role' ? text(common).storeJob : m.operator_email ? <span data-user-text>{m.operator_email}</span> : t.anotherUser}</td>
                     </tr>
                   ))}
                 </tbody>
@@ -327,15 +375,12 @@ function Ledger({ route, id }: { route: Route; id: string }) {
             </div>
             <Pager page={r.pagination.page} totalPages={r.pagination.total_pages} count={t.movementCount(r.pagination.total_count)} label={t.movementPages} onPage={(p) => setParams({ lpage: p })} />
             <p>
-              <CsvButton filename="movements.csv"
-                columns={['created_at', 'operation', 'delta', 'stock_before', 'stock_after', 'reason', 'source', 'reason_note', 'reference', 'lot_number', 'operator_email']}
+              <CsvButton filename={csvFileName(t.ledgerFile(sku))} columns={movementColumns()}
                 rows={async () => {
-                  const rows: (string | number | null)[][] = [];
+                  const rows: Movement[] = [];
                   for (let p = 1; ; p++) {
                     const page = await api('get', '/products/{id}/movements', { path: { id }, query: { page: String(p), per_page: '200', operation } });
-                    for (const m of page.data) {
-                      rows.push([storeIso(m.created_at), m.operation, m.delta, m.stock_before, m.stock_after, m.reason, m.source, m.reason_note, m.reference, m.lot_number, m.operator_email]);
-                    }
+                    rows.push(...page.data);
                     if (p >= page.pagination.total_pages) return rows;
                   }
                 }} />
@@ -347,7 +392,7 @@ function Ledger({ route, id }: { route: Route; id: string }) {
   );
 }
 
-function StockIns({ route, id }: { route: Route; id: string }) {
+function StockIns({ route, id, sku }: { route: Route; id: string; sku: string }) {
   const t = text(inventoryText);
   const [params, setParams] = useParams(route);
   const page = Math.max(1, Number(params.lpage) || 1);
@@ -377,12 +422,12 @@ function StockIns({ route, id }: { route: Route; id: string }) {
           </div>
           <Pager page={r.pagination.page} totalPages={r.pagination.total_pages} count={t.stockInCount(r.pagination.total_count)} label={t.stockInPages} onPage={(p) => setParams({ lpage: p })} />
           <p>
-            <CsvButton filename="stock-ins.csv" columns={['received_at', 'quantity', 'lot_number', 'expires_on', 'source', 'note', 'created_at']}
+            <CsvButton filename={csvFileName(t.stockInsFile(sku))} columns={stockInColumns()}
               rows={async () => {
-                const rows: (string | number | null)[][] = [];
+                const rows: StockIn[] = [];
                 for (let p = 1; ; p++) {
                   const page = await api('get', '/products/{id}/stock-ins', { path: { id }, query: { page: String(p), per_page: '200' } });
-                  for (const x of page.data) rows.push([storeIso(x.received_at), x.quantity, x.lot_number, x.expires_on, x.source, x.note, storeIso(x.created_at)]);
+                  rows.push(...page.data);
                   if (p >= page.pagination.total_pages) return rows;
                 }
               }} />

@@ -1,12 +1,12 @@
 import { api, type Ok } from '../api/client.ts';
 import type { paths } from '../api/openapi.gen.ts';
-import { CsvButton } from '../components/csv.tsx';
+import { CsvButton, type CsvColumn, csvFileName, timeColumn } from '../components/csv.tsx';
 import { Pager, SelectField } from '../components/form.tsx';
 import { SortHeader } from '../components/sort.tsx';
 import { SearchFilters } from '../components/filters.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader, useShownOnOpen } from '../components/screen.tsx';
-import { addDays, Badge, fmt, fromStoreWall, ORDER_STATUSES, orderStatusLabel, storeDayOf, storeIso, storeToday, type OrderStatus } from '../format.tsx';
+import { addDays, Badge, fmt, fromStoreWall, ORDER_STATUSES, orderStatusLabel, storeDayOf, storeToday, type OrderStatus } from '../format.tsx';
 import { MIN_SEARCH_CHARACTERS } from '../../../supabase/functions/orders/search.ts';
 import { text } from '../i18n/index.ts';
 import { ordersText } from '../i18n/orders.ts';
@@ -123,28 +123,47 @@ export function OrdersScreen({ route }: { route: Route }) {
   );
 }
 
+type Order = Ok<paths['/orders']['get']>['data'][number];
+
 /**
- * Every order the query matches, as CSV rows (numbers unformatted), in the list's order: the first page says
- * how many there are, the rest are asked for a few at a time.
+ * Every order the query matches, in the list's order: the first page says how many there are, the rest are
+ * asked for a few at a time.
  */
-async function allRows(query: Query, progress: (gathered: number, total: number) => void) {
-  const pageRows = (answer: Ok<paths['/orders']['get']>) => answer.data.map((o) =>
-    [o.id, storeIso(o.ordered_at), o.customer_id, o.customer_name, o.customer_email, o.status, o.total_amount, storeIso(o.completed_at), storeIso(o.cancelled_at)]);
+async function allOrders(query: Query, progress: (gathered: number, total: number) => void): Promise<Order[]> {
   const read = (page: number) => api('get', '/orders', { query: { ...query, page: String(page), per_page: String(EXPORT_PAGE) } });
   const first = await read(1);
   const total = first.pagination.total_count;
-  const pages: (string | number | null)[][][] = [pageRows(first)];
-  let gathered = pages[0].length;
-  progress(gathered, total);
+  const orders = [...first.data];
+  progress(orders.length, total);
   for (let next = 2; next <= first.pagination.total_pages; next += EXPORT_PARALLEL) {
     const batch = Array.from({ length: Math.min(EXPORT_PARALLEL, first.pagination.total_pages - next + 1) }, (_, i) => next + i);
-    for (const answer of await Promise.all(batch.map(read))) {
-      pages.push(pageRows(answer));
-      gathered += answer.data.length;
-    }
-    progress(gathered, total);
+    for (const answer of await Promise.all(batch.map(read))) orders.push(...answer.data);
+    progress(orders.length, total);
   }
-  return pages.flat();
+  return orders;
+}
+
+/** The orders file's columns: the reference staff use first, the ids other systems join on last. */
+function orderColumns(): CsvColumn<Order>[] {
+  const t = text(ordersText);
+  return [
+    { header: t.order, cell: (o) => orderReference(o.id) },
+    timeColumn(t.placedAt, (o) => o.ordered_at),
+    { header: t.customer, cell: (o) => o.customer_name },
+    { header: t.email, cell: (o) => o.customer_email },
+    { header: t.status, cell: (o) => orderStatusLabel(o.status as OrderStatus) },
+    { header: t.amount, cell: (o) => o.total_amount },
+    timeColumn(t.completedAt, (o) => o.completed_at),
+    timeColumn(t.cancelledAt, (o) => o.cancelled_at),
+    { header: t.orderId, cell: (o) => o.id },
+    { header: t.customerId, cell: (o) => o.customer_id },
+  ];
+}
+
+/** The store days a window covers, its last one included, for a file's name; none for all time. */
+function windowDays(from?: string, before?: string): (string | undefined)[] {
+  const end = before && (dayStartingAt(before) ? addDays(dayStartingAt(before)!, -1) : storeDayOf(before));
+  return [from && storeDayOf(from), end];
 }
 
 function OrdersView({ answer, query, params, onPage, onSort }: {
@@ -163,8 +182,8 @@ function OrdersView({ answer, query, params, onPage, onSort }: {
   return (
     <div class="stack">
       <p class="csv-top">
-        <CsvButton filename="orders.csv" rows={(progress) => allRows(query, progress)}
-          columns={['id', 'ordered_at', 'customer_id', 'customer_name', 'customer_email', 'status', 'total_amount', 'completed_at', 'cancelled_at']} />
+        <CsvButton filename={csvFileName(t.csvFile, windowDays(query.ordered_from, query.ordered_before))}
+          rows={(progress) => allOrders(query, progress)} columns={orderColumns()} />
       </p>
       <ul class="stat-strip" aria-label={t.summary} data-testid="orders-summary">
         <li><span class="label">{t.orders}</span> <span data-figure="orders">{fmt.int(s.orders)}</span></li>
