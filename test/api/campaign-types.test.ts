@@ -44,7 +44,12 @@ describe('listing the catalogue', () => {
     const [{ count }] = await sql`select count(*)::int from public.campaign_type_config where is_active`;
     const res = await call('campaign-types?page=2&per_page=3');
     expect(res.status).toBe(200);
-    expect(res.body.pagination).toEqual({ page: 2, per_page: 3, total_count: count, total_pages: Math.ceil(count / 3) });
+    expect(res.body.pagination).toEqual({
+      page: 2,
+      per_page: 3,
+      total_count: count,
+      total_pages: Math.ceil(count / 3),
+    });
     expect(res.body.count).toBe(res.body.data.length);
     expect(res.body.data.length).toBe(Math.min(3, Math.max(0, count - 3)));
     const past = await call('campaign-types?page=1000&per_page=3');
@@ -111,6 +116,21 @@ describe('the health summary', () => {
       return;
     }
     throw new Error('the catalogue never held still for five attempts');
+  });
+
+  it("words its recommendations in the caller's language: the seeds' Chinese by default, English when asked", async () => {
+    // An inactive type, so there is a recommendation to word.
+    await call(`campaign-types/${(await createType({})).body.data.type_code}`, { method: 'DELETE' });
+    const zh = await call('campaign-types/health', { token: tokens.customer });
+    const en = await call('campaign-types/health', { token: tokens.customer, headers: { 'accept-language': 'en-US' } });
+    expect(zh.headers.get('content-language')).toBe('zh-TW');
+    expect(en.headers.get('content-language')).toBe('en');
+    // Type codes are the catalogue's own data, in either language; the words around them are not.
+    const words = (recommendations: string[]) => recommendations.join(' ').replace(/[a-z0-9_]*_[a-z0-9_]*/g, '');
+    expect(zh.body.data.recommendations.join(' ')).toMatch(/個類型中有 \d+ 個已停用/);
+    expect(words(zh.body.data.recommendations)).not.toMatch(/[A-Za-z]{3}/);
+    expect(en.body.data.recommendations.join(' ')).toMatch(/ types? (is|are) inactive/);
+    expect(words(en.body.data.recommendations)).not.toMatch(/[\u4e00-\u9fff]/);
   });
 });
 
@@ -236,19 +256,32 @@ describe('updating a type', () => {
 
   it('changes only the fields sent, and the database moves updated_at', async () => {
     const [before] = await sql`select updated_at from public.campaign_type_config where type_code = ${code}`;
-    const res = await call(`campaign-types/${code}`, { method: 'PUT', body: { default_priority: 77, display_name_en: null } });
+    const res = await call(`campaign-types/${code}`, {
+      method: 'PUT',
+      body: { default_priority: 77, display_name_en: null },
+    });
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ type_code: code, default_priority: 77, default_weight: 2, display_name_en: null });
+    expect(res.body.data).toMatchObject({
+      type_code: code,
+      default_priority: 77,
+      default_weight: 2,
+      display_name_en: null,
+    });
     expect(new Date(res.body.data.updated_at).getTime()).toBeGreaterThan(before.updated_at.getTime());
   });
 
   it('deactivates and reactivates through is_active', async () => {
-    expect((await call(`campaign-types/${code}`, { method: 'PUT', body: { is_active: false } })).body.data.is_active).toBe(false);
-    expect((await call(`campaign-types/${code}`, { method: 'PUT', body: { is_active: true } })).body.data.is_active).toBe(true);
+    expect((await call(`campaign-types/${code}`, { method: 'PUT', body: { is_active: false } })).body.data.is_active)
+      .toBe(false);
+    expect((await call(`campaign-types/${code}`, { method: 'PUT', body: { is_active: true } })).body.data.is_active)
+      .toBe(true);
   });
 
   it('refuses to change type_code', async () => {
-    const res = await call(`campaign-types/${code}`, { method: 'PUT', body: { type_code: 'other', default_priority: 1 } });
+    const res = await call(`campaign-types/${code}`, {
+      method: 'PUT',
+      body: { type_code: 'other', default_priority: 1 },
+    });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ error_code: 'VALIDATION_ERROR', details: { field: 'type_code' } });
     const [row] = await sql`select default_priority from public.campaign_type_config where type_code = ${code}`;
@@ -277,7 +310,11 @@ describe('updating a type', () => {
   });
 
   it('a customer cannot change a campaign type', async () => {
-    const res = await call(`campaign-types/${code}`, { method: 'PUT', token: tokens.customer, body: { default_priority: 3 } });
+    const res = await call(`campaign-types/${code}`, {
+      method: 'PUT',
+      token: tokens.customer,
+      body: { default_priority: 3 },
+    });
     expect(res.status).toBe(403);
     expect(res.body.error_code).toBe('INSUFFICIENT_PERMISSION');
     const [row] = await sql`select default_priority from public.campaign_type_config where type_code = ${code}`;
@@ -317,7 +354,11 @@ describe('validating a type code', () => {
     const code = (await createType()).body.data.type_code;
     const res = await call(`campaign-types/${code}/validate`, { method: 'POST', token: tokens.customer });
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ is_valid: true, type_config: { type_code: code }, validation_message: expect.any(String) });
+    expect(res.body.data).toMatchObject({
+      is_valid: true,
+      type_config: { type_code: code },
+      validation_message: expect.any(String),
+    });
   });
 
   it('reports an inactive type invalid, with its record', async () => {

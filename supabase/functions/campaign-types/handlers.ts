@@ -7,6 +7,7 @@ import { pageReply, type Reply, type RequestContext } from '../_shared/http.ts';
 import type { z } from 'zod';
 import { LAYER_INFO } from '../_shared/layers.ts';
 import { type CatalogueEntry, catalogueHealth } from './health.ts';
+import { preferredLanguage } from '../_shared/language.ts';
 import { type createBody, type listQuery, TYPE_CODE_PATTERN, type typeCodePath, type updateBody } from './schemas.ts';
 
 type Row = Tables<'campaign_type_config'>;
@@ -67,7 +68,11 @@ export function catalogueHandlers(db: Database) {
       const rows = await db.asCaller(ctx.caller, area, (tx) =>
         tx<CatalogueEntry[]>`
           select type_code, attribution_layer, default_weight, is_active from public.campaign_type_config`);
-      return { body: { success: true, data: catalogueHealth(rows) } };
+      const language = preferredLanguage(ctx.req.headers.get('accept-language'));
+      return {
+        body: { success: true, data: catalogueHealth(rows, language) },
+        headers: { 'content-language': language, vary: 'Accept-Language' },
+      };
     },
 
     async create(ctx: RequestContext<{ body: typeof createBody }>): Promise<Reply> {

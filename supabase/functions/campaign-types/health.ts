@@ -7,7 +7,32 @@
  *   attribution   15 points: the share of active types whose weight is above 0 (a 0 weight gets no credit)
  */
 import { enums } from '../_shared/enums.ts';
+import { type Language, LANGUAGES } from '../_shared/language.ts';
 import { type AttributionLayer, LAYER_INFO } from '../_shared/layers.ts';
+
+/** The recommendations' words, in the caller's language (Accept-Language), as the health report's are. */
+const WORDS: Record<Language, {
+  uncovered: (layer: AttributionLayer) => string;
+  weightless: (count: number, codes: string) => string;
+  inactive: (count: number, total: number) => string;
+}> = {
+  'zh-TW': {
+    uncovered: (layer) =>
+      `${LAYER_INFO[layer].display_name}層級沒有啟用中的類型：請新增或重新啟用一個，這個層級的活動才能參與歸因`,
+    weightless: (count, codes) => `${count} 個啟用中的類型權重為 0，不會分到任何歸因：${codes}`,
+    inactive: (count, total) => `${total} 個類型中有 ${count} 個已停用：仍在使用的請重新啟用，其餘可留作紀錄`,
+  },
+  en: {
+    uncovered: (layer) =>
+      `No active type in the ${layer} layer: add or reactivate one so its campaigns can be attributed`,
+    weightless: (count, codes) =>
+      `${count} active ${count === 1 ? 'type has' : 'types have'} weight 0 and receive no attribution: ${codes}`,
+    inactive: (count, total) =>
+      `${count} of ${total} types ${
+        count === 1 ? 'is' : 'are'
+      } inactive: reactivate the ones still in use or leave them for history`,
+  },
+};
 
 export interface CatalogueEntry {
   type_code: string;
@@ -24,7 +49,8 @@ export interface CatalogueHealth {
   recommendations: string[];
 }
 
-export function catalogueHealth(entries: CatalogueEntry[]): CatalogueHealth {
+export function catalogueHealth(entries: CatalogueEntry[], language: Language = LANGUAGES[0]): CatalogueHealth {
+  const words = WORDS[language];
   const active = entries.filter((entry) => entry.is_active);
   const coverage = Object.fromEntries(enums.attribution_layer.map((layer) => [layer, 0])) as Record<
     AttributionLayer,
@@ -41,23 +67,9 @@ export function catalogueHealth(entries: CatalogueEntry[]): CatalogueHealth {
     (active.length === 0 ? 0 : 15 * ((active.length - weightless.length) / active.length));
 
   const recommendations = [
-    ...uncovered.map((layer) =>
-      `No active type in the ${layer} layer (${
-        LAYER_INFO[layer].display_name
-      }): add or reactivate one so its campaigns can be attributed`
-    ),
-    ...(weightless.length
-      ? [
-        `${weightless.length} active type(s) have weight 0 and receive no attribution: ${
-          weightless.map((e) => e.type_code).join(', ')
-        }`,
-      ]
-      : []),
-    ...(inactiveCount
-      ? [
-        `${inactiveCount} of ${entries.length} types are inactive: reactivate the ones still in use or leave them for history`,
-      ]
-      : []),
+    ...uncovered.map(words.uncovered),
+    ...(weightless.length ? [words.weightless(weightless.length, weightless.map((e) => e.type_code).join(', '))] : []),
+    ...(inactiveCount ? [words.inactive(inactiveCount, entries.length)] : []),
   ];
 
   return {
