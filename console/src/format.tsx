@@ -153,6 +153,18 @@ export const layerLabel = (layer: Layer) => text(common)[`layer.${layer}`];
 export const STATUSES = enums.campaign_status;
 export type CampaignStatus = (typeof STATUSES)[number];
 export const statusLabel = (status: CampaignStatus) => text(common)[`campaign.${status}`];
+/**
+ * What a campaign is today, as staff read it: an active campaign whose first day is still ahead is
+ * scheduled, not running (「已排程」, not 「進行中」); any other is its status.
+ */
+export const campaignState = (c: { status: CampaignStatus; start_date: string }) =>
+  c.status === 'active' && c.start_date > storeToday() ? 'scheduled' as const : c.status;
+export const campaignStateLabel = (c: { status: CampaignStatus; start_date: string }) =>
+  text(common)[`campaign.${campaignState(c)}`];
+/** A campaign's badge: its state today (scheduled or its status). */
+export function CampaignBadge({ campaign }: { campaign: { status: CampaignStatus; start_date: string } }) {
+  return <Badge kind={campaignState(campaign)}>{campaignStateLabel(campaign)}</Badge>;
+}
 /** The button that moves a campaign to `status`. */
 export const statusVerb = (status: CampaignStatus) => text(common)[`verb.${status}`];
 

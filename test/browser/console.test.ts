@@ -394,7 +394,12 @@ describe.skipIf(!hasChromium)(
       expect(await page.locator('.detail .state.success').textContent()).toContain(`“${campaignName}” is created as a draft`);
       campaignUrl = page.url();
       await page.getByRole('button', { name: 'Activate' }).click();
-      await page.locator('#campaign-title .badge-active').waitFor();
+      // Active from a day still ahead: scheduled, not running; and one message, the newest, not two.
+      await page.locator('#campaign-title .badge-scheduled').waitFor();
+      expect(await page.locator('#campaign-title .badge').textContent()).toBe('Scheduled');
+      expect(await page.locator('.detail .state.success').allTextContents()).toEqual([
+        expect.stringContaining(`“${campaignName}” is now scheduled.`),
+      ]);
       await waitForScreen(page, 'campaigns');
       await shot(page, '2-campaigns');
     });
@@ -414,11 +419,13 @@ describe.skipIf(!hasChromium)(
     it('campaigns: a stray click on Cancel cancels nothing until confirmed, nor does Enter; a pause says so, takes focus and can be undone', async () => {
       step = 'campaign-status-moves';
       await page.goto(campaignUrl);
-      await page.locator('#campaign-title .badge-active').waitFor();
+      await page.locator('#campaign-title .badge-scheduled').waitFor();
       const actions = page.getByRole('group', { name: 'Campaign actions' });
       await actions.getByRole('button', { name: 'Cancel campaign' }).click();
       const question = actions.locator('.confirm');
       expect(await question.textContent()).toContain(`Cancel campaign “${campaignName}”? It counts for attribution up to today`);
+      // It says what stays editable, as the API allows: the budget can still be saved after a cancellation.
+      expect(await question.textContent()).toContain('budget and audience stay editable');
       // Focus is on the safe answer: Enter, pressed out of habit, keeps the campaign.
       expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('No');
       await shot(page, '2-campaigns-confirm-cancel');
@@ -426,14 +433,14 @@ describe.skipIf(!hasChromium)(
       await page.keyboard.press('Enter');
       expect(await question.count()).toBe(0);
       expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel campaign');
-      await page.locator('#campaign-title .badge-active').waitFor();
+      await page.locator('#campaign-title .badge-scheduled').waitFor();
       await actions.getByRole('button', { name: 'Cancel campaign' }).click();
       await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('No');
       await page.keyboard.press('Escape');
       expect(await question.count()).toBe(0);
       expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel campaign');
       await page.reload();
-      await page.locator('#campaign-title .badge-active').waitFor();
+      await page.locator('#campaign-title .badge-scheduled').waitFor();
 
       await actions.getByRole('button', { name: 'Pause' }).click();
       await page.locator('#campaign-title .badge-paused').waitFor();
@@ -441,8 +448,8 @@ describe.skipIf(!hasChromium)(
       expect(await said.textContent()).toContain(`“${campaignName}” is now paused.`);
       expect(await page.evaluate(() => document.activeElement?.getAttribute('role'))).toBe('status');
       await said.getByRole('button', { name: 'Undo (activate)' }).click();
-      await page.locator('#campaign-title .badge-active').waitFor();
-      expect(await actions.getByRole('status').textContent()).toContain(`“${campaignName}” is now active.`);
+      await page.locator('#campaign-title .badge-scheduled').waitFor();
+      expect(await actions.getByRole('status').textContent()).toContain(`“${campaignName}” is now scheduled.`);
 
       await actions.getByRole('button', { name: 'Cancel campaign' }).click();
       await actions.getByRole('button', { name: 'Yes, cancel campaign' }).click();
@@ -616,10 +623,18 @@ describe.skipIf(!hasChromium)(
         await page.keyboard.press('Enter');
         await expect.poll(() => page.evaluate(() => document.activeElement?.closest('li')?.getAttribute('data-line'))).toBe(String(i + 1));
       }
-      // Enter in a field sends the delivery: the database refuses line 1's expiry (before the day received),
-      // the refusal lands on that field, and nothing of the other lines is booked.
-      step = 'delivery-refused';
+      // Enter in a line's field goes on to the next field and books nothing.
       await page.keyboard.press('Enter');
+      expect(await page.evaluate(() => (document.activeElement as HTMLSelectElement | null)?.name)).toBe('source');
+      expect(await stock()).toEqual(before);
+      // Enter in the delivery's own fields books it: the database refuses line 1's expiry (before the day
+      // received), the refusal lands on that field, and nothing of the other lines is booked.
+      step = 'delivery-refused';
+      const enterInNote = async () => {
+        do await page.keyboard.press('Tab'); while (await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.name) !== 'note');
+        await page.keyboard.press('Enter');
+      };
+      await enterInNote();
       const expiry = form.locator('li[data-line="0"] input[type="date"]');
       await expect.poll(() => expiry.getAttribute('aria-invalid')).toBe('true');
       expect(await page.evaluate(() => (document.activeElement as HTMLInputElement | null)?.type)).toBe('date');
@@ -628,7 +643,7 @@ describe.skipIf(!hasChromium)(
 
       step = 'delivery';
       await typeDate(plusDays(30));
-      await page.keyboard.press('Enter');
+      await enterInNote();
       const said = form.locator('.state.success');
       await said.waitFor();
       expect(await said.textContent()).toContain('Received 10 units in 3 lots.');
@@ -644,6 +659,19 @@ describe.skipIf(!hasChromium)(
       await page.keyboard.press('Enter');
       await expect.poll(() => said.textContent()).toContain('The delivery is undone: 3 lots booked back out.');
       expect(await stock()).toEqual(before);
+
+      // A product not on sale, typed by its SKU, is refused as that, on its line: not "choose from the list",
+      // which leaves it out.
+      step = 'delivery-inactive';
+      const sku = `OFF-${Date.now()}`;
+      await sql`insert into public.products (sku, name, is_active) values (${sku}, 'Retired tea', false)`;
+      await form.locator('li[data-line="0"] input').first().focus();
+      await page.keyboard.type(sku);
+      await page.keyboard.press('Tab');
+      await page.keyboard.type('1');
+      await enterInNote();
+      await expect.poll(() => form.locator('li[data-line="0"] .field-error').first().textContent())
+        .toBe('This product is not active, so stock cannot be booked for it.');
       await sql.end();
     });
 
@@ -854,7 +882,7 @@ describe.skipIf(!hasChromium)(
             })
             .filter(Boolean)
         );
-        const english = words.filter((w) => latin.test(w.replace(/SKU|ID|CSV|p95|RFM|AOV/g, '')));
+        const english = words.filter((w) => latin.test(w.replace(/SKU|ID|CSV|p95|RFM|AOV|Enter/g, '')));
         if (english.length) untranslated[view] = english;
         const codes = (await ownWords(p)).match(SNAKE_CASE);
         if (codes) untranslated[`${view} (codes)`] = [...new Set(codes)];
@@ -1121,7 +1149,7 @@ describe.skipIf(!hasChromium)(
 
     it('logged no console error beyond the refused requests the test provoked', () => {
       const provoked = /Failed to load resource: the server responded with a status of (400|409|422)/;
-      const unexpected = problems.filter((p) => !(['campaign-validation', 'stock-validation', 'zh-refusal', 'delivery-refused', 'taken-sku'].includes(p.step) && provoked.test(p.text)));
+      const unexpected = problems.filter((p) => !(['campaign-validation', 'stock-validation', 'zh-refusal', 'delivery-refused', 'delivery-inactive', 'taken-sku'].includes(p.step) && provoked.test(p.text)));
       expect(unexpected).toEqual([]);
     });
   },

@@ -43,7 +43,8 @@ export const campaignsText = defineMessages({
   weightPriority: 'Weight · priority',
   audience: 'Audience',
   description: 'Description',
-  finalConsequence: 'It counts for attribution up to today and on no later day, its settings are fixed, and it cannot be made active again.',
+  finalConsequence:
+    'It counts for attribution up to today and on no later day, its dates, weight and priority are fixed (its name, description, budget and audience stay editable), and it cannot be made active again.',
   confirmMove: (verb: string, name: string, consequence: string) => `${verb} “${name}”? ${consequence}`,
   yesVerb: (verb: string) => `Yes, ${verb.toLowerCase()}`,
   actions: 'Campaign actions',
@@ -128,7 +129,7 @@ export const campaignsText = defineMessages({
   weightPriority: '權重 · 優先度',
   audience: '目標客群',
   description: '說明',
-  finalConsequence: '活動會計入歸因到今天為止，之後不再計入；設定將無法修改，也無法再次啟用。',
+  finalConsequence: '活動會計入歸因到今天為止，之後不再計入；日期、權重與優先度將無法修改（名稱、說明、預算與目標客群仍可編輯），也無法再次啟用。',
   confirmMove: (verb: string, name: string, consequence: string) => `${verb}「${name}」？${consequence}`,
   yesVerb: (verb: string) => `確定${verb}`,
   actions: '活動操作',

@@ -8,7 +8,7 @@ import { isDate, SearchFilters } from '../components/filters.tsx';
 import { checks, Field, FormError, Pager, SelectField, useForm } from '../components/form.tsx';
 import { changed, Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader, Tabs, useShownOnOpen } from '../components/screen.tsx';
-import { Badge, fmt, LAYERS, layerLabel, statusLabel, statusVerb, STATUSES, storeToday, addDays, type CampaignStatus } from '../format.tsx';
+import { Badge, CampaignBadge, campaignStateLabel, fmt, LAYERS, layerLabel, statusLabel, statusVerb, STATUSES, storeToday, addDays, type CampaignStatus } from '../format.tsx';
 import { campaignsText } from '../i18n/campaigns.ts';
 import { common } from '../i18n/common.ts';
 import { locale, text } from '../i18n/index.ts';
@@ -23,7 +23,7 @@ function campaignColumns(): CsvColumn<CampaignRow>[] {
   const t = text(campaignsText);
   return [
     { header: t.name, cell: (c) => c.name },
-    { header: t.status, cell: (c) => statusLabel(c.status) },
+    { header: t.status, cell: (c) => campaignStateLabel(c) },
     { header: t.startDate, cell: (c) => c.start_date },
     { header: t.endDate, cell: (c) => c.end_date },
     { header: t.budget, cell: (c) => c.budget },
@@ -116,7 +116,7 @@ function CampaignList({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
                   {data.campaigns.map((c) => (
                     <tr key={c.id} aria-current={c.id === params.id ? 'true' : undefined}>
                       <td><a href={href('campaigns', { ...params, id: c.id, edit: undefined })}>{c.name}</a></td>
-                      <td><Badge kind={c.status}>{statusLabel(c.status)}</Badge></td>
+                      <td><CampaignBadge campaign={c} /></td>
                       <td>{fmt.day(c.start_date)}</td>
                       <td>{fmt.day(c.end_date)}</td>
                       <td class="num">{fmt.money(c.budget)}</td>
@@ -170,7 +170,7 @@ function CampaignDetail({ id, isAdmin, editing, saved, onSaved, onEdit, onClose 
         {(c) => (
           <>
             <div class="detail-head">
-              <h2 id="campaign-title"><span data-user-text>{c.name}</span> <Badge kind={c.status}>{statusLabel(c.status)}</Badge></h2>
+              <h2 id="campaign-title"><span data-user-text>{c.name}</span> <CampaignBadge campaign={c} /></h2>
               <button type="button" class="link" onClick={onClose}>{t.close}</button>
             </div>
             {saved && !editing && <p class="state success" role="status">{saved}</p>}
@@ -186,7 +186,8 @@ function CampaignDetail({ id, isAdmin, editing, saved, onSaved, onEdit, onClose 
                   {c.target_audience && <div><dt>{t.audience}</dt><dd>{c.target_audience}</dd></div>}
                   {c.description && <div class="wide"><dt>{t.description}</dt><dd>{c.description}</dd></div>}
                 </dl>
-                {isAdmin && <StatusActions campaign={c} onEdit={() => onEdit(true)} onChanged={refresh} />}
+                {/* One message at a time: a status change replaces the note that the edit was saved. */}
+                {isAdmin && <StatusActions campaign={c} onEdit={() => onEdit(true)} onChanged={() => { onSaved(''); refresh(); }} />}
               </>
             )}
             <div class="two-columns">
@@ -249,7 +250,7 @@ function StatusActions({ campaign, onEdit, onChanged }: { campaign: Campaign; on
       )}
       {done && (
         <p key={done.at} class="state success" role="status" tabIndex={-1} ref={said}>
-          {t.isNow(campaign.name, statusLabel(done.to))}{' '}
+          {t.isNow(campaign.name, campaignStateLabel({ status: done.to, start_date: campaign.start_date }))}{' '}
           {undoable && (
             <button type="button" class="link" disabled={!!pending} onClick={() => moveNow(done.from, done.to)}>
               {t.undo(statusVerb(done.from))}

@@ -157,6 +157,19 @@ export function StockAdjustForm({ productId, productName, lots, onDone }: {
 type Found = { id: string; sku: string; name: string };
 
 /**
+ * Enter in a delivery line's field goes on to the next field, as in a spreadsheet, rather than booking the
+ * whole delivery half typed; the delivery is booked from its own fields or its button. Enter that ends an
+ * input method's composition (Chinese typed by Zhuyin or Cangjie) is the method's, not ours.
+ */
+function nextFieldOnEnter(event: KeyboardEvent) {
+  const field = event.target as HTMLElement;
+  if (event.key !== 'Enter' || event.isComposing || !(field instanceof HTMLInputElement)) return;
+  event.preventDefault();
+  const fields = [...(field.form?.querySelectorAll<HTMLElement>('input, select, textarea') ?? [])];
+  fields[fields.indexOf(field) + 1]?.focus();
+}
+
+/**
  * Finds a product by name or SKU as it is typed: the input offers the matches (a datalist, so the keyboard
  * alone picks one), and picking or typing a SKU exactly names the product.
  */
@@ -240,11 +253,13 @@ export function DeliveryForm({ onClose }: { onClose: () => void }) {
     setTimeout(() => form.formRef.current?.querySelector<HTMLElement>(`[name="${CSS.escape(field(after, 'product'))}"]`)?.focus(), 0);
   };
 
-  // A line whose product was typed faster than the matches came is looked up by its SKU before sending.
+  // A line whose product was typed faster than the matches came, or that names a product not on sale (which
+  // the matches leave out), is looked up by its SKU before sending: the API then says what is wrong with it
+  // (not on sale) on that line, rather than the form asking to choose from a list that lacks it.
   const resolved = (line: Line): Promise<Line> => {
     const typed = value(line, 'product').trim();
     if (line.product || !typed) return Promise.resolve(line);
-    return api('get', '/products', { query: { search: typed, is_active: 'true', per_page: '10' } }).then(
+    return api('get', '/products', { query: { search: typed, per_page: '10' } }).then(
       (r) => ({ ...line, product: r.data.map((p) => ({ id: p.id, sku: p.sku, name: p.name })).find((m) => m.sku === typed) }),
       () => line,
     );
@@ -335,7 +350,7 @@ export function DeliveryForm({ onClose }: { onClose: () => void }) {
         </p>
       )}
       <FormError message={form.formError} />
-      <ol class="delivery-lines">
+      <ol class="delivery-lines" onKeyDown={nextFieldOnEnter}>
         {lines.map((line, i) => (
           <li key={line.key} class="grid delivery-line" aria-label={t.line(i + 1)} data-line={i}>
             <ProductFinder name={field(line, 'product')} label={t.findProduct} value={value(line, 'product')} error={form.errors[field(line, 'product')]}
