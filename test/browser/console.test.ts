@@ -404,10 +404,22 @@ describe.skipIf(!hasChromium)(
       await shot(page, '2-campaigns');
     });
 
-    it('campaigns: the activated campaign is on the calendar on its future days', async () => {
+    it('campaigns: the activated campaign is on the calendar on its future days, scheduled; a draft is shown apart', async () => {
       step = 'calendar';
+      const sql = postgres(scratch.url, { max: 1, onnotice: () => {} });
+      const draftName = `Plan ${Date.now()}`;
+      await sql`insert into public.campaigns (name, start_date, end_date, campaign_type, status)
+                select ${draftName}, ${start}::date, ${start}::date + 2, type_code, 'draft' from public.campaign_type_config
+                where is_active and attribution_layer <> 'general' order by type_code limit 1`;
+      await sql.end();
       await page.goto(`${base}#/campaigns?tab=calendar&month=${start.slice(0, 7)}&day=${start}`);
       await waitForScreen(page, 'campaigns');
+      // Still to start: scheduled, in the day's list; the draft counts on no day, so it is listed apart.
+      await page.getByTestId('calendar-drafts').waitFor();
+      expect(await page.getByTestId('calendar-drafts').textContent()).toContain(draftName);
+      expect(await page.locator(`td[data-date="${start}"] .day-drafts`).textContent()).toMatch(/^\+\d+ drafts?$/);
+      expect(await page.locator('#day-title + p + .table-wrap tr', { hasText: campaignName }).locator('.badge-scheduled').textContent()).toBe('Scheduled');
+      expect(await page.locator('#day-title ~ h4 + ul').textContent()).toContain(draftName);
       // The day's accessible name (its visible number, then the day in words) names the campaign.
       expect(await page.locator(`td[data-date="${start}"] button .visually-hidden`).textContent()).toContain(campaignName);
       expect(await page.locator('#day-title + p + .table-wrap').textContent()).toContain(campaignName);
@@ -499,6 +511,12 @@ describe.skipIf(!hasChromium)(
       const data = (await (await answer).json()).data;
       await waitForScreen(page, 'attribution');
       const rows = await chartRows(page, 'attribution-chart');
+      // A chart of money says so on its axis: the revenue bars' amounts in NT$, not bare numbers.
+      const axes = page.locator('#revenue-chart canvas[data-axes]');
+      await axes.waitFor();
+      const amounts = JSON.parse((await axes.getAttribute('data-axes'))!).x as string[];
+      expect(amounts.length).toBeGreaterThan(1);
+      expect(amounts.filter((label) => !/^NT\$[\d,]+$/.test(label))).toEqual([]);
       expect(rows.length).toBe(data.total_active_campaigns);
       expect(rows.length).toBeGreaterThan(0);
       expect(rows.map((r) => r[0])).toEqual(data.attributions.map((a: { campaign_name: string }) => a.campaign_name));

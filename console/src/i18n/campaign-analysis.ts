@@ -7,7 +7,12 @@ export const analysisText = defineMessages({
   previousMonth: 'Previous month',
   nextMonth: 'Next month',
   thisMonth: 'This month',
-  calendarLead: 'Campaigns counted in attribution on each day (active campaigns, future days included). Pick a day for its split.',
+  calendarLead:
+    'Campaigns counted in attribution on each day (active ones, those still to start included); drafts are shown apart, as they count on no day until activated. Pick a day for its split.',
+  draftsOnDay: (n: number) => `+${n} ${n === 1 ? 'draft' : 'drafts'}`,
+  draftsLabel: (n: number) => `; ${n} ${n === 1 ? 'draft' : 'drafts'}, not counted`,
+  draftsTitle: (n: number) => `Drafts this month (${n}): planned, not counted until activated`,
+  draftsOnDayTitle: 'Drafts on this day (not counted)',
   loadingCalendar: 'Loading the calendar…',
   calendarCaption: (month: string) => `Active campaigns per day, ${month}`,
   dayLabel: (day: string, count: number, names: string, more: number) =>
@@ -64,7 +69,11 @@ export const analysisText = defineMessages({
   previousMonth: '上個月',
   nextMonth: '下個月',
   thisMonth: '本月',
-  calendarLead: '每天計入歸因的行銷活動（進行中的活動，包含未來的日子）。點選某一天查看分配。',
+  calendarLead: '每天計入歸因的行銷活動（已啟用的活動，包含尚未開始的）；草稿另外標示，啟用之前不計入任何一天。點選某一天查看分配。',
+  draftsOnDay: (n: number) => `草稿 ${n}`,
+  draftsLabel: (n: number) => `；另有 ${n} 個草稿，不計入`,
+  draftsTitle: (n: number) => `本月草稿（${n}）：規劃中，啟用後才計入歸因`,
+  draftsOnDayTitle: '這天的草稿（不計入歸因）',
   loadingCalendar: '正在載入行事曆…',
   calendarCaption: (month: string) => `${month}每日進行中的活動`,
   dayLabel: (day: string, count: number, names: string, more: number) =>

@@ -1,7 +1,7 @@
 // Revenue attributed to each campaign over a range of days (revenue_attribution_analysis over HTTP).
 import { useMemo } from 'preact/hooks';
 import { api } from '../api/client.ts';
-import { Chart, LAYER_COLORS } from '../components/chart.tsx';
+import { Chart, LAYER_COLORS, moneyAxis, moneyTooltip } from '../components/chart.tsx';
 import { CsvButton, type CsvColumn, csvFileName } from '../components/csv.tsx';
 import { isDate, RangeForm } from '../components/filters.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
@@ -54,7 +54,7 @@ function RevenueTable({ campaigns, from, to }: { campaigns: Row[]; from: string;
       labels: top.map((c) => c.campaign_name),
       datasets: [{ label: t.attributedRevenue, data: top.map((c) => c.total_attributed_revenue), backgroundColor: top.map((c) => LAYER_COLORS[c.attribution_layer]), maxBarThickness: 20 }],
     },
-    options: { indexAxis: 'y' as const, plugins: { legend: { display: false } } },
+    options: { indexAxis: 'y' as const, plugins: { legend: { display: false }, tooltip: moneyTooltip('x') }, scales: { x: moneyAxis } },
   }), [campaigns]);
   return (
     <>

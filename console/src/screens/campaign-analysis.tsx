@@ -7,7 +7,7 @@ import { Chart, LAYER_COLORS } from '../components/chart.tsx';
 import { CsvButton, type CsvColumn, csvFileName, yesNoColumn } from '../components/csv.tsx';
 import { isDate, RangeForm } from '../components/filters.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
-import { addDays, Badge, fmt, layerLabel, LAYERS, statusLabel, storeToday, type Layer } from '../format.tsx';
+import { addDays, Badge, campaignState, fmt, layerLabel, LAYERS, statusLabel, storeToday, type Layer } from '../format.tsx';
 import { analysisText } from '../i18n/campaign-analysis.ts';
 import { common } from '../i18n/common.ts';
 import { locale, text } from '../i18n/index.ts';
@@ -50,6 +50,17 @@ export function CampaignCalendar({ route }: { route: Route }) {
   const month = /^\d{4}-\d{2}$/.test(params.month ?? '') ? params.month : storeToday().slice(0, 7);
   const { first, last } = monthBounds(month);
   const load = useLoad((signal) => api('get', '/campaigns/calendar', { query: { from: first, to: last }, signal }).then((r) => r.data), [first, last]);
+  // Drafts count on no day, so the calendar's days leave them out; planning needs them in sight, apart. The
+  // active campaigns still to start are told apart from those running by their first day.
+  const inMonth = (status: 'draft' | 'active', from: string) => (signal: AbortSignal) =>
+    from > last
+      ? Promise.resolve([])
+      : api('get', '/campaigns', { query: { status, start_date: from, end_date: last, limit: '100' }, signal }).then((r) => r.data.campaigns);
+  const drafts = useLoad(inMonth('draft', first), [first, last], 'campaigns');
+  const tomorrow = addDays(storeToday(), 1);
+  const ahead = useLoad(inMonth('active', tomorrow > first ? tomorrow : first), [first, last], 'campaigns');
+  const monthDrafts = drafts.data ?? [];
+  const scheduled = new Set((ahead.data ?? []).filter((c) => campaignState(c) === 'scheduled').map((c) => c.id));
   const selected = isDate(params.day) && params.day >= first && params.day <= last ? params.day : undefined;
 
   return (
@@ -70,8 +81,9 @@ export function CampaignCalendar({ route }: { route: Route }) {
       <Loaded load={load} label={t.loadingCalendar}>
         {(data) => (
           <>
-            <MonthGrid month={month} days={data.days} selected={selected} onPick={(day) => setParams({ day: day === selected ? undefined : day }, true)} />
-            {selected && <DayDetail day={data.days.find((d) => d.date === selected)} date={selected} />}
+            <MonthGrid month={month} days={data.days} drafts={monthDrafts} selected={selected} onPick={(day) => setParams({ day: day === selected ? undefined : day }, true)} />
+            {selected && <DayDetail day={data.days.find((d) => d.date === selected)} date={selected} drafts={draftsOn(monthDrafts, selected)} scheduled={scheduled} />}
+            {monthDrafts.length > 0 && <Drafts drafts={monthDrafts} />}
             <OverlapChart days={data.days} first={first} last={last} />
           </>
         )}
@@ -80,7 +92,28 @@ export function CampaignCalendar({ route }: { route: Route }) {
   );
 }
 
-function MonthGrid({ month, days, selected, onPick }: { month: string; days: CalendarDay[]; selected?: string; onPick: (day: string) => void }) {
+type Draft = Ok<paths['/campaigns']['get']>['data']['campaigns'][number];
+const draftsOn = (drafts: Draft[], date: string) => drafts.filter((c) => c.start_date <= date && date <= c.end_date);
+
+/** The month's drafts, apart from what counts: what is planned and still to be activated. */
+function Drafts({ drafts }: { drafts: Draft[] }) {
+  const t = text(analysisText);
+  return (
+    <section class="card" aria-labelledby="drafts-title" data-testid="calendar-drafts">
+      <h3 id="drafts-title">{t.draftsTitle(drafts.length)}</h3>
+      <ul>
+        {drafts.map((c) => (
+          <li key={c.id}>
+            <a href={href('campaigns', { tab: 'list', id: c.id })} data-user-text>{c.name}</a>{' '}
+            <Badge kind="draft">{statusLabel('draft')}</Badge> {fmt.day(c.start_date)} → {fmt.day(c.end_date)} · {fmt.money(c.budget)}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function MonthGrid({ month, days, drafts, selected, onPick }: { month: string; days: CalendarDay[]; drafts: Draft[]; selected?: string; onPick: (day: string) => void }) {
   const t = text(analysisText);
   const { first, last } = monthBounds(month);
   const byDate = new Map(days.map((d) => [d.date, d]));
@@ -102,6 +135,7 @@ function MonthGrid({ month, days, selected, onPick }: { month: string; days: Cal
                 if (!date) return <td key={j} class="outside" />;
                 const day = byDate.get(date);
                 const count = day?.active_campaign_count ?? 0;
+                const planned = draftsOn(drafts, date).length;
                 return (
                   <td key={j} data-date={date} class={`day intensity-${count === 0 ? 'none' : day!.competition_intensity}${date === today ? ' today' : ''}`}>
                     <button type="button" aria-pressed={date === selected} onClick={() => onPick(date)} data-user-text
@@ -110,6 +144,7 @@ function MonthGrid({ month, days, selected, onPick }: { month: string; days: Cal
                       <span class="day-number">{Number(date.slice(8))}</span>
                       <span class="visually-hidden">
                         {' '}{t.dayLabel(fmt.day(date), count, day ? day.active_campaigns.map((c) => c.campaign_name).join(', ') : '', 0)}
+                        {planned > 0 && t.draftsLabel(planned)}
                       </span>
                       {count > 0 && <span class="day-count" aria-hidden="true">{count}</span>}
                       <span class="day-names" aria-hidden="true">
@@ -117,6 +152,7 @@ function MonthGrid({ month, days, selected, onPick }: { month: string; days: Cal
                           <span key={c.campaign_id} class="day-name"><span class={`swatch layer-${c.attribution_layer}`} /> {c.campaign_name}</span>
                         ))}
                         {count > 3 && <span class="muted">{t.more(count - 3)}</span>}
+                        {planned > 0 && <span class="day-drafts">{t.draftsOnDay(planned)}</span>}
                       </span>
                     </button>
                   </td>
@@ -130,7 +166,7 @@ function MonthGrid({ month, days, selected, onPick }: { month: string; days: Cal
   );
 }
 
-function DayDetail({ day, date }: { day?: CalendarDay; date: string }) {
+function DayDetail({ day, date, drafts, scheduled }: { day?: CalendarDay; date: string; drafts: Draft[]; scheduled: Set<string> }) {
   const t = text(analysisText);
   return (
     <section class="card" aria-labelledby="day-title">
@@ -147,7 +183,10 @@ function DayDetail({ day, date }: { day?: CalendarDay; date: string }) {
               <tbody>
                 {day.active_campaigns.map((c) => (
                   <tr key={c.campaign_id}>
-                    <td><a href={href('campaigns', { tab: 'list', id: c.campaign_id })}>{c.campaign_name}</a></td>
+                    <td>
+                      <a href={href('campaigns', { tab: 'list', id: c.campaign_id })}>{c.campaign_name}</a>
+                      {scheduled.has(c.campaign_id) && <> <Badge kind="scheduled">{text(common)['campaign.scheduled']}</Badge></>}
+                    </td>
                     <td><span class={`swatch layer-${c.attribution_layer}`} aria-hidden="true" /> {layerLabel(c.attribution_layer)}</td>
                     <td class="num">{fmt.pct(c.normalized_weight, 2)}</td>
                     <td><Badge kind={`strength-${c.attribution_strength}`}>{t[`strength.${c.attribution_strength}`]}</Badge></td>
@@ -157,6 +196,12 @@ function DayDetail({ day, date }: { day?: CalendarDay; date: string }) {
               </tbody>
             </table>
           </div>
+        </>
+      )}
+      {drafts.length > 0 && (
+        <>
+          <h4>{t.draftsOnDayTitle}</h4>
+          <ul>{drafts.map((c) => <li key={c.id}><a href={href('campaigns', { tab: 'list', id: c.id })} data-user-text>{c.name}</a></li>)}</ul>
         </>
       )}
     </section>

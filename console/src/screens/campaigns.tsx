@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, type Ok } from '../api/client.ts';
 import type { paths } from '../api/openapi.gen.ts';
-import { Chart } from '../components/chart.tsx';
+import { Chart, moneyAxis, moneyTooltip } from '../components/chart.tsx';
 import { ConfirmButton } from '../components/confirm.tsx';
 import { CsvButton, type CsvColumn, csvFileName, timeColumn } from '../components/csv.tsx';
 import { isDate, SearchFilters } from '../components/filters.tsx';
@@ -294,7 +294,7 @@ function MetricsView({ m }: { m: Ok<paths['/campaigns/{id}/metrics']['get']>['da
         maxBarThickness: 48,
       }],
     },
-    options: { plugins: { legend: { display: false } }, scales: { x: { ticks: { maxTicksLimit: 8 } } } },
+    options: { plugins: { legend: { display: false }, tooltip: moneyTooltip('y') }, scales: { x: { ticks: { maxTicksLimit: 8 } }, y: moneyAxis } },
   }), [m]);
   return (
     <>
