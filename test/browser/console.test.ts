@@ -186,8 +186,11 @@ describe.skipIf(!hasChromium)(
       expect(await page.locator('#dimensions-chart').locator('xpath=..').textContent()).toContain('Marketing reads 0 in this version');
       const figures = page.getByTestId('health-figures');
       // The figures of 30 days, not the 7 the previous step showed (the same page, a new hash).
-      await figures.locator('th', { hasText: 'Last 30 days' }).waitFor();
+      await figures.locator('th', { hasText: 'Last 30 days up to now' }).waitFor();
       await waitForScreen(page, 'health');
+      // A rolling window says so, with its moment: it is not 30 store days, and it moves with the clock.
+      expect(await page.getByTestId('rolling-window').textContent())
+        .toMatch(/^The last 30 days up to now: \w{3} \d+, \d{4}, .+ – \w{3} \d+, \d{4}, .+\. The window moves with the clock/);
       const FIGURES = ['revenue', 'counted_orders', 'average_order_value', 'orders', 'completed', 'cancelled'];
       for (const window of ['current', 'previous']) {
         const shown = Object.fromEntries(await Promise.all(FIGURES.map(async (key) =>

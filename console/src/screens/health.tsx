@@ -301,6 +301,8 @@ function HealthFigures({ period }: { period: Period }) {
       <h2 id="figures-title">{t.figuresTitle}</h2>
       <Loaded load={load} label={t.loadingFigures}>
         {(f) => (
+          <>
+          <p class="muted" data-testid="rolling-window">{t.rollingWindow(days, fmt.dateTime(f.current.from), fmt.dateTime(f.current.before))}</p>
           <div class="table-wrap" tabIndex={0} role="region" aria-labelledby="figures-title">
             <table data-testid="health-figures">
               <thead>
@@ -330,6 +332,7 @@ function HealthFigures({ period }: { period: Period }) {
               </tbody>
             </table>
           </div>
+          </>
         )}
       </Loaded>
     </section>
