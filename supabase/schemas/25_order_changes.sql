@@ -169,7 +169,7 @@ begin
     insert into private.order_daily_revenue as r (order_date, revenue)
     select c.order_date, sum(c.sign * c.total_amount)
     from unnest(changes) c
-    where private.is_revenue_status(c.status)
+    where private.counts_as_revenue(c.counted_until)
     group by c.order_date
     having sum(c.sign * c.total_amount) <> 0
     order by c.order_date

@@ -23,7 +23,7 @@ begin
   insert into private.order_daily_revenue (order_date, revenue)
   select o.order_date, sum(o.total_amount)
   from public.orders o
-  where private.is_revenue_status(o.status)
+  where private.counts_as_revenue(o.counted_until)
   group by o.order_date
   having sum(o.total_amount) <> 0
   order by o.order_date;

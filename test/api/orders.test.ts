@@ -63,7 +63,7 @@ describe('GET /orders', () => {
       { hoursAgo: 40, amount: 80, status: 'refunded' },
     ]);
     const now = await list({ customer_id: customer });
-    expect(now.body.summary).toMatchObject({ orders: 4, counted_orders: 1, revenue: 10, completed: 1, cancelled: 2 });
+    expect(now.body.summary).toMatchObject({ orders: 4, counted_orders: 1, revenue: 10, completed: 1, cancelled: 2, refunded: 1 });
     // A day ago the later cancellation had not happened yet: that order still counted.
     const asOf = at(24);
     const dayAgo = await list({ customer_id: customer, as_of: asOf });
@@ -75,8 +75,15 @@ describe('GET /orders', () => {
       average_order_value: 25,
       completed: 1,
       cancelled: 1,
+      refunded: 1,
       customers: 1,
     });
+    // Every order placed is exactly one of counted, cancelled by then and refunded; each figure lists its own.
+    for (const summary of [now.body.summary, dayAgo.body.summary]) {
+      expect(summary.counted_orders + summary.cancelled + summary.refunded).toBe(summary.orders);
+    }
+    const refunded = await list({ customer_id: customer, figure: 'refunded' });
+    expect(refunded.body.data.map((o: { total_amount: number }) => o.total_amount)).toEqual([80]);
     const byStatus = await list({ customer_id: customer, status: 'cancelled' });
     expect(byStatus.body.pagination.total_count).toBe(2);
   });

@@ -276,6 +276,20 @@ describe.skipIf(!hasChromium)(
       // Revenue opens the orders it counts: yesterday's counted orders, with its revenue.
       expect(params.get('figure')).toBe('counted');
       expect(await page.getByTestId('orders-summary').locator('[data-figure="orders"]').textContent()).toBe(days.yesterday.counted_orders.toLocaleString('en'));
+      // One yesterday: the card counts as of now, as the orders list's own "Yesterday" does, and says so.
+      expect(params.get('as_of')).toBeNull();
+      expect(await page.locator('.lead').textContent()).toMatch(/, counted as of now\.$/);
+      await page.goto(`${base}#/orders`);
+      await waitForScreen(page, 'orders');
+      await page.locator('[data-preset="yesterday"]').click();
+      await waitForScreen(page, 'orders');
+      const summary = page.getByTestId('orders-summary');
+      await expect.poll(() => summary.locator('[data-figure="orders"]').textContent()).toBe(days.yesterday.orders.toLocaleString('en'));
+      for (const key of ['revenue', 'cancelled', 'refunded'] as const) {
+        const shown = (await summary.locator(`[data-figure="${key}"]`).textContent())!;
+        expect(Number(shown.replace(/[^0-9]/g, '')), key).toBe(Math.round(days.yesterday[key]));
+      }
+      expect(days.yesterday.counted_orders + days.yesterday.cancelled + days.yesterday.refunded).toBe(days.yesterday.orders);
     });
 
     it("orders: found by a customer's name or an order's reference, by a day of the store, each with its own page and timeline", async () => {
@@ -299,10 +313,10 @@ describe.skipIf(!hasChromium)(
       await expect.poll(() => page.getByTestId('orders-summary').locator('[data-figure="orders"]').textContent()).toBe(yesterday.toLocaleString('en'));
       // A window of whole store days reads as those days, the last one included: not up to the next midnight.
       const asDay = (day: string) => new Date(`${day}T00:00:00Z`).toLocaleDateString('en', { dateStyle: 'medium', timeZone: 'UTC' });
-      expect(await page.locator('.lead').textContent()).toBe(`Placed ${asDay(addDays(storeToday(), -1))}.`);
+      expect(await page.locator('.lead').textContent()).toBe(`Placed ${asDay(addDays(storeToday(), -1))}, counted as of now.`);
       await page.locator('[data-preset="last7"]').click();
       await expect.poll(() => page.locator('.lead').textContent())
-        .toBe(`Placed ${asDay(addDays(storeToday(), -6))} – ${asDay(storeToday())}.`);
+        .toBe(`Placed ${asDay(addDays(storeToday(), -6))} – ${asDay(storeToday())}, counted as of now.`);
       // By the reference the list shows, then by part of the customer's e-mail.
       const reference = `#${order.id.slice(0, 8).toUpperCase()}`;
       await page.goto(`${base}#/orders`);

@@ -128,7 +128,7 @@ async function keptDays(db: postgres.Sql) {
         as revenue,
       (select jsonb_object_agg(r.order_date, r.revenue order by r.order_date)
        from (select private.store_day(ordered_at) as order_date, sum(total_amount) as revenue from public.orders
-             where status in ('paid', 'shipped', 'delivered', 'completed') group by 1) r) as revenue_recomputed,
+             where private.counts_as_revenue(counted_until) group by 1) r) as revenue_recomputed,
       (select jsonb_agg(jsonb_build_array(s.campaign_id, s.first_day, s.last_day) order by s.campaign_id, s.first_day)
        from private.campaign_active_spans s) as spans,
       (select jsonb_agg(to_jsonb(d) order by d.attribution_date, d.campaign_id) from private.campaign_attribution_days d) as days,

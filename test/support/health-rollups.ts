@@ -43,7 +43,7 @@ export async function keptAndRebuilt(db: postgres.Sql | postgres.TransactionSql)
 
 /**
  * Each store day's revenue as `relation` holds it (the kept days, or the days as attribution reads them with
- * the changes not yet folded) and as the orders give it (private.is_revenue_status), for the days before
+ * the changes not yet folded) and as the orders give it (private.counts_as_revenue), for the days before
  * `before`.
  */
 export async function keptAndRecomputedRevenue(
@@ -56,7 +56,7 @@ export async function keptAndRecomputedRevenue(
             from ${db(relation)} r where r.order_date < ${before}::text::date and r.revenue <> 0) as kept,
            (select coalesce(jsonb_object_agg(o.order_date, o.revenue), '{}')
             from (select order_date, sum(total_amount) as revenue from public.orders
-                  where order_date < ${before}::text::date and private.is_revenue_status(status) group by 1) o
+                  where order_date < ${before}::text::date and private.counts_as_revenue(counted_until) group by 1) o
             where o.revenue <> 0) as recomputed`;
   return row as { kept: Record<string, number>; recomputed: Record<string, number> };
 }

@@ -172,6 +172,7 @@ const FIGURE_ROWS: { key: keyof Window & keyof typeof FIGURE_KEYS; money?: boole
   { key: 'orders', orders: true },
   { key: 'completed', orders: true },
   { key: 'cancelled', orders: true },
+  { key: 'refunded', orders: true },
   { key: 'active_customers' },
   { key: 'new_customers' },
   { key: 'tickets_opened' },
@@ -179,7 +180,7 @@ const FIGURE_ROWS: { key: keyof Window & keyof typeof FIGURE_KEYS; money?: boole
 ];
 const FIGURE_KEYS = {
   revenue: 'figure.revenue', counted_orders: 'figure.counted_orders', average_order_value: 'figure.average_order_value',
-  orders: 'figure.orders', completed: 'figure.completed', cancelled: 'figure.cancelled',
+  orders: 'figure.orders', completed: 'figure.completed', cancelled: 'figure.cancelled', refunded: 'figure.refunded',
   active_customers: 'figure.active_customers', new_customers: 'figure.new_customers',
   tickets_opened: 'figure.tickets_opened', tickets_resolved: 'figure.tickets_resolved',
 } as const;
@@ -216,17 +217,22 @@ function categoryWord(category: string) {
  * not refunded and not cancelled by the window's end; completed and cancelled those completed or cancelled
  * by then; "orders" every order placed in the window.
  */
-const FIGURE_ORDERS: Record<string, 'counted' | 'completed' | 'cancelled' | undefined> = {
+const FIGURE_ORDERS: Record<string, 'counted' | 'completed' | 'cancelled' | 'refunded' | undefined> = {
   revenue: 'counted',
   counted_orders: 'counted',
   average_order_value: 'counted',
   completed: 'completed',
   cancelled: 'cancelled',
+  refunded: 'refunded',
 };
 
-/** The link to the orders a window's figure counts (every order of the window without one), as of its end. */
-const ordersOf = (w: Pick<Window, 'from' | 'before'>, figure?: string) =>
-  href('orders', { ordered_from: w.from, ordered_before: w.before, as_of: w.before, figure: figure && FIGURE_ORDERS[figure] });
+/**
+ * The link to the orders a window's figure counts (every order of the window without one), as of its end: a
+ * rolling window as it stood then. A store day is counted as of now, as the orders list counts its own days
+ * (no `as_of`), so the two show one figure.
+ */
+const ordersOf = (w: Pick<Window, 'from' | 'before'>, figure?: string, asOfEnd = true) =>
+  href('orders', { ordered_from: w.from, ordered_before: w.before, as_of: asOfEnd ? w.before : undefined, figure: figure && FIGURE_ORDERS[figure] });
 
 function change(current: number | null, previous: number | null) {
   if (current === null || previous === null || previous === 0) return '—';
@@ -236,7 +242,7 @@ function change(current: number | null, previous: number | null) {
 
 /** The figures of today so far and yesterday that the days route and the orders list count alike. */
 const DAY_ROWS = FIGURE_ROWS.filter((row): row is typeof row & { key: keyof Day } =>
-  ['revenue', 'counted_orders', 'orders', 'completed', 'cancelled'].includes(row.key)
+  ['revenue', 'counted_orders', 'orders', 'completed', 'cancelled', 'refunded'].includes(row.key)
 );
 
 /** Today so far and yesterday, store days (administrators only), each linked to its orders. */
@@ -260,7 +266,7 @@ function HealthDays() {
                   {([['today', t.todaySoFar], ['yesterday', t.yesterday]] as const).map(([key, name]) => (
                     <th scope="col" class="num" key={key}>
                       {name} <span class="muted">{fmt.day(d[key].date)}</span>{' '}
-                      <a href={ordersOf(d[key])} aria-label={t.ordersOfWindow(name)}>{t.orders}</a>
+                      <a href={ordersOf(d[key], undefined, false)} aria-label={t.ordersOfWindow(name)}>{t.orders}</a>
                     </th>
                   ))}
                 </tr>
@@ -273,7 +279,7 @@ function HealthDays() {
                       const value = d[key][row.key] as number;
                       return (
                         <td class="num" data-day={key} key={key}>
-                          <a href={ordersOf(d[key], row.key)} data-figure={row.key}>{row.money ? fmt.money(value) : fmt.int(value)}</a>
+                          <a href={ordersOf(d[key], row.key, false)} data-figure={row.key}>{row.money ? fmt.money(value) : fmt.int(value)}</a>
                         </td>
                       );
                     })}

@@ -8,6 +8,7 @@ import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader, useShownOnOpen } from '../components/screen.tsx';
 import { addDays, Badge, fmt, fromStoreWall, ORDER_STATUSES, orderStatusLabel, storeDayOf, storeToday, type OrderStatus } from '../format.tsx';
 import { MIN_SEARCH_CHARACTERS } from '../../../supabase/functions/orders/search.ts';
+import { ORDER_FIGURES } from '../../../supabase/functions/orders/figures.ts';
 import { text } from '../i18n/index.ts';
 import { ordersText } from '../i18n/orders.ts';
 import { href, useParams, type Route } from '../router.ts';
@@ -68,7 +69,7 @@ export function OrdersScreen({ route }: { route: Route }) {
   const [params, setParams] = useParams(route);
   const page = Math.max(1, Number(params.page) || 1);
   const status = ORDER_STATUSES.find((s) => s === params.status);
-  const figure = (['counted', 'completed', 'cancelled'] as const).find((f) => f === params.figure);
+  const figure = ORDER_FIGURES.find((f) => f === params.figure);
   const query: Query = {
     search: params.search || undefined,
     ordered_from: params.ordered_from || undefined,
@@ -87,7 +88,7 @@ export function OrdersScreen({ route }: { route: Route }) {
   if (params.id) return <OrderPage id={params.id} back={href('orders', { ...params, id: undefined })} />;
   return (
     <section aria-labelledby="orders-title">
-      <ScreenHeader title={t.title} lead={t.placed(window, query.as_of ? fmt.dateTime(query.as_of) : undefined)} />
+      <ScreenHeader title={t.title} lead={t.placed(window, query.as_of ? fmt.dateTime(query.as_of) : t.now)} />
       <SearchFilters route={route} label={t.filterOrders} placeholder={t.searchPlaceholder} minCharacters={MIN_SEARCH_CHARACTERS}>
         <SelectField label={t.status} name="status" value={status ?? ''}
           options={[{ value: '', label: t.anyStatus }, ...ORDER_STATUSES.map((s) => ({ value: s, label: orderStatusLabel(s) }))]}
@@ -191,6 +192,7 @@ function OrdersView({ answer, query, params, onPage, onSort }: {
         <li><span class="label">{t.averageOrderValue}</span> <span data-figure="average_order_value">{fmt.money(s.average_order_value)}</span></li>
         <li><span class="label">{t.completed}</span> <span data-figure="completed">{fmt.int(s.completed)}</span></li>
         <li><span class="label">{t.cancelled}</span> <span data-figure="cancelled">{fmt.int(s.cancelled)}</span></li>
+        <li><span class="label">{t.refunded}</span> <span data-figure="refunded">{fmt.int(s.refunded)}</span></li>
         <li><span class="label">{t.customers}</span> <span data-figure="customers">{fmt.int(s.customers)}</span></li>
       </ul>
       {answer.data.length === 0 ? <Empty>{t.noOrder}</Empty> : (

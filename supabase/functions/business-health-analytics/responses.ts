@@ -55,6 +55,8 @@ const periodFigures = z.object({
   orders: count,
   completed: count,
   cancelled: count,
+  /** Refunded and not cancelled by then: orders = counted_orders + cancelled + refunded. */
+  refunded: count,
   average_order_value: z.number().nullable(),
   active_customers: count,
   new_customers: count,
@@ -69,7 +71,7 @@ export const figuresResponse = success(z.object({
   previous: periodFigures,
 }));
 
-/** One store day's orders, as it stood at the day's end (today: now), counted as the figures count a window. */
+/** One store day's orders as of now (`as_of`), counted as the figures count a window. */
 const dayFigures = z.object({
   date: day,
   from: timestamp,
@@ -79,6 +81,7 @@ const dayFigures = z.object({
   orders: count,
   completed: count,
   cancelled: count,
+  refunded: count,
 });
 
 export const daysResponse = success(z.object({

@@ -84,7 +84,9 @@ export async function ordersPage(tx: Tx, query: z.infer<typeof listQuery>, asOf:
   const counted = tx`(o.counted_until >= ${asOf}::timestamptz)`;
   const completed = tx`o.completed_at < ${asOf}::timestamptz`;
   const cancelled = tx`o.cancelled_at < ${asOf}::timestamptz`;
-  const figure = { counted, completed, cancelled };
+  const refunded = tx`(o.counted_until < ${asOf}::timestamptz
+                       and (o.cancelled_at is null or o.cancelled_at >= ${asOf}::timestamptz))`;
+  const figure = { counted, completed, cancelled, refunded };
   const where = tx`
     ${query.ordered_from === undefined ? tx`true` : tx`o.ordered_at >= ${query.ordered_from}::timestamptz`}
     and ${query.ordered_before === undefined ? tx`true` : tx`o.ordered_at < ${query.ordered_before}::timestamptz`}
@@ -123,6 +125,7 @@ export async function ordersPage(tx: Tx, query: z.infer<typeof listQuery>, asOf:
              as average_order_value,
            count(*) filter (where ${completed}) as completed,
            count(*) filter (where ${cancelled}) as cancelled,
+           count(*) filter (where ${refunded}) as refunded,
            count(distinct o.customer_id) as customers
     from ${orders},
          lateral (select ${counted} as counted) k

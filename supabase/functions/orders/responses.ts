@@ -29,7 +29,7 @@ export const order = z.object({
 /**
  * Every order the filters match (not only the page), counted as business health counts them as of `as_of`:
  * revenue over counted orders (not refunded, not cancelled before `as_of`), completed and cancelled by their
- * timestamps.
+ * timestamps, refunded (not cancelled by then); orders = counted_orders + cancelled + refunded.
  */
 export const summary = z.object({
   as_of: timestamp,
@@ -39,6 +39,7 @@ export const summary = z.object({
   average_order_value: money.nullable(),
   completed: count,
   cancelled: count,
+  refunded: count,
   customers: count,
 });
 

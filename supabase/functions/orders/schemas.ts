@@ -5,15 +5,11 @@
 import { z } from 'zod';
 import { enums } from '../_shared/enums.ts';
 import { enumOf, isoDateTime, queryInteger, rule, uuid } from '../_shared/validation.ts';
+import { ORDER_FIGURES } from './figures.ts';
 import { MIN_SEARCH_CHARACTERS } from './search.ts';
 
 export const SORTABLE_COLUMNS = ['ordered_at', 'total_amount'] as const;
 
-/**
- * The orders a business-health figure counts, as of `as_of`: `counted` (revenue, counted orders and the
- * average: not refunded, not cancelled by then), `completed` and `cancelled` (by then).
- */
-export const ORDER_FIGURES = ['counted', 'completed', 'cancelled'] as const;
 
 const instant = isoDateTime('must be an ISO 8601 date-time with an offset, e.g. 2026-11-24T00:00:00Z');
 

@@ -67,7 +67,7 @@ begin
                       when stored_revenue then coalesce(k.revenue, 0)
                       else coalesce((select sum(o.total_amount) from public.orders o
                                      where o.order_date = w.attribution_date
-                                       and private.is_revenue_status(o.status)), 0)
+                                       and private.counts_as_revenue(o.counted_until)), 0)
                  end as amount
           from (select distinct w.attribution_date from wanted w) w
           left join kept_revenue k on k.order_date = w.attribution_date) t

@@ -336,7 +336,8 @@ $$;
 -- §3B): for the window of `days` days ending at `as_of` (`current`) and the one before it (`previous`),
 -- each as it stood at its end, so each equals the orders list's summary of its window at that moment:
 -- counted revenue and orders (not refunded, not cancelled by then), orders placed, completed and
--- cancelled by then, average order value, active customers (a counted order in the window: the RFM
+-- cancelled by then, refunded (the rest: every order placed is exactly one of counted, cancelled by then and
+-- refunded, so placed = counted + cancelled + refunded), average order value, active customers (a counted order in the window: the RFM
 -- population), new customers (created in the window), tickets opened in it and resolved by then.
 create or replace function private.health_period_figures(as_of timestamptz, days integer)
 returns jsonb
@@ -346,7 +347,7 @@ begin
     select jsonb_object_agg(p.name, jsonb_build_object(
              'from', private.api_timestamp(p.at - make_interval(hours => 24 * days)), 'before', private.api_timestamp(p.at),
              'revenue', o.revenue, 'counted_orders', o.revenue_orders, 'orders', o.orders,
-             'completed', o.completed, 'cancelled', o.cancelled,
+             'completed', o.completed, 'cancelled', o.cancelled, 'refunded', o.orders - o.revenue_orders - o.cancelled,
              'average_order_value', round(o.revenue / nullif(o.revenue_orders, 0), 2),
              'active_customers', c.customers,
              'new_customers', (select count(*) from public.customers u

@@ -404,8 +404,9 @@ revoke execute on function health.business_figures(text) from public, anon;
 grant execute on function health.business_figures(text) to authenticated, service_role;
 
 -- The store's today so far and yesterday (store days, private.store_day), for administrators and the
--- service key: each day's orders as the figures route and the orders list count a window, as it stood at
--- the day's end (today: now). Read from the orders themselves over the ordered_at index: a day is a few
+-- service key: each day's orders as the figures route and the orders list count a window, as of now (a
+-- cancellation or refund since the day ended takes the order out of its day's revenue, as it does out of
+-- attribution's daily revenue and the orders list's day). Read from the orders themselves over the ordered_at index: a day is a few
 -- thousand orders at most, where the kept figures are binned for 7-, 30- and 90-day windows.
 create or replace function health.business_days()
 returns jsonb
@@ -421,7 +422,7 @@ begin
     || (select jsonb_object_agg(d.name, jsonb_build_object(
                  'date', d.day, 'from', private.api_timestamp(d.first), 'before', private.api_timestamp(d.until),
                  'revenue', f.revenue, 'counted_orders', f.counted_orders, 'orders', f.orders,
-                 'completed', f.completed, 'cancelled', f.cancelled))
+                 'completed', f.completed, 'cancelled', f.cancelled, 'refunded', f.refunded))
         from (values ('today', today, private.store_day_start(today), as_of),
                      ('yesterday', today - 1, private.store_day_start(today - 1), private.store_day_start(today)))
              d(name, day, first, until)
@@ -429,10 +430,11 @@ begin
           select coalesce(sum(o.total_amount) filter (where k.counted), 0) as revenue,
                  count(*) filter (where k.counted) as counted_orders,
                  count(*) as orders,
-                 count(*) filter (where o.completed_at < d.until) as completed,
-                 count(*) filter (where o.cancelled_at < d.until) as cancelled
+                 count(*) filter (where o.completed_at < as_of) as completed,
+                 count(*) filter (where o.cancelled_at < as_of) as cancelled,
+                 count(*) filter (where not k.counted and not coalesce(o.cancelled_at < as_of, false)) as refunded
           from public.orders o
-          cross join lateral (select o.counted_until >= d.until as counted) k
+          cross join lateral (select o.counted_until >= as_of as counted) k
           where o.ordered_at >= d.first and o.ordered_at < d.until) f);
 end
 $$;
