@@ -78,6 +78,23 @@ async function ownWords(page: Page): Promise<string> {
   }).join(' '));
 }
 
+/**
+ * The console's own words in a screen: headings, labels, column heads, buttons, legends, states, leads,
+ * captions and notes, without the store's own data inside them (`[data-user-text]`: names, SKUs).
+ */
+function consoleWords(page: Page): Promise<string[]> {
+  return page.locator('main').evaluate((main) =>
+    Array.from(main.querySelectorAll('h1, h2, h3, h4, legend, label, th[scope="col"], button, .state, .lead, caption, .muted, p, li, dt, dd'))
+      .filter((el) => !el.closest('[data-user-text]'))
+      .map((el) => {
+        const copy = el.cloneNode(true) as Element;
+        copy.querySelectorAll('[data-user-text]').forEach((data) => data.remove());
+        return (copy.textContent ?? '').trim();
+      })
+      .filter(Boolean)
+  );
+}
+
 /** An internal code on screen: a snake_case word (`damage_writeoff`, `anniversary_sale`). */
 const SNAKE_CASE = /\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g;
 const CJK = /[\u3400-\u9fff\uf900-\ufaff]+/g;
@@ -906,17 +923,7 @@ describe.skipIf(!hasChromium)(
         await p.goto(`${base}#/${view}`);
         await waitForScreen(p, screen);
         // The console's own words: headings, labels, column heads, buttons, legends, empty states.
-        const words = await p.locator('main').evaluate((main) =>
-          Array.from(main.querySelectorAll('h1, h2, h4, legend, label, th[scope="col"], button, .state, .lead, caption, .muted'))
-            .filter((el) => !el.closest('[data-user-text]'))
-            // The store's own data (names, SKUs) inside them is not the console's words.
-            .map((el) => {
-              const copy = el.cloneNode(true) as Element;
-              copy.querySelectorAll('[data-user-text]').forEach((data) => data.remove());
-              return (copy.textContent ?? '').trim();
-            })
-            .filter(Boolean)
-        );
+        const words = await consoleWords(p);
         const english = words.filter((w) => latin.test(w.replace(/SKU|ID|CSV|p95|RFM|AOV|Enter/g, '')));
         if (english.length) untranslated[view] = english;
         const codes = (await ownWords(p)).match(SNAKE_CASE);
@@ -1112,6 +1119,60 @@ describe.skipIf(!hasChromium)(
         await context.close();
       }
       expect(covered).toEqual([]);
+    });
+
+    it('walks every view in both languages at 1024 and 390 px: only its own language, no internal code, no covered control', async () => {
+      step = 'walk';
+      const found: Record<string, string[]> = {};
+      const views = await allViews(scratch.url);
+      for (const locale of ['zh-TW', 'en'] as const) {
+        const context = await browser.newContext({ viewport: { width: 1024, height: 800 }, locale });
+        const p = await context.newPage();
+        watch(p);
+        await signIn(p, base, 'admin');
+        for (const width of [1024, 390]) {
+          await p.setViewportSize({ width, height: 800 });
+          for (const view of views) {
+            await p.goto(`${base}#/${view}`);
+            await waitForScreen(p, view.split('?')[0]);
+            const words = await ownWords(p);
+            // In Chinese, the console's own words (headings, labels, column heads, buttons, states), as the
+            // zh-TW walk reads them; Latin the staff read as such too: SKU, ID, CSV, the currency, a key's name.
+            const foreign = locale === 'zh-TW'
+              ? (await consoleWords(p)).join(' ').replace(/SKU|ID|CSV|p95|RFM|AOV|NT\$|Enter|UTC/g, '').match(/[A-Za-z]{3,}/g)
+              : words.match(CJK);
+            const where = `${locale} ${width}px ${view}`;
+            if (foreign) found[`${where} (language)`] = [...new Set(foreign)];
+            const codes = words.match(SNAKE_CASE);
+            if (codes) found[`${where} (codes)`] = [...new Set(codes)];
+            // Each control the page shows, brought into view, is what a click at its centre reaches.
+            const covered = await p.evaluate(() => {
+              const controls = [...document.querySelectorAll<HTMLElement>(
+                'header.top a, header.top button, header.top select, main a, main button, main input, main select, main textarea, main summary',
+              )];
+              return controls.flatMap((control) => {
+                if (control.closest('.visually-hidden, details:not([open]) > :not(summary)')) return [];
+                if ((control as HTMLInputElement).type === 'hidden') return [];
+                // The page scrolled to it, as a reader scrolls: nothing scrolled inside a row or a header, where a
+                // control out of sight stays out of sight.
+                const top = control.getBoundingClientRect().top;
+                window.scrollTo(0, window.scrollY + top - window.innerHeight / 2);
+                // A link's text that wraps has a box per line: the first line's centre is on the link itself.
+                const box = control.getClientRects()[0];
+                if (!box || box.width === 0 || box.height === 0) return [];
+                const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+                const inView = box.left >= 0 && box.right <= window.innerWidth + 1;
+                return inView && (control.contains(hit) || hit?.contains(control) && hit === control.closest('label'))
+                  ? []
+                  : [`${control.tagName.toLowerCase()} "${(control.textContent || control.getAttribute('aria-label') || control.getAttribute('name') || '').trim().slice(0, 40)}" under ${hit?.tagName.toLowerCase() ?? 'nothing'}.${hit?.className ?? ''}`];
+              });
+            });
+            if (covered.length) found[`${where} (covered)`] = covered.slice(0, 5);
+          }
+        }
+        await context.close();
+      }
+      expect(found).toEqual({});
     });
 
     it('fits a phone-width screen: no screen scrolls sideways, every screen link is in view, axe finds nothing serious', async () => {

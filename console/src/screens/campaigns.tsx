@@ -183,8 +183,8 @@ function CampaignDetail({ id, isAdmin, editing, saved, onSaved, onEdit, onClose 
                   <div><dt>{t.type}</dt><dd data-type-code={c.campaign_type}>{typeName(c.campaign_type)}</dd></div>
                   <div><dt>{t.weightPriority}</dt><dd>{fmt.num(c.attribution_weight)} · {fmt.int(c.priority_score)}</dd></div>
                   <div><dt>{t.budget}</dt><dd>{fmt.money(c.budget)}</dd></div>
-                  {c.target_audience && <div><dt>{t.audience}</dt><dd>{c.target_audience}</dd></div>}
-                  {c.description && <div class="wide"><dt>{t.description}</dt><dd>{c.description}</dd></div>}
+                  {c.target_audience && <div><dt>{t.audience}</dt><dd data-user-text>{c.target_audience}</dd></div>}
+                  {c.description && <div class="wide"><dt>{t.description}</dt><dd data-user-text>{c.description}</dd></div>}
                 </dl>
                 {/* One message at a time: a status change replaces the note that the edit was saved. */}
                 {isAdmin && <StatusActions campaign={c} onEdit={() => onEdit(true)} onChanged={() => { onSaved(''); refresh(); }} />}
