@@ -5,7 +5,7 @@
 import type { Caller } from '../supabase/functions/_shared/caller.ts';
 import type { Tx } from '../supabase/functions/_shared/db.ts';
 // @ts-types="./scenarios.d.mts"
-import { adjustment, deliveryLines, orderSearchTerm, searchTerm } from './scenarios.mjs';
+import { adjustment, deliveryLines, ORDER_LIST_PRESETS, orderListQuery, orderSearchTerm, searchTerm } from './scenarios.mjs';
 import { cataloguePage } from '../supabase/functions/campaign-types/handlers.ts';
 import { campaignMetrics, campaignPage } from '../supabase/functions/campaigns/handlers.ts';
 import { ordersPage } from '../supabase/functions/orders/handlers.ts';
@@ -15,6 +15,7 @@ export interface BenchContext {
   productIds: string[];
   campaignIds: string[];
   today: string;
+  orderWindows: Record<string, { ordered_from: string; ordered_before: string }>;
 }
 
 interface Work {
@@ -87,6 +88,11 @@ export const databaseWork: Record<string, Work> = {
     caller: ADMIN,
     run: (tx, n) => campaignPage(tx, { search: decodeURIComponent(searchTerm(n)), limit: 20 }),
   },
+  ...Object.fromEntries(ORDER_LIST_PRESETS.map(([name, preset]): [string, Work] => [name, {
+    caller: ADMIN,
+    run: (tx, _, { orderWindows }) =>
+      ordersPage(tx, Object.fromEntries(new URLSearchParams(orderListQuery(preset, orderWindows))), new Date().toISOString()),
+  }])),
   'business health 7d': health('7d'),
   'business health 30d': health('30d'),
   'business health 90d': health('90d'),

@@ -149,7 +149,18 @@ async function benchContext(url) {
     ).map((r) => r.id);
     // The store's today, as attribution counts days.
     const [{ today }] = await sql`select private.store_today()::text as today`;
-    return { productIds, campaignIds, today };
+    // The orders screen's presets, store midnights as the console sends them.
+    const [midnights] = await sql`
+      select private.store_day_start(private.store_today() - 1) as yesterday, private.store_day_start(private.store_today()) as today,
+             private.store_day_start(private.store_today() - 6) as week, private.store_day_start(date_trunc('month', private.store_today())::date) as month,
+             private.store_day_start(private.store_today() + 1) as tomorrow`;
+    const iso = (key) => midnights[key].toISOString();
+    const orderWindows = {
+      month: { ordered_from: iso('month'), ordered_before: iso('tomorrow') },
+      last7: { ordered_from: iso('week'), ordered_before: iso('tomorrow') },
+      yesterday: { ordered_from: iso('yesterday'), ordered_before: iso('today') },
+    };
+    return { productIds, campaignIds, today, orderWindows };
   } finally {
     await sql.end();
   }

@@ -7,3 +7,5 @@ export function deliveryLines(n: number, productIds: string[], today: string): {
   expires_on: string;
 }[];
 export function orderSearchTerm(n: number): string;
+export const ORDER_LIST_PRESETS: [string, string][];
+export function orderListQuery(preset: string, orderWindows: Record<string, { ordered_from: string; ordered_before: string }>): string;

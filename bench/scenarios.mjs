@@ -35,6 +35,25 @@ export function adjustment(n, productIds) {
   };
 }
 
+/**
+ * The orders screen as staff open it, on 1M orders: all time (its default), the presets of whole store days,
+ * and a search that matches every customer (the broadest three characters).
+ */
+export const ORDER_LIST_PRESETS = [
+  ['orders list: all time', 'all'],
+  ['orders list: this month', 'month'],
+  ['orders list: last 7 days', 'last7'],
+  ['orders list: yesterday', 'yesterday'],
+  ['orders list: search matching every customer ("dem")', 'dem'],
+];
+
+/** The list's query string for a preset (`orderWindows`: store midnights, from the bench's context). */
+export function orderListQuery(preset, orderWindows) {
+  if (preset === 'all') return '';
+  if (preset === 'dem') return 'search=dem';
+  return new URLSearchParams(orderWindows[preset]).toString();
+}
+
 const SEARCH_TERMS = ['spring tea', 'vip', 'flash', 'coffee bundle', 'campaign 4242', 'launch'];
 export const searchTerm = (n) => encodeURIComponent(SEARCH_TERMS[n % SEARCH_TERMS.length]);
 
@@ -114,6 +133,12 @@ export const scenarios = [
     caller: 'admin',
     request: (n) => ({ method: 'GET', path: `/functions/v1/orders?search=${encodeURIComponent(orderSearchTerm(n))}` }),
   },
+  ...ORDER_LIST_PRESETS.map(([name, preset]) => ({
+    name,
+    kind: 'read',
+    caller: 'admin',
+    request: (_, { orderWindows }) => ({ method: 'GET', path: `/functions/v1/orders?${orderListQuery(preset, orderWindows)}` }),
+  })),
   health('7d'),
   health('30d'),
   health('90d'),

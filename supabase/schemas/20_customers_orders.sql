@@ -78,6 +78,21 @@ create table public.orders (
 
 create index orders_order_date_idx on public.orders (order_date) include (total_amount, status);
 
+-- Whether an order is revenue from now on: the store's one revenue rule (docs/business-health.md, "Revenue"),
+-- read by attribution's daily revenue, the health figures, the store's days and the orders list alike. An
+-- order is revenue from its placing (pending payment included, as a store's sales report counts it) until
+-- it is cancelled or refunded: orders.counted_until, the counted-order rule, says until when; an order
+-- counts now when that is never (infinity). Kept days are summed once, so the test is timeless.
+create or replace function private.counts_as_revenue(counted_until timestamptz)
+returns boolean
+language sql immutable parallel safe set search_path = '' as $$
+  select counted_until = 'infinity'::timestamptz
+$$;
+
+revoke execute on function private.counts_as_revenue(timestamptz) from public, anon;
+
+grant execute on function private.counts_as_revenue(timestamptz) to authenticated, service_role;
+
 -- The orders placed in a stretch of time, with every figure business health reads of them, from the
 -- index alone (the last part of an hour a health report reads from the orders themselves).
 create index orders_ordered_at_covering_idx on public.orders (ordered_at)

@@ -88,7 +88,8 @@ begin
     from old_rows o;
   else
     truncate private.order_changes, private.order_daily_revenue, private.health_figure_changes,
-      private.health_figure_changes_by_10_minutes, private.customer_scores;
+      private.health_figure_changes_by_10_minutes, private.customer_scores, private.order_day_figures,
+      private.customer_order_figures;
   end if;
   return null;
 end
@@ -130,7 +131,8 @@ alter table public.orders enable always trigger orders_log_truncate;
 -- everything before it reads) the caller queues for it; without (the periodic folds) it returns 0 at once
 -- when another folder holds it. Idempotent: a change is deleted as it is folded, in the same transaction,
 -- so it is folded once, whatever the crash or the concurrency. Each batch adds its revenue to the days it
--- changed and its orders' figure steps to the hours they fall in (private.apply_order_figure_changes), and
+-- changed, its orders' figure steps to the hours they fall in (private.apply_order_figure_changes) and its
+-- days' and customers' orders to the orders list's kept figures (private.apply_order_list_changes), and
 -- notes the customers whose counted orders changed, with their earliest changed order. Then those
 -- customers are rescored from it on (private.apply_customer_score_changes), at most 50,000 at a time, which
 -- bounds the walk's sort: a customer's state depends on all their orders, so it is walked from the orders as
@@ -176,6 +178,7 @@ begin
     on conflict (order_date) do update set revenue = r.revenue + excluded.revenue;
 
     perform private.apply_order_figure_changes(changes);
+    perform private.apply_order_list_changes(changes);
     select array_agg(c.customer_id order by c.customer_id), array_agg(c.first_change order by c.customer_id)
     into customers, first_changes
     from (select n.customer_id, min(n.first_change) as first_change
@@ -203,7 +206,8 @@ begin
   perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('private.fold_order_changes'));
   lock table public.orders in share mode;
   truncate private.order_changes, private.order_daily_revenue, private.health_figure_changes,
-    private.health_figure_changes_by_10_minutes, private.customer_scores;
+    private.health_figure_changes_by_10_minutes, private.customer_scores, private.order_day_figures,
+    private.customer_order_figures;
   insert into private.order_changes (sign, order_id, customer_id, status, total_amount, ordered_at, order_date,
                                      promised_at, delivered_at, completed_at, cancelled_at, counted_until)
   select 1, o.id, o.customer_id, o.status, o.total_amount, o.ordered_at, o.order_date, o.promised_at,

@@ -36,7 +36,7 @@ export function createHandler(deps: Dependencies) {
         path: '/:id',
         params: orderPath,
         summary: 'One order with its customer, its timeline (placed, shipped, delivered, completed, cancelled) and ' +
-          "how many orders the customer has",
+          'how many orders the customer has',
         response: orderResponse,
         errors: [404],
         handle: handlers.read,

@@ -51,5 +51,7 @@ export const ORDER_EVENTS = ['placed', 'paid', 'shipped', 'delivered', 'complete
 export const orderResponse = success(order.extend({
   timeline: z.array(z.object({ event: z.enum(ORDER_EVENTS), at: timestamp }))
     .describe('The steps the order records a time for, in time order'),
-  customer_order_count: count.describe("How many orders the customer has, this one included, as the caller may see them"),
+  customer_order_count: count.describe(
+    'How many orders the customer has, this one included, as the caller may see them',
+  ),
 }));

@@ -10,7 +10,6 @@ import { MIN_SEARCH_CHARACTERS } from './search.ts';
 
 export const SORTABLE_COLUMNS = ['ordered_at', 'total_amount'] as const;
 
-
 const instant = isoDateTime('must be an ISO 8601 date-time with an offset, e.g. 2026-11-24T00:00:00Z');
 
 export const listQuery = z

@@ -26,21 +26,6 @@ revoke all on private.order_daily_revenue from public, anon, authenticated, serv
 
 grant select on private.order_daily_revenue to authenticated, service_role;
 
--- Whether an order is revenue from now on: the store's one revenue rule (docs/business-health.md, "Revenue"),
--- read by attribution's daily revenue, the health figures, the store's days and the orders list alike. An
--- order is revenue from its placing (pending payment included, as a store's sales report counts it) until
--- it is cancelled or refunded: orders.counted_until, the counted-order rule, says until when; an order
--- counts now when that is never (infinity). Kept days are summed once, so the test is timeless.
-create or replace function private.counts_as_revenue(counted_until timestamptz)
-returns boolean
-language sql immutable parallel safe set search_path = '' as $$
-  select counted_until = 'infinity'::timestamptz
-$$;
-
-revoke execute on function private.counts_as_revenue(timestamptz) from public, anon;
-
-grant execute on function private.counts_as_revenue(timestamptz) to authenticated, service_role;
-
 -- Each day's revenue as it is now: the kept days plus the changes not yet folded, read in one snapshot. Security invoker: the same administrators-only policies apply.
 create or replace view private.order_daily_revenue_now with (security_invoker = true) as
 select r.order_date, sum(r.revenue) as revenue

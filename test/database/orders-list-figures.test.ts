@@ -1,0 +1,141 @@
+/**
+ * The orders list's kept figures (supabase/schemas/26_order_list_figures.sql): its summary of all time, of
+ * whole store days up to now or before, and of a search over all time must equal the same summary summed
+ * from the orders, after every kind of write, with the changes folded or not; and the kept figures answer
+ * nothing (null: the list sums the orders) where they could be wrong or must not be seen. A store of its own,
+ * so no other test's orders (one completed in the future, say) change which path answers.
+ */
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { asRole, scratchDatabase } from '../support/client.ts';
+
+const store = scratchDatabase('order_list_figures');
+let sql: postgres.Sql;
+
+beforeAll(async () => {
+  await store.createMigrated();
+  sql = postgres(store.url, {
+    max: 2,
+    onnotice: () => {},
+    types: { numeric: { to: 1700, from: [1700], serialize: String, parse: Number } } as never,
+  });
+});
+
+afterAll(() => sql?.end());
+
+type Tx = postgres.TransactionSql;
+type Window = { from: string | null; before: string | null; pattern: string | null };
+
+/** The kept summary and the one summed from the orders as the list sums them at `now`, in one snapshot. */
+async function keptAndSummed(tx: Tx, { from, before, pattern }: Window) {
+  const [row] = await tx`
+    select private.kept_orders_summary(${from}::timestamptz, ${before}::timestamptz, ${pattern}::text) as kept,
+           (select jsonb_build_object(
+                     'orders', count(*), 'counted_orders', count(*) filter (where k.counted),
+                     'revenue', coalesce(sum(o.total_amount) filter (where k.counted), 0),
+                     'average_order_value', round(sum(o.total_amount) filter (where k.counted) / nullif(count(*) filter (where k.counted), 0), 2),
+                     'completed', count(*) filter (where o.completed_at < private.now()),
+                     'cancelled', count(*) filter (where o.cancelled_at < private.now()),
+                     'refunded', count(*) filter (where o.counted_until < private.now()
+                                                   and (o.cancelled_at is null or o.cancelled_at >= private.now())),
+                     'customers', count(distinct o.customer_id))
+            from public.orders o
+            cross join lateral (select o.counted_until >= private.now() as counted) k
+            where (${from}::timestamptz is null or o.ordered_at >= ${from}::timestamptz)
+              and (${before}::timestamptz is null or o.ordered_at < ${before}::timestamptz)
+              and (${pattern}::text is null or o.customer_id in (select c.id from public.customers c
+                                                                 where c.name ilike ${pattern} or c.email ilike ${pattern}))) as summed`;
+  return row as { kept: Record<string, number> | null; summed: Record<string, number> };
+}
+
+/** As the fold runs it (the owner's job, not a caller's). */
+async function asOwner(tx: Tx, work: string) {
+  await tx`select set_config('role', 'postgres', true)`;
+  await tx.unsafe(work);
+  await tx`select set_config('role', 'service_role', true)`;
+}
+
+/** The windows the console's presets ask for, and a search: each kept summary must equal its sum. */
+async function expectKeptEqualsSummed(tx: Tx) {
+  const [{ today }] = await tx`select private.store_today() as today`;
+  const midnight = async (days: number) =>
+    ((await tx`select private.store_day_start(${today}::date + ${days}::int) as at`)[0].at as Date).toISOString();
+  const windows: Record<string, Window> = {
+    'all time': { from: null, before: null, pattern: null },
+    'last 7 days': { from: await midnight(-6), before: await midnight(1), pattern: null },
+    yesterday: { from: await midnight(-1), before: await midnight(0), pattern: null },
+    '1975': { from: '1975-01-01T00:00:00+08:00', before: '1976-01-01T00:00:00+08:00', pattern: null },
+    search: { from: null, before: null, pattern: '%kept-a%' },
+  };
+  for (const [name, window] of Object.entries(windows)) {
+    const { kept, summed } = await keptAndSummed(tx, window);
+    expect(kept, name).toEqual(summed);
+  }
+}
+
+describe("the orders list's kept figures", () => {
+  it('equal the orders summed after inserts, status and date changes and deletes, folded or not', async () => {
+    const { error } = await asRole(sql, { role: 'service_role' }, async (tx) => {
+      const customers = await tx`
+        insert into public.customers (email, name)
+        values ('kept-a1@test.example', 'Kept A'), ('kept-a2@test.example', 'Kept A two'), ('kept-b@test.example', 'Kept B')
+        returning id`.then((rows) => rows.map((r) => r.id as string));
+      const ids = await tx`
+        insert into public.orders (customer_id, status, total_amount, ordered_at, completed_at, cancelled_at)
+        select (${customers}::uuid[])[1 + n % 3], s.status, 10 + n, private.now() - make_interval(hours => n * 7),
+               case when s.status = 'completed' then private.now() - make_interval(hours => n * 7 - 1) end,
+               case when s.status = 'cancelled' then private.now() - make_interval(hours => n * 7 - 2) end
+        from generate_series(1, 40) n
+        cross join lateral (select (array['pending', 'paid', 'shipped', 'completed', 'cancelled', 'refunded'])[1 + n % 6] as status) s
+        union all
+        select (${customers}::uuid[])[3], 'paid', 99.5, '1975-03-02 10:00+08', null, null
+        returning id`.then((rows) => rows.map((r) => r.id as string));
+      await expectKeptEqualsSummed(tx);
+      await asOwner(tx, 'select private.fold_order_changes(true)');
+      await expectKeptEqualsSummed(tx);
+      await tx`update public.orders set status = 'cancelled', cancelled_at = private.now() - interval '1 minute' where id = ${
+        ids[1]
+      }`;
+      await tx`update public.orders set status = 'refunded' where id = ${ids[2]}`;
+      await expectKeptEqualsSummed(tx);
+      await asOwner(tx, 'select private.fold_order_changes(true)');
+      await tx`update public.orders set ordered_at = '1975-03-03 09:00+08' where id = ${ids[3]}`;
+      await tx`update public.orders set customer_id = ${customers[0]} where id = ${ids[4]}`;
+      await expectKeptEqualsSummed(tx);
+      await asOwner(tx, 'select private.fold_order_changes(true)');
+      await expectKeptEqualsSummed(tx);
+      await tx`delete from public.orders where customer_id = ${customers[1]}`;
+      await expectKeptEqualsSummed(tx);
+      await asOwner(tx, 'select private.fold_order_changes(true)');
+      await expectKeptEqualsSummed(tx);
+      // Rebuilt from scratch, they are what they were.
+      await asOwner(tx, 'select private.refold_all_orders()');
+      await expectKeptEqualsSummed(tx);
+      // Kept answered each window, not the fallback.
+      expect((await keptAndSummed(tx, { from: null, before: null, pattern: null })).kept).not.toBeNull();
+    });
+    expect(error).toBeUndefined();
+  });
+
+  it('answer nothing where "as of now" would count differently, or for a caller who does not see every order', async () => {
+    const { error } = await asRole(sql, { role: 'service_role' }, async (tx) => {
+      const [{ id: customer }] =
+        await tx`insert into public.customers (email, name) values ('kept-f@test.example', 'Kept F') returning id`;
+      await tx`insert into public.orders (customer_id, status, total_amount, ordered_at, completed_at)
+               values (${customer}, 'completed', 5, private.now() - interval '1 hour', private.now() + interval '1 hour')`;
+      expect((await keptAndSummed(tx, { from: null, before: null, pattern: null })).kept).toBeNull();
+      // A window that does not start at a store midnight is summed from the orders too.
+      await tx`update public.orders set completed_at = private.now() - interval '1 second' where customer_id = ${customer}`;
+      expect((await keptAndSummed(tx, { from: null, before: null, pattern: null })).kept).not.toBeNull();
+      expect((await keptAndSummed(tx, { from: '2026-01-01T01:00:00Z', before: null, pattern: null })).kept).toBeNull();
+    });
+    expect(error).toBeUndefined();
+    const customer = await asRole(
+      sql,
+      { role: 'authenticated', sub: '00000000-0000-0000-0000-00000000c0de' },
+      (tx) => keptAndSummed(tx, { from: null, before: null, pattern: null }),
+    );
+    expect(customer.error).toBeUndefined();
+    expect(customer.result?.kept).toBeNull();
+  });
+});
