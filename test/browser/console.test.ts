@@ -1128,27 +1128,38 @@ describe.skipIf(!hasChromium)(
             if (foreign) found[`${where} (language)`] = [...new Set(foreign)];
             const codes = words.match(SNAKE_CASE);
             if (codes) found[`${where} (codes)`] = [...new Set(codes)];
-            // Each control the page shows, brought into view, is what a click at its centre reaches.
+            // Each control the page shows is, somewhere as the page scrolls, what a click at its centre reaches.
+            // The page scrolled a screen at a time, as a reader scrolls: nothing scrolled inside a row or a
+            // header, where a control out of sight stays out of sight.
             const covered = await p.evaluate(() => {
               const controls = [...document.querySelectorAll<HTMLElement>(
                 'header.top a, header.top button, header.top select, main a, main button, main input, main select, main textarea, main summary',
-              )];
-              return controls.flatMap((control) => {
-                if (control.closest('.visually-hidden, details:not([open]) > :not(summary)')) return [];
-                if ((control as HTMLInputElement).type === 'hidden') return [];
-                // The page scrolled to it, as a reader scrolls: nothing scrolled inside a row or a header, where a
-                // control out of sight stays out of sight.
-                const top = control.getBoundingClientRect().top;
-                window.scrollTo(0, window.scrollY + top - window.innerHeight / 2);
-                // A link's text that wraps has a box per line: the first line's centre is on the link itself.
-                const box = control.getClientRects()[0];
-                if (!box || box.width === 0 || box.height === 0) return [];
-                const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
-                const inView = box.left >= 0 && box.right <= window.innerWidth + 1;
-                return inView && (control.contains(hit) || hit?.contains(control) && hit === control.closest('label'))
-                  ? []
-                  : [`${control.tagName.toLowerCase()} "${(control.textContent || control.getAttribute('aria-label') || control.getAttribute('name') || '').trim().slice(0, 40)}" under ${hit?.tagName.toLowerCase() ?? 'nothing'}.${hit?.className ?? ''}`];
-              });
+              )].filter((control) =>
+                !control.closest('.visually-hidden, details:not([open]) > :not(summary)') &&
+                (control as HTMLInputElement).type !== 'hidden'
+              );
+              const reached = new Set<HTMLElement>();
+              const missed = new Map<HTMLElement, string>();
+              const step = Math.max(100, window.innerHeight * 0.6);
+              for (let top = 0; top === 0 || top < document.documentElement.scrollHeight; top += step) {
+                window.scrollTo(0, top);
+                for (const control of controls) {
+                  if (reached.has(control)) continue;
+                  // A link's text that wraps has a box per line: the first line's centre is on the link itself.
+                  const box = control.getClientRects()[0];
+                  if (!box || box.width === 0 || box.height === 0 || box.top < 0 || box.bottom > window.innerHeight) continue;
+                  const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+                  const inView = box.left >= 0 && box.right <= window.innerWidth + 1;
+                  if (inView && (control.contains(hit) || (hit !== null && hit === control.closest('label')))) {
+                    reached.add(control);
+                    missed.delete(control);
+                  } else {
+                    missed.set(control, `${control.tagName.toLowerCase()} "${(control.textContent || control.getAttribute('aria-label') || control.getAttribute('name') || '').trim().slice(0, 40)}" under ${hit?.tagName.toLowerCase() ?? 'nothing'}.${hit?.className ?? ''}`);
+                  }
+                }
+                if (top >= document.documentElement.scrollHeight - window.innerHeight) break;
+              }
+              return [...missed.values()];
             });
             if (covered.length) found[`${where} (covered)`] = covered.slice(0, 5);
             // axe in Chinese too, once per view (the English walk checks contrast, which the language does not change).
