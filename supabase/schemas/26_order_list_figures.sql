@@ -55,40 +55,85 @@ revoke all on private.customer_order_figures from public, anon, authenticated, s
 
 grant select on private.customer_order_figures to authenticated, service_role;
 
--- One batch of the log into the kept figures: each day's signed sums added to its row, and the batch's
--- customers summed again from their orders as they are (a customer with none left loses their row).
+-- One batch of the log into the kept figures: each day's and each customer's signed sums added to their
+-- rows, a customer's latest day moved on by the versions the batch adds. Only a customer whose latest day a
+-- removed version may have held (a deleted order, or one moved to an earlier day) is summed again from their
+-- orders as they are; one left without orders loses their row. A burst of new orders, the common batch,
+-- reads no order (summing every customer again made the fold of 20,000 new orders 45 % slower).
 create or replace function private.apply_order_list_changes(changes private.order_changes[])
 returns void
 language plpgsql set search_path = '' as $$
 declare
-  customers uuid[] := array(select distinct c.customer_id from unnest(changes) c order by 1);
+  recount uuid[];
 begin
   insert into private.order_day_figures as f (order_date, orders, counted_orders, revenue, completed, cancelled, refunded)
-  select c.order_date, sum(c.sign),
-         coalesce(sum(c.sign) filter (where k.counted), 0),
-         coalesce(sum(c.sign * c.total_amount) filter (where k.counted), 0),
-         coalesce(sum(c.sign) filter (where c.completed_at is not null), 0),
-         coalesce(sum(c.sign) filter (where c.cancelled_at is not null), 0),
-         coalesce(sum(c.sign) filter (where not k.counted and c.cancelled_at is null), 0)
-  from unnest(changes) c
-  cross join lateral (select private.counts_as_revenue(c.counted_until) as counted) k
-  group by c.order_date
-  order by c.order_date
+  select s.key_date, s.orders, s.counted_orders, s.revenue, s.completed, s.cancelled, s.refunded
+  from private.order_list_sums(changes) s
+  where s.key_date is not null
+  order by s.key_date
   on conflict (order_date) do update
     set orders = f.orders + excluded.orders, counted_orders = f.counted_orders + excluded.counted_orders,
         revenue = f.revenue + excluded.revenue, completed = f.completed + excluded.completed,
         cancelled = f.cancelled + excluded.cancelled, refunded = f.refunded + excluded.refunded;
 
-  delete from private.customer_order_figures f
-  where f.customer_id = any (customers)
-    and not exists (select 1 from public.orders o where o.customer_id = f.customer_id);
-  insert into private.customer_order_figures as f
-  select * from private.customer_order_figures_now(customers)
-  on conflict (customer_id) do update
-    set orders = excluded.orders, counted_orders = excluded.counted_orders, revenue = excluded.revenue,
-        completed = excluded.completed, cancelled = excluded.cancelled, refunded = excluded.refunded,
-        last_order_date = excluded.last_order_date;
+  with batch as (
+    select s.* from private.order_list_sums(changes) s where s.key_customer is not null
+  ), merged as (
+    select b.key_customer as customer_id, coalesce(f.orders, 0) + b.orders as orders,
+           coalesce(f.counted_orders, 0) + b.counted_orders as counted_orders, coalesce(f.revenue, 0) + b.revenue as revenue,
+           coalesce(f.completed, 0) + b.completed as completed, coalesce(f.cancelled, 0) + b.cancelled as cancelled,
+           coalesce(f.refunded, 0) + b.refunded as refunded,
+           greatest(f.last_order_date, b.added_last) as last_order_date,
+           coalesce(b.removed_last >= greatest(f.last_order_date, b.added_last), false) as recount
+    from batch b
+    left join private.customer_order_figures f on f.customer_id = b.key_customer
+  ), kept as (
+    insert into private.customer_order_figures as f
+    select m.customer_id, m.orders, m.counted_orders, m.revenue, m.completed, m.cancelled, m.refunded, m.last_order_date
+    from merged m
+    where not m.recount and m.orders > 0
+    order by m.customer_id
+    on conflict (customer_id) do update
+      set orders = excluded.orders, counted_orders = excluded.counted_orders, revenue = excluded.revenue,
+          completed = excluded.completed, cancelled = excluded.cancelled, refunded = excluded.refunded,
+          last_order_date = excluded.last_order_date
+  )
+  select array_agg(m.customer_id order by m.customer_id) into recount
+  from merged m
+  where m.recount or m.orders <= 0;
+
+  -- Summed again as they stand after this batch: their orders as they are, less the changes still in the log
+  -- (later batches add those), read in one statement so both are one snapshot. Their latest day is their
+  -- orders' as they are: a later batch's added version moves it no further, and a removed one sums them again.
+  delete from private.customer_order_figures f where f.customer_id = any (recount);
+  insert into private.customer_order_figures
+  select n.customer_id, n.orders - coalesce(r.orders, 0), n.counted_orders - coalesce(r.counted_orders, 0),
+         n.revenue - coalesce(r.revenue, 0), n.completed - coalesce(r.completed, 0), n.cancelled - coalesce(r.cancelled, 0),
+         n.refunded - coalesce(r.refunded, 0), n.last_order_date
+  from private.customer_order_figures_now(recount) n
+  left join private.order_list_sums(array(select c from private.order_changes c where c.customer_id = any (recount))) r
+    on r.key_customer = n.customer_id
+  where n.orders - coalesce(r.orders, 0) > 0;
 end
+$$;
+
+-- A batch's signed sums by store day (key_date) and by customer (key_customer), in one pass: placed, counted,
+-- revenue, completed, cancelled, refunded, and for customers the latest day among the versions added and
+-- among those removed.
+create or replace function private.order_list_sums(changes private.order_changes[])
+returns table (key_date date, key_customer uuid, orders integer, counted_orders integer, revenue numeric,
+               completed integer, cancelled integer, refunded integer, added_last date, removed_last date)
+language sql immutable set search_path = '' as $$
+  select c.order_date, c.customer_id, sum(c.sign)::integer,
+         coalesce(sum(c.sign) filter (where k.counted), 0)::integer,
+         coalesce(sum(c.sign * c.total_amount) filter (where k.counted), 0),
+         coalesce(sum(c.sign) filter (where c.completed_at is not null), 0)::integer,
+         coalesce(sum(c.sign) filter (where c.cancelled_at is not null), 0)::integer,
+         coalesce(sum(c.sign) filter (where not k.counted and c.cancelled_at is null), 0)::integer,
+         max(c.order_date) filter (where c.sign > 0), max(c.order_date) filter (where c.sign < 0)
+  from unnest(changes) c
+  cross join lateral (select private.counts_as_revenue(c.counted_until) as counted) k
+  group by grouping sets ((c.order_date), (c.customer_id))
 $$;
 
 -- The figures of `customers` (those with orders) summed from their orders as they are now: each customer's
@@ -198,8 +243,8 @@ begin
 end
 $$;
 
-revoke execute on function private.apply_order_list_changes(private.order_changes[]) from public, anon, authenticated,
-  service_role;
+revoke execute on function private.apply_order_list_changes(private.order_changes[]),
+  private.order_list_sums(private.order_changes[]) from public, anon, authenticated, service_role;
 
 -- Security invoker: what it sums is what the caller's RLS shows them.
 revoke execute on function private.customer_order_figures_now(uuid[]) from public, anon;
