@@ -121,11 +121,9 @@ async function keptTotals(tx: Tx, query: z.infer<typeof listQuery>): Promise<Omi
   if (query.as_of !== undefined || query.status !== undefined || query.figure !== undefined) return undefined;
   if (query.customer_id !== undefined) return undefined;
   const pattern = query.search === undefined ? null : containsPattern(query.search);
+  const [from, before] = [query.ordered_from ?? null, query.ordered_before ?? null];
   const [{ summary }] = await tx<{ summary: Omit<Summary, 'as_of'> | null }[]>`
-    select private.kept_orders_summary(${query.ordered_from ?? null}::timestamptz, ${
-    query.ordered_before ?? null
-  }::timestamptz,
-                                       ${pattern}::text) as summary`;
+    select private.kept_orders_summary(${from}::timestamptz, ${before}::timestamptz, ${pattern}::text) as summary`;
   return summary ?? undefined;
 }
 
