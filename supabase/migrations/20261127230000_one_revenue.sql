@@ -241,7 +241,9 @@ begin
     || (select jsonb_object_agg(d.name, jsonb_build_object(
                  'date', d.day, 'from', private.api_timestamp(d.first), 'before', private.api_timestamp(d.until),
                  'revenue', f.revenue, 'counted_orders', f.counted_orders, 'orders', f.orders,
-                 'completed', f.completed, 'cancelled', f.cancelled, 'refunded', f.refunded))
+                 'completed', f.completed, 'cancelled', f.cancelled,
+                 -- Every order placed is exactly one of counted, cancelled by then and refunded.
+                 'refunded', f.orders - f.counted_orders - f.cancelled))
         from (values ('today', today, private.store_day_start(today), as_of),
                      ('yesterday', today - 1, private.store_day_start(today - 1), private.store_day_start(today)))
              d(name, day, first, until)
@@ -250,8 +252,7 @@ begin
                  count(*) filter (where k.counted) as counted_orders,
                  count(*) as orders,
                  count(*) filter (where o.completed_at < as_of) as completed,
-                 count(*) filter (where o.cancelled_at < as_of) as cancelled,
-                 count(*) filter (where not k.counted and not coalesce(o.cancelled_at < as_of, false)) as refunded
+                 count(*) filter (where o.cancelled_at < as_of) as cancelled
           from public.orders o
           cross join lateral (select o.counted_until >= as_of as counted) k
           where o.ordered_at >= d.first and o.ordered_at < d.until) f);

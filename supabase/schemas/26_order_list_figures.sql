@@ -66,18 +66,18 @@ language plpgsql set search_path = '' as $$
 declare
   recount uuid[];
 begin
-  insert into private.order_day_figures as f (order_date, orders, counted_orders, revenue, completed, cancelled, refunded)
-  select s.key_date, s.orders, s.counted_orders, s.revenue, s.completed, s.cancelled, s.refunded
-  from private.order_list_sums(changes) s
-  where s.key_date is not null
-  order by s.key_date
-  on conflict (order_date) do update
-    set orders = f.orders + excluded.orders, counted_orders = f.counted_orders + excluded.counted_orders,
-        revenue = f.revenue + excluded.revenue, completed = f.completed + excluded.completed,
-        cancelled = f.cancelled + excluded.cancelled, refunded = f.refunded + excluded.refunded;
-
-  with batch as (
-    select s.* from private.order_list_sums(changes) s where s.key_customer is not null
+  with sums as materialized (
+    select * from private.order_list_sums(changes)
+  ), days as (
+    insert into private.order_day_figures as f (order_date, orders, counted_orders, revenue, completed, cancelled, refunded)
+    select s.key_date, s.orders, s.counted_orders, s.revenue, s.completed, s.cancelled, s.refunded
+    from sums s
+    where s.key_date is not null
+    order by s.key_date
+    on conflict (order_date) do update
+      set orders = f.orders + excluded.orders, counted_orders = f.counted_orders + excluded.counted_orders,
+          revenue = f.revenue + excluded.revenue, completed = f.completed + excluded.completed,
+          cancelled = f.cancelled + excluded.cancelled, refunded = f.refunded + excluded.refunded
   ), merged as (
     select b.key_customer as customer_id, coalesce(f.orders, 0) + b.orders as orders,
            coalesce(f.counted_orders, 0) + b.counted_orders as counted_orders, coalesce(f.revenue, 0) + b.revenue as revenue,
@@ -85,8 +85,9 @@ begin
            coalesce(f.refunded, 0) + b.refunded as refunded,
            greatest(f.last_order_date, b.added_last) as last_order_date,
            coalesce(b.removed_last >= greatest(f.last_order_date, b.added_last), false) as recount
-    from batch b
+    from sums b
     left join private.customer_order_figures f on f.customer_id = b.key_customer
+    where b.key_customer is not null
   ), kept as (
     insert into private.customer_order_figures as f
     select m.customer_id, m.orders, m.counted_orders, m.revenue, m.completed, m.cancelled, m.refunded, m.last_order_date
@@ -182,9 +183,10 @@ begin
     return null;
   end if;
   with unfolded as materialized (
-    select c.* from private.order_changes c
+    -- The changes not yet folded, summed as the fold would add them.
+    select s.* from private.order_list_sums(array(select c from private.order_changes c)) s
   ), unfolded_customers as materialized (
-    select distinct u.customer_id from unfolded u
+    select u.key_customer as customer_id from unfolded u where u.key_customer is not null
   ), matched as materialized (
     select m.id from private.customers_matching(search_pattern) m(id) where search_pattern is not null
   ), days as (
@@ -193,11 +195,9 @@ begin
     from (select f.order_date, f.orders, f.counted_orders, f.revenue, f.completed, f.cancelled, f.refunded
           from private.order_day_figures f
           union all
-          select u.order_date, u.sign, u.sign * k.counted::int, u.sign * u.total_amount * k.counted::int,
-                 u.sign * (u.completed_at is not null)::int, u.sign * (u.cancelled_at is not null)::int,
-                 u.sign * (not k.counted and u.cancelled_at is null)::int
+          select u.key_date, u.orders, u.counted_orders, u.revenue, u.completed, u.cancelled, u.refunded
           from unfolded u
-          cross join lateral (select private.counts_as_revenue(u.counted_until) as counted) k) d
+          where u.key_date is not null) d
     where d.order_date >= first_day and d.order_date < end_day and search_pattern is null
   ), searched as (
     -- A search's customers: their kept rows, and those with changes still to fold summed from their orders.
@@ -243,8 +243,13 @@ begin
 end
 $$;
 
-revoke execute on function private.apply_order_list_changes(private.order_changes[]),
-  private.order_list_sums(private.order_changes[]) from public, anon, authenticated, service_role;
+revoke execute on function private.apply_order_list_changes(private.order_changes[]) from public, anon, authenticated,
+  service_role;
+
+-- A pure sum of the changes it is given; the summary reads the log's through it, as the caller.
+revoke execute on function private.order_list_sums(private.order_changes[]) from public, anon;
+
+grant execute on function private.order_list_sums(private.order_changes[]) to authenticated, service_role;
 
 -- Security invoker: what it sums is what the caller's RLS shows them.
 revoke execute on function private.customer_order_figures_now(uuid[]) from public, anon;

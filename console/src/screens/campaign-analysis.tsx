@@ -7,7 +7,7 @@ import { Chart, LAYER_COLORS } from '../components/chart.tsx';
 import { CsvButton, type CsvColumn, csvFileName, yesNoColumn } from '../components/csv.tsx';
 import { isDate, RangeForm } from '../components/filters.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
-import { addDays, Badge, campaignState, fmt, layerLabel, LAYERS, statusLabel, storeToday, type Layer } from '../format.tsx';
+import { addDays, Badge, CampaignBadge, campaignState, fmt, layerLabel, LAYERS, statusLabel, storeToday, type Layer } from '../format.tsx';
 import { analysisText } from '../i18n/campaign-analysis.ts';
 import { common } from '../i18n/common.ts';
 import { locale, text } from '../i18n/index.ts';
@@ -60,7 +60,7 @@ export function CampaignCalendar({ route }: { route: Route }) {
   const tomorrow = addDays(storeToday(), 1);
   const ahead = useLoad(inMonth('active', tomorrow > first ? tomorrow : first), [first, last], 'campaigns');
   const monthDrafts = drafts.data ?? [];
-  const scheduled = new Set((ahead.data ?? []).filter((c) => campaignState(c) === 'scheduled').map((c) => c.id));
+  const scheduled = new Map((ahead.data ?? []).filter((c) => campaignState(c) === 'scheduled').map((c) => [c.id, c]));
   const selected = isDate(params.day) && params.day >= first && params.day <= last ? params.day : undefined;
 
   return (
@@ -166,7 +166,7 @@ function MonthGrid({ month, days, drafts, selected, onPick }: { month: string; d
   );
 }
 
-function DayDetail({ day, date, drafts, scheduled }: { day?: CalendarDay; date: string; drafts: Draft[]; scheduled: Set<string> }) {
+function DayDetail({ day, date, drafts, scheduled }: { day?: CalendarDay; date: string; drafts: Draft[]; scheduled: Map<string, Draft> }) {
   const t = text(analysisText);
   return (
     <section class="card" aria-labelledby="day-title">
@@ -185,7 +185,7 @@ function DayDetail({ day, date, drafts, scheduled }: { day?: CalendarDay; date: 
                   <tr key={c.campaign_id}>
                     <td>
                       <a href={href('campaigns', { tab: 'list', id: c.campaign_id })}>{c.campaign_name}</a>
-                      {scheduled.has(c.campaign_id) && <> <Badge kind="scheduled">{text(common)['campaign.scheduled']}</Badge></>}
+                      {scheduled.has(c.campaign_id) && <> <CampaignBadge campaign={scheduled.get(c.campaign_id)!} /></>}
                     </td>
                     <td><span class={`swatch layer-${c.attribution_layer}`} aria-hidden="true" /> {layerLabel(c.attribution_layer)}</td>
                     <td class="num">{fmt.pct(c.normalized_weight, 2)}</td>

@@ -80,8 +80,9 @@ export function orderHandlers(db: Database) {
 export async function ordersPage(tx: Tx, query: z.infer<typeof listQuery>, asOf: string) {
   const page = query.page ?? 1;
   const perPage = query.per_page ?? DEFAULT_PER_PAGE;
-  const { where } = filters(tx, query, asOf);
-  const totals = (await keptTotals(tx, query)) ?? await summed(tx, query, asOf);
+  const conditions = filters(tx, query, asOf);
+  const { where } = conditions;
+  const totals = (await keptTotals(tx, query)) ?? await summed(tx, query, conditions);
   // A search's orders are found first (a few customers, then their orders by index) and only then sorted and
   // paged: as a filter of the whole list, the planner walks orders newest first looking for them (200 ms on
   // 1M orders). `offset 0` keeps the subquery apart. A search that matches most orders is the opposite case:
@@ -148,8 +149,8 @@ function filters(tx: Tx, query: z.infer<typeof listQuery>, asOf: string) {
 }
 
 /** The summary summed from the matching orders themselves, at any moment and under any filter. */
-async function summed(tx: Tx, query: z.infer<typeof listQuery>, asOf: string) {
-  const { where, counted, completed, cancelled, refunded } = filters(tx, query, asOf);
+async function summed(tx: Tx, query: z.infer<typeof listQuery>, conditions: ReturnType<typeof filters>) {
+  const { where, counted, completed, cancelled, refunded } = conditions;
   const orders = query.search === undefined
     ? tx`public.orders o`
     : tx`(select * from public.orders o where ${searched(tx, query.search)} offset 0) o`;
