@@ -69,6 +69,10 @@ create table public.orders (
   counted_until timestamptz generated always as (
     case when status = 'refunded' then '-infinity'::timestamptz else coalesce(cancelled_at, 'infinity'::timestamptz) end
   ) stored,
+  -- Whether a refund after shipping put the order's goods back into stock (true) or left them out, damaged
+  -- (false); null for any other order. A store job refunding by `update` sets it beside the status
+  -- (30_inventory/50_order_goods.sql).
+  restocked boolean,
   constraint orders_delivery_after_order check (delivered_at is null or delivered_at >= ordered_at),
   constraint orders_paid_after_order check (paid_at is null or paid_at >= ordered_at),
   constraint orders_refunded_after_order check (refunded_at is null or refunded_at >= ordered_at),

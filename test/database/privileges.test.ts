@@ -57,6 +57,10 @@ const EXPECTED: Record<string, Partial<Record<(typeof ROLES)[number], string>>> 
   'public.customers': readWrite,
   'public.idempotency_records': readOnly,
   'public.inventory_records': readOnly,
+  // Lines are written only by public.place_order: what they hold of the stock must not drift.
+  'public.order_line_lots': readOnly,
+  'public.order_lines': readOnly,
+  'public.order_status_moves': readOnly,
   'public.orders': readWrite,
   'public.product_stock': readOnly,
   'public.products': readOnly,
@@ -77,10 +81,10 @@ const EXPECTED_COLUMNS: Record<string, string> = {
   'public.campaigns service_role INSERT': CAMPAIGN_INSERT,
   'public.campaigns authenticated UPDATE': CAMPAIGN_UPDATE,
   'public.campaigns service_role UPDATE': CAMPAIGN_UPDATE,
-  'public.products authenticated INSERT': 'id is_active name reorder_level sku',
-  'public.products service_role INSERT': 'id is_active name reorder_level sku',
-  'public.products authenticated UPDATE': 'deleted_at is_active name reorder_level sku',
-  'public.products service_role UPDATE': 'deleted_at is_active name reorder_level sku',
+  'public.products authenticated INSERT': 'allocation id is_active name reorder_level sku',
+  'public.products service_role INSERT': 'allocation id is_active name reorder_level sku',
+  'public.products authenticated UPDATE': 'allocation deleted_at is_active name reorder_level sku',
+  'public.products service_role UPDATE': 'allocation deleted_at is_active name reorder_level sku',
 };
 
 /** The functions `anon` can call: EXECUTE on the function and USAGE on its schema. */

@@ -47,7 +47,10 @@ export const ERROR_WORDS: Record<Locale, CodeWords> = {
         : 'Only one site-wide campaign can run at a time: another one is active on these days.';
     },
     CAMPAIGN_FINAL: () => 'A completed or cancelled campaign can no longer change.',
-    INVALID_STATUS_TRANSITION: () => 'The campaign cannot move to that status from its current one.',
+    INVALID_STATUS_TRANSITION: (d) =>
+      d.order_id === undefined
+        ? 'The campaign cannot move to that status from its current one.'
+        : 'The order cannot move to that status from its current one (it may just have been changed: reload it).',
     INVALID_DATE_RANGE: () => 'The dates are not valid: the end cannot be before the start, and at most 366 days.',
     ATTRIBUTION_WEIGHT_EXCEEDED: () => "The attribution weight is above this campaign type's limit.",
     TYPE_NOT_FOUND: () => 'This campaign type does not exist.',
@@ -62,9 +65,12 @@ export const ERROR_WORDS: Record<Locale, CodeWords> = {
       `Another product already uses ${d.sku === undefined ? 'this SKU' : `the SKU ${d.sku}`} (deleted products included): SKUs are never reused.`,
     INSUFFICIENT_STOCK: (d) =>
       d.available === undefined ? 'Not enough stock for this quantity.' : `Not enough stock: ${n(d.available)} free, ${n(d.requested)} asked for.`,
+    EXPIRED_STOCK: (d) =>
+      `Only ${n(d.available)} of the ${n(d.requested)} units can ship: the rest of the stock is past its expiry. Receive fresh stock first.`,
     NO_INVENTORY_RECORD: () => 'This product has no lot to adjust.',
     INVENTORY_RECORD_NOT_FOUND: () => 'This lot does not exist.',
     ORDER_NOT_FOUND: () => 'This order does not exist.',
+    CUSTOMER_NOT_FOUND: () => 'This customer does not exist.',
     LOCK_TIMEOUT: () => 'Someone else is changing the same data; try again in a moment.',
     SERVICE_UNAVAILABLE: () => 'The service is unavailable for a moment; try again shortly.',
     CALCULATION_ERROR: () => 'The report could not be calculated; try again shortly.',
@@ -92,7 +98,8 @@ export const ERROR_WORDS: Record<Locale, CodeWords> = {
         : '同一時間只能有一個全站活動：這段期間已有另一個全站活動在進行。';
     },
     CAMPAIGN_FINAL: () => '已完成或已取消的活動無法再修改。',
-    INVALID_STATUS_TRANSITION: () => '活動目前的狀態不能這樣變更。',
+    INVALID_STATUS_TRANSITION: (d) =>
+      d.order_id === undefined ? '活動目前的狀態不能這樣變更。' : '訂單目前的狀態不能這樣變更（可能剛被別人改過，請重新載入）。',
     INVALID_DATE_RANGE: () => '日期範圍不正確：結束日期不能早於開始日期，且最多 366 天。',
     ATTRIBUTION_WEIGHT_EXCEEDED: () => '歸因權重超過這個活動類型允許的上限。',
     TYPE_NOT_FOUND: () => '找不到這個活動類型。',
@@ -105,9 +112,11 @@ export const ERROR_WORDS: Record<Locale, CodeWords> = {
     DUPLICATE_SKU: (d) => `已有商品使用${d.sku === undefined ? '這個商品編號' : `商品編號 ${d.sku}`}（包含已刪除的商品）：商品編號不能重複使用。`,
     INSUFFICIENT_STOCK: (d) =>
       d.available === undefined ? '庫存不足，無法扣除這個數量。' : `庫存不足：可用 ${n(d.available)} 件，要求 ${n(d.requested)} 件。`,
+    EXPIRED_STOCK: (d) => `${n(d.requested)} 件中只有 ${n(d.available)} 件可出貨：其餘庫存已過期，請先進貨新批次。`,
     NO_INVENTORY_RECORD: () => '這項商品沒有可調整的批次。',
     INVENTORY_RECORD_NOT_FOUND: () => '找不到這個批次。',
     ORDER_NOT_FOUND: () => '找不到這筆訂單。',
+    CUSTOMER_NOT_FOUND: () => '找不到這位顧客。',
     LOCK_TIMEOUT: () => '有人正在修改同一筆資料，請稍後再試。',
     SERVICE_UNAVAILABLE: () => '服務暫時無法使用，請稍後再試。',
     CALCULATION_ERROR: () => '報表暫時無法計算，請稍後再試。',

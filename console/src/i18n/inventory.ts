@@ -11,6 +11,7 @@ const CODES_EN: Record<string, string> = {
   damage_writeoff: 'damage write-off', expired_removal: 'expired removal', loss_theft: 'loss or theft',
   quality_issue: 'quality issue', manual_adjustment: 'manual adjustment', inventory_count: 'inventory count',
   system_correction: 'system correction', stock_in: 'stock in', stock_adjust: 'stock adjust', stock_out: 'stock out',
+  sale: 'sale (order shipped)', sale_return: 'return (order refunded)', fifo: 'first in, first out', fefo: 'first to expire, first out',
 };
 const CODES_ZH: Record<string, string> = {
   manual_stock_in: '手動入庫', purchase_order: '採購單', return_goods: '退貨', transfer_in: '調撥入庫',
@@ -19,6 +20,7 @@ const CODES_ZH: Record<string, string> = {
   inventory_audit_decrease: '盤點（減少）', damage_writeoff: '損壞報廢', expired_removal: '過期下架',
   loss_theft: '遺失或失竊', quality_issue: '品質問題', manual_adjustment: '手動調整', inventory_count: '庫存盤點',
   system_correction: '系統更正', stock_in: '入庫', stock_adjust: '庫存調整', stock_out: '出庫',
+  sale: '銷售出貨', sale_return: '退貨入庫', fifo: '先進先出', fefo: '先到期先出',
 };
 
 export const inventoryText = defineMessages({

@@ -227,6 +227,7 @@ export type Database = {
           'quantity': number;
           'received_at': string;
           'source': string;
+          'unit_cost': number | null;
           'updated_at': string;
         };
         ComputedFields: never;
@@ -243,6 +244,7 @@ export type Database = {
           'quantity': number;
           'received_at'?: string;
           'source': string;
+          'unit_cost'?: number | null;
           'updated_at'?: string;
         };
         Update: {
@@ -258,6 +260,7 @@ export type Database = {
           'quantity'?: number;
           'received_at'?: string;
           'source'?: string;
+          'unit_cost'?: number | null;
           'updated_at'?: string;
         };
         Relationships: [
@@ -270,6 +273,99 @@ export type Database = {
           },
           {
             foreignKeyName: 'inventory_records_product_id_fkey';
+            columns: ['product_id'];
+            isOneToOne: false;
+            referencedRelation: 'products';
+            referencedColumns: ['id'];
+          },
+        ];
+      };
+      'order_line_lots': {
+        Row: {
+          'inventory_record_id': string;
+          'order_line_id': string;
+          'quantity': number;
+          'returned_quantity': number;
+          'unit_cost': number | null;
+        };
+        ComputedFields: never;
+        Insert: {
+          'inventory_record_id': string;
+          'order_line_id': string;
+          'quantity': number;
+          'returned_quantity'?: number;
+          'unit_cost'?: number | null;
+        };
+        Update: {
+          'inventory_record_id'?: string;
+          'order_line_id'?: string;
+          'quantity'?: number;
+          'returned_quantity'?: number;
+          'unit_cost'?: number | null;
+        };
+        Relationships: [
+          {
+            foreignKeyName: 'order_line_lots_inventory_record_id_fkey';
+            columns: ['inventory_record_id'];
+            isOneToOne: false;
+            referencedRelation: 'inventory_records';
+            referencedColumns: ['id'];
+          },
+          {
+            foreignKeyName: 'order_line_lots_order_line_id_fkey';
+            columns: ['order_line_id'];
+            isOneToOne: false;
+            referencedRelation: 'order_lines';
+            referencedColumns: ['id'];
+          },
+        ];
+      };
+      'order_lines': {
+        Row: {
+          'amount': number | null;
+          'id': string;
+          'line_number': number;
+          'order_id': string;
+          'product_id': string;
+          'quantity': number;
+          'unit_price': number;
+        };
+        ComputedFields: never;
+        Insert: {
+          'amount'?: never;
+          'id'?: string;
+          'line_number': number;
+          'order_id': string;
+          'product_id': string;
+          'quantity': number;
+          'unit_price': number;
+        };
+        Update: {
+          'amount'?: never;
+          'id'?: string;
+          'line_number'?: number;
+          'order_id'?: string;
+          'product_id'?: string;
+          'quantity'?: number;
+          'unit_price'?: number;
+        };
+        Relationships: [
+          {
+            foreignKeyName: 'order_lines_order_id_fkey';
+            columns: ['order_id'];
+            isOneToOne: false;
+            referencedRelation: 'orders';
+            referencedColumns: ['id'];
+          },
+          {
+            foreignKeyName: 'order_lines_product_id_fkey';
+            columns: ['product_id'];
+            isOneToOne: false;
+            referencedRelation: 'product_stock';
+            referencedColumns: ['id'];
+          },
+          {
+            foreignKeyName: 'order_lines_product_id_fkey';
             columns: ['product_id'];
             isOneToOne: false;
             referencedRelation: 'products';
@@ -291,6 +387,7 @@ export type Database = {
           'paid_at': string | null;
           'promised_at': string | null;
           'refunded_at': string | null;
+          'restocked': boolean | null;
           'shipped_at': string | null;
           'status': string;
           'total_amount': number;
@@ -310,6 +407,7 @@ export type Database = {
           'paid_at'?: string | null;
           'promised_at'?: string | null;
           'refunded_at'?: string | null;
+          'restocked'?: boolean | null;
           'shipped_at'?: string | null;
           'status'?: string;
           'total_amount': number;
@@ -328,6 +426,7 @@ export type Database = {
           'paid_at'?: string | null;
           'promised_at'?: string | null;
           'refunded_at'?: string | null;
+          'restocked'?: boolean | null;
           'shipped_at'?: string | null;
           'status'?: string;
           'total_amount'?: number;
@@ -345,6 +444,8 @@ export type Database = {
       };
       'products': {
         Row: {
+          'allocation': string;
+          'available_stock': number | null;
           'created_at': string;
           'current_stock': number;
           'deleted_at': string | null;
@@ -352,11 +453,14 @@ export type Database = {
           'is_active': boolean;
           'name': string;
           'reorder_level': number;
+          'reserved_stock': number;
           'sku': string;
           'updated_at': string;
         };
         ComputedFields: never;
         Insert: {
+          'allocation'?: string;
+          'available_stock'?: never;
           'created_at'?: string;
           'current_stock'?: number;
           'deleted_at'?: string | null;
@@ -364,10 +468,13 @@ export type Database = {
           'is_active'?: boolean;
           'name': string;
           'reorder_level'?: number;
+          'reserved_stock'?: number;
           'sku': string;
           'updated_at'?: string;
         };
         Update: {
+          'allocation'?: string;
+          'available_stock'?: never;
           'created_at'?: string;
           'current_stock'?: number;
           'deleted_at'?: string | null;
@@ -375,6 +482,7 @@ export type Database = {
           'is_active'?: boolean;
           'name'?: string;
           'reorder_level'?: number;
+          'reserved_stock'?: number;
           'sku'?: string;
           'updated_at'?: string;
         };
@@ -660,8 +768,19 @@ export type Database = {
         ComputedFields: never;
         Relationships: [];
       };
+      'order_status_moves': {
+        Row: {
+          'from_status': Database['public']['Enums']['order_status'] | null;
+          'goods': string | null;
+          'to_status': Database['public']['Enums']['order_status'] | null;
+        };
+        ComputedFields: never;
+        Relationships: [];
+      };
       'product_stock': {
         Row: {
+          'allocation': string;
+          'available_stock': number | null;
           'created_at': string;
           'current_stock': number;
           'deleted_at': string | null;
@@ -670,12 +789,15 @@ export type Database = {
           'low_stock': boolean | null;
           'name': string;
           'reorder_level': number;
+          'reserved_stock': number;
           'sku': string;
           'stock_status': Database['public']['Enums']['stock_status'] | null;
           'updated_at': string;
         };
         ComputedFields: never;
         Insert: {
+          'allocation'?: string | null;
+          'available_stock'?: number | null;
           'created_at'?: string | null;
           'current_stock'?: number | null;
           'deleted_at'?: string | null;
@@ -684,11 +806,14 @@ export type Database = {
           'low_stock'?: never;
           'name'?: string | null;
           'reorder_level'?: number | null;
+          'reserved_stock'?: number | null;
           'sku'?: string | null;
           'stock_status'?: never;
           'updated_at'?: string | null;
         };
         Update: {
+          'allocation'?: string | null;
+          'available_stock'?: number | null;
           'created_at'?: string | null;
           'current_stock'?: number | null;
           'deleted_at'?: string | null;
@@ -697,6 +822,7 @@ export type Database = {
           'low_stock'?: never;
           'name'?: string | null;
           'reorder_level'?: number | null;
+          'reserved_stock'?: number | null;
           'sku'?: string | null;
           'stock_status'?: never;
           'updated_at'?: string | null;
@@ -819,6 +945,8 @@ export type Database = {
       'create_product': {
         Args: { 'product': Json };
         Returns: {
+          'allocation': string;
+          'available_stock': number | null;
           'created_at': string;
           'current_stock': number;
           'deleted_at': string | null;
@@ -826,6 +954,7 @@ export type Database = {
           'is_active': boolean;
           'name': string;
           'reorder_level': number;
+          'reserved_stock': number;
           'sku': string;
           'updated_at': string;
         };
@@ -889,6 +1018,8 @@ export type Database = {
       'delete_product': {
         Args: { 'product_id': string };
         Returns: {
+          'allocation': string;
+          'available_stock': number | null;
           'created_at': string;
           'current_stock': number;
           'deleted_at': string | null;
@@ -896,6 +1027,7 @@ export type Database = {
           'is_active': boolean;
           'name': string;
           'reorder_level': number;
+          'reserved_stock': number;
           'sku': string;
           'updated_at': string;
         };
@@ -905,6 +1037,16 @@ export type Database = {
           isOneToOne: true;
           isSetofReturn: false;
         };
+      };
+      'place_order': {
+        Args: {
+          'customer_id': string;
+          'idempotency_key'?: string;
+          'lines': Json;
+          'ordered_at'?: string;
+          'status'?: string;
+        };
+        Returns: Json;
       };
       'revenue_attribution': {
         Args: { 'from_date': string; 'to_date': string };
@@ -1031,9 +1173,12 @@ export type Database = {
           isSetofReturn: false;
         };
       };
+      'update_order_status': { Args: { 'order_id': string; 'restock'?: boolean; 'status': string }; Returns: Json };
       'update_product': {
         Args: { 'changes': Json; 'product_id': string };
         Returns: {
+          'allocation': string;
+          'available_stock': number | null;
           'created_at': string;
           'current_stock': number;
           'deleted_at': string | null;
@@ -1041,6 +1186,7 @@ export type Database = {
           'is_active': boolean;
           'name': string;
           'reorder_level': number;
+          'reserved_stock': number;
           'sku': string;
           'updated_at': string;
         };
@@ -1077,6 +1223,7 @@ export type Database = {
         | 'quality_issue'
         | 'other';
       'stock_adjust_source': 'manual_adjustment' | 'inventory_count' | 'system_correction' | 'other';
+      'stock_allocation': 'fifo' | 'fefo';
       'stock_in_source':
         | 'manual_stock_in'
         | 'purchase_order'
@@ -1085,7 +1232,7 @@ export type Database = {
         | 'production_complete'
         | 'supplier_direct'
         | 'other';
-      'stock_operation': 'stock_in' | 'stock_adjust' | 'stock_out';
+      'stock_operation': 'stock_in' | 'stock_adjust' | 'stock_out' | 'sale' | 'sale_return';
       'stock_status': 'out_of_stock' | 'low_stock' | 'in_stock';
     };
     CompositeTypes: {
@@ -1220,6 +1367,7 @@ export const Constants = {
         'other',
       ],
       'stock_adjust_source': ['manual_adjustment', 'inventory_count', 'system_correction', 'other'],
+      'stock_allocation': ['fifo', 'fefo'],
       'stock_in_source': [
         'manual_stock_in',
         'purchase_order',
@@ -1229,7 +1377,7 @@ export const Constants = {
         'supplier_direct',
         'other',
       ],
-      'stock_operation': ['stock_in', 'stock_adjust', 'stock_out'],
+      'stock_operation': ['stock_in', 'stock_adjust', 'stock_out', 'sale', 'sale_return'],
       'stock_status': ['out_of_stock', 'low_stock', 'in_stock'],
     },
   },

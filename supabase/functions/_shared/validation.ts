@@ -244,3 +244,17 @@ export function queryInteger(min: number, max: number) {
     .transform(Number)
     .pipe(z.number().int().min(min, `must be at least ${min}`).max(max, `must be at most ${max}`));
 }
+
+/**
+ * A request's list of lines (a delivery's `items`, an order's `lines`): a refused line is named by its index
+ * too (`details.index`), as the database names it.
+ */
+export function linesProblem(field: string, area: Area): ProblemMapper {
+  const pattern = new RegExp(`^${field}\\.(\\d+)(\\.|$)`);
+  return (problem) => {
+    const line = pattern.exec(problem.field);
+    if (!line) return undefined;
+    const error = validationError(area, problem);
+    return new ApiError(error.status, error.code, error.message, { ...error.details, index: Number(line[1]) });
+  };
+}

@@ -9,10 +9,12 @@ import { containsPattern, type Database, type Tx } from '../_shared/db.ts';
 import { orderArea as area } from '../_shared/errors.ts';
 import { pageReply, type Reply, type RequestContext } from '../_shared/http.ts';
 import type { summary } from './responses.ts';
-import type { listQuery, orderPath } from './schemas.ts';
+import type { listQuery, orderPath, placeBody, statusBody } from './schemas.ts';
 import { ApiError } from '../_shared/errors.ts';
+import { idempotencyKey } from '../_shared/idempotency.ts';
 
 type Order = Tables<'orders'> & { customer_name: string | null; customer_email: string | null };
+type Changed = { response: Record<string, unknown> };
 type Summary = z.infer<typeof summary>;
 
 const DEFAULT_PER_PAGE = 50;
@@ -30,14 +32,16 @@ export function orderHandlers(db: Database) {
     async read(ctx: RequestContext<{ params: typeof orderPath }>): Promise<Reply> {
       const { id } = ctx.input.params;
       const [found] = await db.asCaller(ctx.caller, area, (tx) =>
-        tx<(Order & { customer_order_count: number })[]>`
+        tx<(Order & { customer_order_count: number; goods: Record<string, unknown> })[]>`
           select o.*, c.name as customer_name, c.email as customer_email,
                  (select count(*) from public.orders other where other.customer_id = o.customer_id)::integer
-                   as customer_order_count
+                   as customer_order_count,
+                 private.order_goods(o.id) as goods
           from public.orders o
           left join public.customers c on c.id = o.customer_id
           where o.id = ${id}`);
       if (!found) throw new ApiError(404, 'ORDER_NOT_FOUND', `Order ${id} does not exist`, { order_id: id });
+      const { goods, ...order } = found;
       const steps = [
         ['placed', found.ordered_at],
         ['paid', found.paid_at],
@@ -51,7 +55,40 @@ export function orderHandlers(db: Database) {
         .filter((step): step is readonly [typeof step[0], string] => step[1] !== null)
         .map(([event, at]) => ({ event, at }))
         .sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
-      return { body: { success: true, data: { ...answered(found), timeline } } };
+      return { body: { success: true, data: { ...answered(order), ...goods, timeline } } };
+    },
+
+    /** The status moves an order with goods may make, and what each does to them (public.order_status_moves). */
+    async moves(ctx: RequestContext): Promise<Reply> {
+      const moves = await db.asCaller(ctx.caller, area, (tx) =>
+        tx`select from_status, to_status, goods from public.order_status_moves`);
+      return { body: { success: true, data: { moves } } };
+    },
+
+    /** Places an order of lines, reserving them: public.place_order, which does the change and the replay. */
+    async place(ctx: RequestContext<{ body: typeof placeBody }>): Promise<Reply> {
+      const body = ctx.input.body;
+      const key = idempotencyKey(ctx.req, area);
+      const [{ response }] = await db.asCaller(ctx.caller, area, (tx) =>
+        tx<Changed[]>`
+          select public.place_order(
+            customer_id => ${body.customer_id}::uuid,
+            lines => ${tx.json(body.lines)},
+            status => ${body.status ?? null},
+            ordered_at => ${body.ordered_at ?? null}::timestamptz,
+            idempotency_key => ${key}
+          ) as response`);
+      return { status: 201, body: response };
+    },
+
+    /** Moves an order's status, and its goods with it: public.update_order_status. */
+    async move(ctx: RequestContext<{ params: typeof orderPath; body: typeof statusBody }>): Promise<Reply> {
+      const { id } = ctx.input.params;
+      const body = ctx.input.body;
+      const [{ response }] = await db.asCaller(ctx.caller, area, (tx) =>
+        tx<Changed[]>`
+          select public.update_order_status(${id}::uuid, ${body.status}, ${body.restock ?? null}) as response`);
+      return { body: response };
     },
 
     async list(ctx: RequestContext<{ query: typeof listQuery }>): Promise<Reply> {

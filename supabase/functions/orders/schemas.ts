@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import { enums } from '../_shared/enums.ts';
-import { enumOf, isoDateTime, queryInteger, rule, uuid } from '../_shared/validation.ts';
+import { orderArea } from '../_shared/errors.ts';
+import { enumOf, isoDateTime, linesProblem, queryInteger, rule, twoDecimals, uuid } from '../_shared/validation.ts';
 import { ORDER_FIGURES } from './figures.ts';
 import { MIN_SEARCH_CHARACTERS } from './search.ts';
 
@@ -39,3 +40,41 @@ export const listQuery = z
 
 /** `/:id`: one order. */
 export const orderPath = z.object({ id: z.string().pipe(uuid) });
+
+export const MAX_ORDER_LINES = 200;
+/** The most an order may come to: orders.total_amount is numeric(12, 2) (private.max_order_total). */
+export const MAX_ORDER_TOTAL = 9_999_999_999.99;
+
+/** One line of a new order: what, how many, at what price a unit (TWD). */
+const orderLine = z.strictObject({
+  product_id: uuid,
+  quantity: z.number('must be a number').int('must be a whole number').min(1, 'must be at least 1')
+    .max(1_000_000, 'must be at most 1000000'),
+  unit_price: z.number('must be a number').min(0, 'must be at least 0').max(MAX_ORDER_TOTAL, `must be at most ${MAX_ORDER_TOTAL}`)
+    .check(twoDecimals()),
+});
+
+/** POST /orders: public.place_order's arguments. The status a new order may have: placed, or paid at once. */
+export const placeBody = z.strictObject({
+  customer_id: uuid,
+  lines: z.array(orderLine, 'must be an array of lines').min(1, 'must have at least 1 line')
+    .max(MAX_ORDER_LINES, `at most ${MAX_ORDER_LINES} lines`)
+    .refine(
+      (lines) => lines.reduce((total, line) => total + line.quantity * line.unit_price, 0) <= MAX_ORDER_TOTAL,
+      rule('max_total', `the order may come to at most ${MAX_ORDER_TOTAL}`, { max: MAX_ORDER_TOTAL }),
+    ),
+  status: z.enum(['pending', 'paid'], 'must be one of pending, paid').optional(),
+  ordered_at: instant.optional(),
+});
+
+/** A refused line is named by its index (`details.index`), as the database names it. */
+export const placeProblem = linesProblem('lines', orderArea);
+
+/** PATCH /orders/:id: the status to move to, and for a refund after shipping whether the goods go back. */
+export const statusBody = z.strictObject({
+  status: enumOf(enums.order_status),
+  restock: z.boolean('must be true or false').optional(),
+}).refine(
+  (body) => body.restock === undefined || body.status === 'refunded',
+  rule('requires', 'only with status refunded', { field: 'status' }, ['restock']),
+);

@@ -71,7 +71,7 @@ export function productHandlers(db: Database) {
             query.sort_order === 'desc' ? tx`desc` : tx`asc`
           }, sku collate private.natural_order, id`
           : query.low_stock || query.stock_status === 'low_stock'
-          ? tx`current_stock - reorder_level, sku collate private.natural_order, id`
+          ? tx`available_stock - reorder_level, sku collate private.natural_order, id`
           : tx`sku collate private.natural_order, id`;
         return pageOf(
           tx<Counted<Product>[]>`

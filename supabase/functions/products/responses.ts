@@ -21,7 +21,14 @@ export const product = z.object({
   deleted_at: timestamp.nullable(),
   created_at: timestamp,
   updated_at: timestamp,
-  stock_status: z.enum(enums.stock_status).describe('out_of_stock (none), low_stock (at or below the reorder level), in_stock'),
+  stock_status: z.enum(enums.stock_status).describe(
+    'Of the available stock: out_of_stock (none), low_stock (at or below the reorder level), in_stock',
+  ),
+  reserved_stock: count.describe("What open orders' lines hold of current_stock (on hand)"),
+  available_stock: count.describe('On hand and free to sell: current_stock − reserved_stock'),
+  allocation: z.enum(enums.stock_allocation).describe(
+    'Which lot a sale draws first: fifo (oldest received) or fefo (first to expire, then oldest)',
+  ),
 });
 
 /** A lot's number and expiry as received; null when the delivery gave none. */

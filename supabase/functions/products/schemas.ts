@@ -27,6 +27,7 @@ const fields = {
     .int('must be a whole number')
     .min(0, 'must be at least 0')
     .max(MAX_REORDER_LEVEL, `must be at most ${MAX_REORDER_LEVEL}`),
+  allocation: enumOf(enums.stock_allocation),
 };
 
 export const createBody = z.strictObject({
@@ -34,6 +35,7 @@ export const createBody = z.strictObject({
   name: fields.name,
   is_active: fields.is_active.optional(),
   reorder_level: fields.reorder_level.optional(),
+  allocation: fields.allocation.optional(),
 });
 
 export const updateBody = patchBody(fields);
@@ -42,6 +44,7 @@ export const SORTABLE_COLUMNS = [
   'sku',
   'name',
   'current_stock',
+  'available_stock',
   'reorder_level',
   'is_active',
   'created_at',

@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import { enums } from '../_shared/enums.ts';
 import { lotNumber, stockInNote, stockQuantity } from '../_shared/inventory.ts';
-import { ApiError, inventoryArea } from '../_shared/errors.ts';
-import { enumOf, isoDate, isoDateTime, type ProblemMapper, uuid, validationError } from '../_shared/validation.ts';
+import { inventoryArea } from '../_shared/errors.ts';
+import { enumOf, isoDate, isoDateTime, linesProblem, uuid } from '../_shared/validation.ts';
 
 /** What one lot carries: the expiry is a store day (the database refuses one before the day received). */
 const lot = {
@@ -34,9 +34,4 @@ export const stockInBatchBody = z.strictObject({
 });
 
 /** A refused line is named by its index too (`details.index`), as the database names it. */
-export const lineProblem: ProblemMapper = (problem) => {
-  const line = /^items\.(\d+)(\.|$)/.exec(problem.field);
-  if (!line) return undefined;
-  const error = validationError(inventoryArea, problem);
-  return new ApiError(error.status, error.code, error.message, { ...error.details, index: Number(line[1]) });
-};
+export const lineProblem = linesProblem('items', inventoryArea);

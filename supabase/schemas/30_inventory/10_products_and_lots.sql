@@ -16,10 +16,15 @@ create type public.stock_adjust_reason as enum (
   'inventory_audit_increase', 'return_goods', 'supplier_compensation', 'miscount_correction',
   'inventory_audit_decrease', 'damage_writeoff', 'expired_removal', 'loss_theft', 'quality_issue', 'other'
 );
-create type public.stock_operation as enum ('stock_in', 'stock_adjust', 'stock_out');
+-- `sale` is an order's goods drawn when it ships, `sale_return` a refunded order's goods put back
+-- (30_inventory/50_order_goods.sql).
+create type public.stock_operation as enum ('stock_in', 'stock_adjust', 'stock_out', 'sale', 'sale_return');
 create type public.stock_adjust_direction as enum ('increase', 'decrease', 'either');
 -- Where a product's stock stands against its reorder level (public.product_stock.stock_status).
 create type public.stock_status as enum ('out_of_stock', 'low_stock', 'in_stock');
+-- Which lot a sale draws first: the oldest received (`fifo`, the seeds' rule) or the one that expires
+-- first (`fefo`, for perishables; then the oldest).
+create type public.stock_allocation as enum ('fifo', 'fefo');
 
 -- Which way each adjustment reason may move stock, and which reasons need a note: the rule
 -- `public.stock_adjust` enforces, served as it stands (GET /stock-adjust/reasons) so a form offers only
@@ -58,7 +63,16 @@ create table public.products (
   -- Low on stock when current_stock <= reorder_level (public.product_stock.low_stock). The default, 10, is
   -- also public.create_product's.
   reorder_level integer not null default 10
-    constraint products_reorder_level_range check (reorder_level between 0 and 1000000000)
+    constraint products_reorder_level_range check (reorder_level between 0 and 1000000000),
+  -- What open orders (placed, not yet shipped or cancelled) hold of current_stock: their lines' quantities,
+  -- kept by the order functions and the order status trigger (50_order_goods.sql). Never more than on
+  -- hand, so no order can take what another holds: the CHECK is the never-oversold rule, for every writer.
+  reserved_stock bigint not null default 0,
+  -- On hand and free to sell: what a new order or a decrease may take.
+  available_stock bigint generated always as (current_stock - reserved_stock) stored,
+  allocation text not null default 'fifo'
+    constraint products_allocation_known check (allocation = any (enum_range(null::public.stock_allocation)::text[])),
+  constraint products_reserved_stock_within_stock check (reserved_stock between 0 and current_stock)
 );
 
 create table public.inventory_records (
@@ -91,6 +105,9 @@ create table public.inventory_records (
       char_length(lot_number) between 1 and 64 and lot_number !~ '[[:cntrl:]]' and lot_number = btrim(lot_number)
     ),
   expires_on date,
+  -- What one unit of the lot cost the store (TWD), when the delivery says: a shipped line's cost is what
+  -- the lots it drew cost (FIFO costing).
+  unit_cost numeric(12, 2) constraint inventory_records_unit_cost_not_negative check (unit_cost >= 0),
   constraint inventory_records_user_has_id check (created_by_role <> 'authenticated' or created_by is not null)
 );
 
@@ -144,15 +161,16 @@ revoke all on public.products, public.inventory_records from anon;
 
 revoke insert, update, delete, truncate on public.products from authenticated, service_role;
 
-grant insert (id, sku, name, is_active, reorder_level) on public.products to authenticated, service_role;
+grant insert (id, sku, name, is_active, reorder_level, allocation) on public.products to authenticated, service_role;
 
-grant update (sku, name, is_active, deleted_at, reorder_level) on public.products to authenticated, service_role;
+grant update (sku, name, is_active, deleted_at, reorder_level, allocation) on public.products to authenticated, service_role;
 
 revoke insert, update, delete, truncate on public.inventory_records from authenticated, service_role;
 
 -- The product list (GET /products) as a view, so a supabase-js caller reads the same rows under the same
--- RLS as the products function, and `low_stock` and `stock_status` have one definition each: low is at or
--- below the product's reorder level; out of stock is none at all, apart from low.
+-- RLS as the products function, and `low_stock` and `stock_status` have one definition each, both of the
+-- stock free to sell (available_stock: on hand less what open orders hold): low is at or below the
+-- product's reorder level; out of stock is none free at all, apart from low.
 create or replace view public.product_stock with (security_invoker = true) as
 select p.id,
        p.sku,
@@ -160,15 +178,18 @@ select p.id,
        p.is_active,
        p.current_stock,
        p.reorder_level,
-       p.current_stock <= p.reorder_level as low_stock,
+       p.available_stock <= p.reorder_level as low_stock,
        p.deleted_at,
        p.created_at,
        p.updated_at,
        case
-         when p.current_stock = 0 then 'out_of_stock'
-         when p.current_stock <= p.reorder_level then 'low_stock'
+         when p.available_stock = 0 then 'out_of_stock'
+         when p.available_stock <= p.reorder_level then 'low_stock'
          else 'in_stock'
-       end::public.stock_status as stock_status
+       end::public.stock_status as stock_status,
+       p.reserved_stock,
+       p.available_stock,
+       p.allocation
 from public.products p;
 
 revoke all on public.product_stock from anon;

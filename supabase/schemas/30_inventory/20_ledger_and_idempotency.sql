@@ -120,11 +120,11 @@ revoke all on sequence public.stock_movements_id_seq from anon, authenticated, s
 alter publication supabase_realtime
   add table public.products, public.inventory_records, public.stock_in_history, public.stock_movements;
 
--- Business health's products dimension reads a window's stock-outs once, through an index that holds
--- only them, instead of probing each product's whole ledger.
-create index stock_movements_stock_out_idx
+-- Business health's products dimension reads a window's goods gone out (stock-outs and sales) once,
+-- through an index that holds only them, instead of probing each product's whole ledger.
+create index stock_movements_outbound_idx
   on public.stock_movements (created_at) include (product_id)
-  where operation = 'stock_out';
+  where operation in ('stock_out', 'sale');
 
 -- Idempotency records past their 24 hours are purged hourly by pg_cron where the platform has it (a hosted
 -- Supabase project). Where it has not (the local embedded PostgreSQL) or the extension cannot be created

@@ -8,7 +8,9 @@
 -- Lock order, the same in every operation so they cannot deadlock each other: the idempotency record,
 -- then the product rows (several in the order of their ids), then their lots oldest-first. Locking the product row serialises every change to
 -- one product, which is what makes "check the stock, then take it" safe under concurrent requests; the
--- CHECK constraints are the backstop should a future change forget it.
+-- CHECK constraints are the backstop should a future change forget it. `for no key update`, the lock an
+-- update of the stock columns takes: an order line's foreign key (key share) never waits for it, so an
+-- order placed while its product's stock moves queues once, at its reservation, instead of deadlocking.
 
 create or replace function private.stock_operator(out operator_id uuid, out operator_role text, out operator_key text)
 language plpgsql stable set search_path = '' as $$
@@ -178,7 +180,7 @@ begin
   select * into product
   from public.products p
   where p.id = lock_product.product_id and p.deleted_at is null
-  for update;
+  for no key update;
   if not found then
     perform private.product_not_found(product_id);
   end if;
@@ -215,9 +217,12 @@ end
 $$;
 
 -- Takes `quantity` from the product's lots, oldest received first; the caller holds the product lock
--- and has checked that the product's stock covers it. Returns [{inventory_id, quantity}].
-create or replace function private.draw_fifo(
-  product_id uuid, quantity bigint, operation_id uuid, operation text, details jsonb, operator_id uuid, operator_role text
+-- and has checked that the lots cover it. A sale (`sale_day`, the store day it ships) draws only the lots
+-- not expired by that day, and for a product set to FEFO (`first_expiring`) the lot that expires first,
+-- then the oldest. Returns [{inventory_id, quantity}] in the order drawn.
+create or replace function private.draw_lots(
+  product_id uuid, quantity bigint, operation_id uuid, operation text, details jsonb, operator_id uuid,
+  operator_role text, sale_day date default null, first_expiring boolean default false
 )
 returns jsonb
 language plpgsql set search_path = '' as $$
@@ -231,8 +236,9 @@ begin
   for candidate in
     select r.id, r.available_quantity
     from public.inventory_records r
-    where r.product_id = draw_fifo.product_id and r.available_quantity > 0
-    order by r.received_at, r.created_at, r.id
+    where r.product_id = draw_lots.product_id and r.available_quantity > 0
+      and (sale_day is null or r.expires_on is null or r.expires_on >= sale_day)
+    order by case when first_expiring then r.expires_on end nulls last, r.received_at, r.created_at, r.id
     for update
   loop
     exit when remaining = 0;
@@ -293,10 +299,10 @@ begin
   end if;
 
   product := private.lock_product(product_id);
-  if product.current_stock < quantity then
-    perform private.insufficient_stock(product.id, null, quantity, product.current_stock);
+  if product.available_stock < quantity then
+    perform private.insufficient_stock(product.id, null, quantity, product.available_stock);
   end if;
-  allocations := private.draw_fifo(product.id, quantity, gen_random_uuid(), 'stock_out',
+  allocations := private.draw_lots(product.id, quantity, gen_random_uuid(), 'stock_out',
     jsonb_build_object('reference', reference), operator.operator_id, operator.operator_role);
 
   return private.remember_response(operator.operator_key, idempotency_key, jsonb_build_object(
@@ -391,8 +397,9 @@ begin
     end if;
     product := private.lock_product(target_product);
     select * into lot from public.inventory_records r where r.id = stock_adjust.inventory_id for update;
-    if lot.available_quantity + adjust_quantity < 0 then
-      perform private.insufficient_stock(product.id, lot.id, amount, lot.available_quantity);
+    -- Neither more than the lot holds nor units open orders hold (products.reserved_stock).
+    if least(lot.available_quantity, product.available_stock) + adjust_quantity < 0 then
+      perform private.insufficient_stock(product.id, lot.id, amount, least(lot.available_quantity, product.available_stock));
     end if;
     previous_stock := lot.available_quantity;
     update public.inventory_records r
@@ -433,10 +440,10 @@ begin
           format('Product %s has no inventory record to decrease', product.sku),
           jsonb_build_object('product_id', product.id));
       end if;
-      if product.current_stock < amount then
-        perform private.insufficient_stock(product.id, null, amount, product.current_stock);
+      if product.available_stock < amount then
+        perform private.insufficient_stock(product.id, null, amount, product.available_stock);
       end if;
-      allocations := private.draw_fifo(product.id, amount, gen_random_uuid(), 'stock_adjust', details,
+      allocations := private.draw_lots(product.id, amount, gen_random_uuid(), 'stock_adjust', details,
         operator.operator_id, operator.operator_role);
       lot.id := (allocations -> 0 ->> 'inventory_id')::uuid;
     end if;
@@ -468,7 +475,7 @@ revoke execute on function
   private.claim_idempotency_key(text, text, text, jsonb), private.remember_response(text, text, jsonb),
   private.lock_product(uuid),
   private.log_movement(uuid, text, public.inventory_records, bigint, jsonb, uuid, text),
-  private.draw_fifo(uuid, bigint, uuid, text, jsonb, uuid, text),
+  private.draw_lots(uuid, bigint, uuid, text, jsonb, uuid, text, date, boolean),
   private.insufficient_stock(uuid, uuid, bigint, bigint)
 from public, anon, authenticated, service_role;
 

@@ -268,7 +268,7 @@ begin
     select p.* from public.products p
     where p.id in (select l.product_id from unnest(lines) l) and p.deleted_at is null
     order by p.id
-    for update
+    for no key update
   loop
     perform private.refuse_inactive(product, (select min(l.index) from unnest(lines) l where l.product_id = product.id));
   end loop;

@@ -49,6 +49,10 @@ begin
       if jsonb_typeof(value) <> 'boolean' then
         problem := 'must be true or false';
       end if;
+    elsif field = 'allocation' then
+      if jsonb_typeof(value) <> 'string' or not value #>> '{}' = any (enum_range(null::public.stock_allocation)::text[]) then
+        problem := private.one_of(enum_range(null::public.stock_allocation));
+      end if;
     elsif field = 'reorder_level' then
       -- Two statements, so the cast never meets a value that is not a number.
       if jsonb_typeof(value) <> 'number' then
@@ -87,7 +91,8 @@ begin
 end
 $$;
 
--- `product`: sku and name, optionally is_active (default true) and reorder_level (default 10, the column's).
+-- `product`: sku and name, optionally is_active (default true), reorder_level (default 10, the column's) and
+-- allocation (default fifo).
 create or replace function public.create_product(product jsonb)
 returns public.products
 language plpgsql set search_path = '' as $$
@@ -97,9 +102,9 @@ begin
   perform private.require_product_admin();
   perform private.check_product_fields(product, array['sku', 'name']);
 
-  insert into public.products as p (sku, name, is_active, reorder_level)
+  insert into public.products as p (sku, name, is_active, reorder_level, allocation)
   values (product ->> 'sku', btrim(product ->> 'name'), coalesce((product ->> 'is_active')::boolean, true),
-          coalesce((product ->> 'reorder_level')::numeric::integer, 10))
+          coalesce((product ->> 'reorder_level')::numeric::integer, 10), coalesce(product ->> 'allocation', 'fifo'))
   on conflict (sku) do nothing
   returning p.* into created;
   if not found then
@@ -129,7 +134,8 @@ begin
       name = case when changes ? 'name' then btrim(changes ->> 'name') else p.name end,
       is_active = case when changes ? 'is_active' then (changes ->> 'is_active')::boolean else p.is_active end,
       reorder_level = case when changes ? 'reorder_level' then (changes ->> 'reorder_level')::numeric::integer
-                           else p.reorder_level end
+                           else p.reorder_level end,
+      allocation = case when changes ? 'allocation' then changes ->> 'allocation' else p.allocation end
     where p.id = update_product.product_id and p.deleted_at is null
     returning p.* into updated;
   exception when unique_violation then
@@ -157,7 +163,7 @@ begin
   select * into product
   from public.products p
   where p.id = delete_product.product_id and p.deleted_at is null
-  for update;
+  for no key update;
   if not found then
     perform private.product_not_found(product_id);
   end if;

@@ -425,28 +425,28 @@ grant execute on function
 to service_role;
 
 -- The products dimension's figures: active products (active, not deleted, created before `as_of`), the
--- share of them in stock, and the share with an outbound shipment (`stock_out` movement) in the window.
--- Stock is `products.current_stock`, the sum of the lots' available quantity kept by the stock
--- functions: it is read as it is now, also for a past `as_of`, because lots written outside the stock
--- functions leave no ledger to rewind.
+-- share of them in stock (some free to sell: available_stock, on hand less what open orders hold), and the
+-- share that sold in the window: an order's line shipped (a `sale` movement) or a stock-out booked.
+-- Stock is read as it is now, also for a past `as_of`, because lots written outside the stock functions
+-- leave no ledger to rewind.
 create or replace function private.health_product_figures(as_of timestamptz, days integer)
 returns table (products bigint, in_stock_share numeric, sold_share numeric)
 language plpgsql stable set search_path = '' as $$
 begin
   return query
   with active as (
-    select p.id, p.current_stock
+    select p.id, p.available_stock
     from public.products p
     where p.is_active and p.deleted_at is null and p.created_at < as_of
   ),
   sold as (
     select distinct m.product_id
     from public.stock_movements m
-    where m.operation = 'stock_out'
+    where m.operation in ('stock_out', 'sale')
       and m.created_at >= as_of - make_interval(hours => 24 * days) and m.created_at < as_of
   )
   select count(*),
-         (count(*) filter (where a.current_stock > 0))::numeric / nullif(count(*), 0),
+         (count(*) filter (where a.available_stock > 0))::numeric / nullif(count(*), 0),
          (count(*) filter (where s.product_id is not null))::numeric / nullif(count(*), 0)
   from active a
   left join sold s on s.product_id = a.id;

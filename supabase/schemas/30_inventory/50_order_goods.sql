@@ -1,0 +1,561 @@
+-- An order's goods (CONTRACT §4, docs/inventory.md "Orders and stock"): its lines, what they hold of the
+-- stock, and the lots they were drawn from. Three stock states per product: on hand (`current_stock`, the
+-- lots), reserved (`reserved_stock`, what open orders' lines hold) and available (on hand less reserved).
+--   * placing an order (public.place_order) reserves its lines;
+--   * its status moves the goods, whoever updates it (the trigger below): shipped draws each line from the
+--     lots and releases the reservation, cancelled (or refunded) before shipping releases it, refunded after
+--     shipping puts the goods back into their lots when `restocked`;
+--   * `products.reserved_stock <= current_stock` is a CHECK, so nothing is oversold under any concurrency:
+--     the product row is the one place every order of it meets.
+-- Orders stored without lines (before lines existed, or written by a job as an amount) move no goods and
+-- keep their `item_count`. Lines are written only here: no API role may write them directly.
+
+-- An open order holds its goods; a shipped one has drawn them.
+create table public.order_lines (
+  id uuid primary key default gen_random_uuid(),
+  -- An order with goods is never deleted: cancelled or refunded, it keeps the trail of what it moved.
+  order_id uuid not null references public.orders (id) on delete restrict,
+  -- The line's place in the order, from 1.
+  line_number smallint not null constraint order_lines_line_number_range check (line_number between 1 and 200),
+  product_id uuid not null references public.products (id) on delete restrict,
+  quantity integer not null constraint order_lines_quantity_range check (quantity between 1 and 1000000),
+  -- TWD a unit, as sold.
+  unit_price numeric(12, 2) not null constraint order_lines_unit_price_not_negative check (unit_price >= 0),
+  amount numeric(12, 2) generated always as (quantity * unit_price) stored,
+  constraint order_lines_line_number_unique unique (order_id, line_number)
+);
+
+create index order_lines_product_idx on public.order_lines (product_id);
+
+-- What a shipped line drew from each lot, at the lot's cost then; `returned_quantity` of it came back
+-- with a refund. The recall question "who received lot L?" reads it by lot.
+create table public.order_line_lots (
+  order_line_id uuid not null references public.order_lines (id) on delete restrict,
+  inventory_record_id uuid not null references public.inventory_records (id) on delete restrict,
+  quantity integer not null constraint order_line_lots_quantity_positive check (quantity > 0),
+  unit_cost numeric(12, 2),
+  returned_quantity integer not null default 0
+    constraint order_line_lots_returned_within_drawn check (returned_quantity between 0 and quantity),
+  primary key (order_line_id, inventory_record_id)
+);
+
+create index order_line_lots_lot_idx on public.order_line_lots (inventory_record_id);
+
+alter table public.order_lines enable row level security;
+
+alter table public.order_line_lots enable row level security;
+
+create policy "customers see their order lines, admins see all" on public.order_lines
+  for select to authenticated
+  using (
+    (select private.is_admin())
+    or order_id in (select o.id from public.orders o
+                    join public.customers c on c.id = o.customer_id
+                    where c.user_id = (select auth.uid()))
+  );
+
+create policy "admins see the lots orders drew" on public.order_line_lots
+  for select to authenticated
+  using ((select private.is_admin()));
+
+revoke all on public.order_lines, public.order_line_lots from anon;
+
+revoke insert, update, delete, truncate on public.order_lines, public.order_line_lots from authenticated, service_role;
+
+grant select on public.order_lines, public.order_line_lots to authenticated, service_role;
+
+-- The moves an order with goods may make, each with what it does to them: the one table the status trigger
+-- enforces and the console offers buttons from. Orders without lines are not held to it.
+create or replace view public.order_status_moves with (security_invoker = true) as
+select m.from_status::public.order_status as from_status, m.to_status::public.order_status as to_status,
+       m.goods
+from (values
+  ('pending', 'paid', 'none'),
+  ('pending', 'shipped', 'draw'),
+  ('pending', 'cancelled', 'release'),
+  ('paid', 'shipped', 'draw'),
+  ('paid', 'cancelled', 'release'),
+  ('paid', 'refunded', 'release'),
+  ('shipped', 'delivered', 'none'),
+  ('shipped', 'completed', 'none'),
+  ('shipped', 'refunded', 'return'),
+  ('delivered', 'completed', 'none'),
+  ('delivered', 'refunded', 'return'),
+  ('completed', 'refunded', 'return')
+) m (from_status, to_status, goods);
+
+revoke all on public.order_status_moves from anon;
+
+revoke insert, update, delete, truncate on public.order_status_moves from authenticated, service_role;
+
+grant select on public.order_status_moves to authenticated, service_role;
+
+-- Who moves an order's goods, for the ledger: the caller of the request, or, for a job connected to the
+-- database itself (no request, so no JWT), the store's job, as the service key is recorded.
+create or replace function private.goods_operator(out operator_id uuid, out operator_role text)
+language sql stable set search_path = '' as $$
+  select case when auth.role() = 'authenticated' then auth.uid() end,
+         case when auth.role() = 'authenticated' and auth.uid() is not null then 'authenticated' else 'service_role' end
+$$;
+
+-- Locks the products of an order's lines in the order of their ids, the stock functions' lock order.
+create or replace function private.lock_order_products(order_id uuid)
+returns void
+language plpgsql set search_path = '' as $$
+begin
+  perform from public.products p
+  where p.id in (select l.product_id from public.order_lines l where l.order_id = lock_order_products.order_id)
+  order by p.id
+  for no key update of p;
+end
+$$;
+
+-- Gives back what an open order's lines hold. The caller holds the products' locks.
+create or replace function private.release_order_goods(order_id uuid)
+returns void
+language sql set search_path = '' as $$
+  update public.products p
+  set reserved_stock = p.reserved_stock - l.quantity
+  from (select l.product_id, sum(l.quantity) as quantity
+        from public.order_lines l where l.order_id = release_order_goods.order_id
+        group by l.product_id) l
+  where p.id = l.product_id
+$$;
+
+-- Draws each line of an order from its product's lots (one ledger operation, the order's id its
+-- reference) and records what each line drew. Only lots not expired on the store day of shipping are
+-- drawn: when those fall short, 422 EXPIRED_STOCK names the line and nothing is drawn. The caller holds the
+-- products' locks and has released the reservation.
+create or replace function private.ship_order_goods(order_id uuid)
+returns void
+language plpgsql set search_path = '' as $$
+declare
+  operator record;
+  operation uuid := gen_random_uuid();
+  today date := private.store_day(private.now());
+  line record;
+  drawn jsonb;
+begin
+  select * into operator from private.goods_operator();
+  for line in
+    select l.id, l.line_number, l.product_id, l.quantity, p.allocation,
+           (select coalesce(sum(r.available_quantity), 0) from public.inventory_records r
+            where r.product_id = l.product_id and r.available_quantity > 0
+              and (r.expires_on is null or r.expires_on >= today)) as sellable,
+           sum(l.quantity) over (partition by l.product_id order by l.line_number) as wanted
+    from public.order_lines l
+    join public.products p on p.id = l.product_id
+    where l.order_id = ship_order_goods.order_id
+    order by l.product_id, l.line_number
+  loop
+    if line.sellable < line.wanted then
+      perform private.raise_api_error(422, 'EXPIRED_STOCK',
+        format('Only %s units of line %s can ship: the rest of the stock is past its expiry', line.sellable,
+          line.line_number),
+        jsonb_build_object('order_id', order_id, 'index', line.line_number - 1, 'product_id', line.product_id,
+          'requested', line.quantity, 'available', greatest(line.sellable - (line.wanted - line.quantity), 0)));
+    end if;
+    drawn := private.draw_lots(line.product_id, line.quantity, operation, 'sale',
+      jsonb_build_object('reference', order_id::text), operator.operator_id, operator.operator_role, today,
+      line.allocation = 'fefo');
+    insert into public.order_line_lots (order_line_id, inventory_record_id, quantity, unit_cost)
+    select line.id, r.id, (d ->> 'quantity')::integer, r.unit_cost
+    from jsonb_array_elements(drawn) d
+    join public.inventory_records r on r.id = (d ->> 'inventory_id')::uuid;
+  end loop;
+end
+$$;
+
+-- Puts a refunded order's drawn goods back into the lots they came from (one ledger operation). The
+-- caller holds the products' locks.
+create or replace function private.restock_order_goods(order_id uuid)
+returns void
+language plpgsql set search_path = '' as $$
+declare
+  operator record;
+  operation uuid := gen_random_uuid();
+  drawn record;
+  lot public.inventory_records;
+begin
+  select * into operator from private.goods_operator();
+  for drawn in
+    select d.order_line_id, d.inventory_record_id, d.quantity - d.returned_quantity as quantity
+    from public.order_line_lots d
+    join public.order_lines l on l.id = d.order_line_id
+    where l.order_id = restock_order_goods.order_id and d.returned_quantity < d.quantity
+    order by l.product_id, d.inventory_record_id
+  loop
+    update public.inventory_records r
+    set available_quantity = r.available_quantity + drawn.quantity
+    where r.id = drawn.inventory_record_id
+    returning r.* into lot;
+    perform private.log_movement(operation, 'sale_return', lot, drawn.quantity,
+      jsonb_build_object('reference', order_id::text), operator.operator_id, operator.operator_role);
+    update public.order_line_lots d
+    set returned_quantity = d.quantity
+    where d.order_line_id = drawn.order_line_id and d.inventory_record_id = drawn.inventory_record_id;
+  end loop;
+end
+$$;
+
+-- The status trigger: an order with lines moves only as public.order_status_moves allows (422
+-- INVALID_STATUS_TRANSITION otherwise, nothing changed), and its goods move with it, in the updating
+-- transaction, whoever updates it. The order's row lock (taken by the update) serialises moves of one
+-- order: of a ship and a cancel racing, the second sees the first's status and is refused.
+create or replace function private.move_order_goods()
+returns trigger
+language plpgsql security definer set search_path = '' as $$
+declare
+  goods text;
+begin
+  if not exists (select 1 from public.order_lines l where l.order_id = new.id) then
+    return new;
+  end if;
+  select m.goods into goods
+  from public.order_status_moves m
+  where m.from_status::text = old.status and m.to_status::text = new.status;
+  if goods is null then
+    perform private.raise_api_error(422, 'INVALID_STATUS_TRANSITION',
+      format('An order that is %s cannot become %s', old.status, new.status),
+      jsonb_build_object('order_id', new.id, 'from', old.status, 'to', new.status,
+        'allowed', (select coalesce(jsonb_agg(m.to_status order by m.to_status), '[]')
+                    from public.order_status_moves m where m.from_status::text = old.status)));
+  end if;
+  if new.status = 'refunded' then
+    new.restocked := case when goods = 'return' then coalesce(new.restocked, false) end;
+  end if;
+  if goods = 'none' or (goods = 'return' and not new.restocked) then
+    return new;
+  end if;
+  perform private.lock_order_products(new.id);
+  if goods in ('draw', 'release') then
+    perform private.release_order_goods(new.id);
+  end if;
+  if goods = 'draw' then
+    perform private.ship_order_goods(new.id);
+  elsif goods = 'return' then
+    perform private.restock_order_goods(new.id);
+  end if;
+  return new;
+end
+$$;
+
+-- Row level, and only when the status changes: other order writes (the checkout's insert, a payment time)
+-- never run it.
+create trigger orders_move_goods
+  before update of status on public.orders
+  for each row
+  when (old.status is distinct from new.status)
+  execute function private.move_order_goods();
+
+-- The most an order may come to (orders.total_amount, numeric(12, 2)).
+create or replace function private.max_order_total()
+returns numeric
+language sql immutable set search_path = '' as $$
+  select 9999999999.99::numeric
+$$;
+
+-- An order's line as read and checked from its JSON; `index` is its place in the request, from 0.
+create type private.order_line_input as (index integer, product_id uuid, quantity integer, unit_price numeric);
+
+-- Reads an order's `lines` ([{product_id, quantity, unit_price}], 1 to 200), refusing the first line that
+-- breaks a rule with the 400 the edge function's zod schema gives (`lines.<index>.<field>`).
+create or replace function private.read_order_lines(lines jsonb)
+returns private.order_line_input[]
+language plpgsql set search_path = '' as $$
+declare
+  item jsonb;
+  position integer;
+  field text;
+  value jsonb;
+  problem text;
+  read private.order_line_input[] := '{}';
+begin
+  if jsonb_typeof(lines) is distinct from 'array' or jsonb_array_length(lines) not between 1 and 200 then
+    perform private.invalid_stock_field('lines', lines, 'an array of 1 to 200 lines');
+  end if;
+  for item, position in select e.value, e.ordinality - 1 from jsonb_array_elements(lines) with ordinality e loop
+    if jsonb_typeof(item) <> 'object' then
+      perform private.invalid_stock_field(concat_ws('.', 'lines', position), item, 'must be an object');
+    end if;
+    foreach field in array array['product_id', 'quantity', 'unit_price'] loop
+      if not item ? field then
+        perform private.invalid_stock_field(concat_ws('.', 'lines', position, field), null, 'required');
+      end if;
+    end loop;
+    for field, value in select j.key, j.value from jsonb_each(item) j loop
+      problem := case
+        when field not in ('product_id', 'quantity', 'unit_price') then 'unknown field'
+        when field = 'product_id' and not (jsonb_typeof(value) = 'string' and pg_input_is_valid(value #>> '{}', 'uuid'))
+          then 'must be a UUID'
+        when field <> 'product_id' and jsonb_typeof(value) <> 'number' then 'must be a number'
+        when field = 'quantity' and ((value #>> '{}')::numeric not between 1 and 1000000
+                                     or (value #>> '{}')::numeric <> trunc((value #>> '{}')::numeric))
+          then 'must be a whole number from 1 to 1000000'
+        when field = 'unit_price' and ((value #>> '{}')::numeric not between 0 and private.max_order_total()
+                                       or (value #>> '{}')::numeric <> round((value #>> '{}')::numeric, 2))
+          then 'must be from 0 to 9999999999.99 with at most 2 decimals'
+      end;
+      if problem is not null then
+        perform private.invalid_stock_field(concat_ws('.', 'lines', position, field), value, problem);
+      end if;
+    end loop;
+    read := read || ((position, (item ->> 'product_id')::uuid, (item ->> 'quantity')::numeric::integer,
+                      (item ->> 'unit_price')::numeric)::private.order_line_input);
+  end loop;
+  if (select sum(l.quantity * l.unit_price) from unnest(read) l) > private.max_order_total() then
+    perform private.invalid_stock_field('lines', null, 'the order may come to at most 9999999999.99');
+  end if;
+  return read;
+end
+$$;
+
+-- Placing and moving orders is for administrators and the store's jobs (the service key).
+create or replace function private.require_order_writer()
+returns record
+language plpgsql stable set search_path = '' as $$
+declare
+  operator record;
+begin
+  select * into operator from private.stock_operator();
+  if operator.operator_role <> 'service_role' and not private.is_admin() then
+    perform private.raise_api_error(403, 'FORBIDDEN', 'Administrator permission is required to place or change orders');
+  end if;
+  return operator;
+end
+$$;
+
+-- An order's goods as the answers show them: its lines in order, each with its product's SKU and name, the
+-- lots it drew (a shipped line) and its cost where every lot drawn has one, and the order's cost and margin
+-- where every line's cost is known (null: unknown, or not shipped yet). As the caller: a customer reading
+-- their own order sees its lines, not the lots or costs.
+create or replace function private.order_goods(order_id uuid)
+returns jsonb
+language sql stable set search_path = '' as $$
+  with lines as (
+    select l.id, l.line_number, l.product_id, p.sku, p.name, l.quantity, l.unit_price, l.amount,
+           coalesce(d.lots, '[]') as lots, d.cost
+    from public.order_lines l
+    left join public.products p on p.id = l.product_id
+    left join lateral (
+      select jsonb_agg(jsonb_build_object('inventory_id', x.inventory_record_id, 'lot_number', r.lot_number,
+               'expires_on', r.expires_on, 'quantity', x.quantity, 'returned_quantity', x.returned_quantity,
+               'unit_cost', x.unit_cost) order by r.received_at, r.created_at, r.id) as lots,
+             case when bool_and(x.unit_cost is not null) then sum(x.quantity * x.unit_cost) end as cost
+      from public.order_line_lots x
+      left join public.inventory_records r on r.id = x.inventory_record_id
+      where x.order_line_id = l.id
+    ) d on true
+    where l.order_id = order_goods.order_id
+  )
+  select jsonb_build_object(
+    'lines', coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'line_number', x.line_number,
+               'product_id', x.product_id, 'sku', x.sku, 'name', x.name, 'quantity', x.quantity,
+               'unit_price', x.unit_price, 'amount', x.amount, 'lots', x.lots, 'cost', x.cost,
+               'margin', x.amount - x.cost) order by x.line_number), '[]'),
+    'cost', case when bool_and(x.cost is not null) then sum(x.cost) end,
+    'margin', case when bool_and(x.cost is not null) then sum(x.amount) - sum(x.cost) end)
+  from lines x
+$$;
+
+-- An order with its goods, as POST and PATCH /orders answer it (GET /orders/:id adds its customer and
+-- timeline). Instants as every answer gives them (private.api_timestamp).
+create or replace function private.order_answer(order_id uuid)
+returns jsonb
+language sql stable set search_path = '' as $$
+  select jsonb_build_object(
+    'id', o.id, 'customer_id', o.customer_id, 'status', o.status, 'total_amount', o.total_amount,
+    'item_count', o.item_count, 'ordered_at', private.api_timestamp(o.ordered_at), 'order_date', o.order_date,
+    'promised_at', private.api_timestamp(o.promised_at), 'shipped_at', private.api_timestamp(o.shipped_at),
+    'delivered_at', private.api_timestamp(o.delivered_at), 'completed_at', private.api_timestamp(o.completed_at),
+    'cancelled_at', private.api_timestamp(o.cancelled_at), 'updated_at', private.api_timestamp(o.updated_at),
+    'paid_at', private.api_timestamp(o.paid_at), 'refunded_at', private.api_timestamp(o.refunded_at),
+    'restocked', o.restocked) || private.order_goods(o.id)
+  from public.orders o
+  where o.id = order_answer.order_id
+$$;
+
+-- Reserves a new order's lines, or refuses the first line whose product is deleted (404), inactive (422
+-- PRODUCT_INACTIVE) or has less available than the line asks after the order's earlier lines of it (422
+-- INSUFFICIENT_STOCK). Under the products' locks, taken here in the order of their ids.
+create or replace function private.reserve_order_goods(wanted private.order_line_input[])
+returns void
+language plpgsql set search_path = '' as $$
+declare
+  refused record;
+begin
+  perform from public.products p
+  where p.id in (select l.product_id from unnest(wanted) l)
+  order by p.id
+  for no key update of p;
+  select l.index, l.product_id, l.quantity, p.sku, p.is_active, p.deleted_at,
+         greatest(p.available_stock - l.earlier, 0) as available
+  into refused
+  from (select l.*, coalesce(sum(l.quantity) over (partition by l.product_id order by l.index
+                                                   rows between unbounded preceding and 1 preceding), 0) as earlier
+        from unnest(wanted) l) l
+  join public.products p on p.id = l.product_id
+  where p.deleted_at is not null or not p.is_active or p.available_stock < l.earlier + l.quantity
+  order by l.index
+  limit 1;
+  if refused.deleted_at is not null then
+    perform private.raise_api_error(404, 'PRODUCT_NOT_FOUND', format('Product %s does not exist', refused.product_id),
+      jsonb_build_object('product_id', refused.product_id, 'index', refused.index));
+  elsif not refused.is_active then
+    perform private.raise_api_error(422, 'PRODUCT_INACTIVE', format('Product %s is inactive and not for sale', refused.sku),
+      jsonb_build_object('product_id', refused.product_id, 'index', refused.index));
+  elsif refused.index is not null then
+    perform private.raise_api_error(422, 'INSUFFICIENT_STOCK',
+      format('Insufficient stock on line %s: %s requested, %s available', refused.index + 1, refused.quantity,
+        refused.available),
+      jsonb_build_object('product_id', refused.product_id, 'index', refused.index, 'requested', refused.quantity,
+        'available', refused.available));
+  end if;
+  update public.products p
+  set reserved_stock = p.reserved_stock + s.quantity
+  from (select l.product_id, sum(l.quantity) as quantity from unnest(wanted) l group by l.product_id) s
+  where p.id = s.product_id;
+end
+$$;
+
+-- Places an order of lines (POST /orders, or supabase.rpc by the store's jobs): the order, its lines and
+-- their reservations, all or nothing. `lines` is [{product_id, quantity, unit_price}]; the total is their
+-- sum and item_count their quantities. Refusals: 400 (a field, naming the line), 404 CUSTOMER_NOT_FOUND,
+-- 404 PRODUCT_NOT_FOUND and 422 PRODUCT_INACTIVE (with the line's `index`), 422 INSUFFICIENT_STOCK (the
+-- line whose quantity is more than is available, with `requested` and `available`). The products are
+-- locked last, in the order of their ids, so the lock every order of a product meets is held only from
+-- the reservation to the commit.
+create or replace function public.place_order(
+  customer_id uuid,
+  lines jsonb,
+  status text default 'pending',
+  ordered_at timestamptz default null,
+  idempotency_key text default null
+)
+returns jsonb
+language plpgsql security definer set search_path = '' as $$
+declare
+  operator record;
+  replay jsonb;
+  wanted private.order_line_input[];
+  placed public.orders;
+  refused record;
+begin
+  operator := private.require_order_writer();
+  if customer_id is null then
+    perform private.invalid_stock_field('customer_id', null, 'required');
+  end if;
+  status := coalesce(status, 'pending');
+  if status not in ('pending', 'paid') then
+    perform private.invalid_stock_field('status', to_jsonb(status), 'must be one of pending, paid');
+  end if;
+  if ordered_at > private.now() + interval '5 minutes' then
+    perform private.invalid_stock_field('ordered_at', to_jsonb(private.api_timestamp(ordered_at)),
+      'not later than 5 minutes from now', null, 'not_future', jsonb_build_object('minutes', 5));
+  end if;
+  wanted := private.read_order_lines(lines);
+
+  replay := private.claim_idempotency_key(operator.operator_key, idempotency_key, 'place_order', jsonb_strip_nulls(
+    jsonb_build_object('customer_id', customer_id, 'lines', lines, 'status', status, 'ordered_at', ordered_at)));
+  if replay is not null then
+    return replay;
+  end if;
+
+  if not exists (select 1 from public.customers c where c.id = place_order.customer_id) then
+    perform private.raise_api_error(404, 'CUSTOMER_NOT_FOUND', format('Customer %s does not exist', customer_id),
+      jsonb_build_object('customer_id', customer_id));
+  end if;
+  select l.index, l.product_id into refused
+  from unnest(wanted) l
+  where not exists (select 1 from public.products p where p.id = l.product_id and p.deleted_at is null)
+  order by l.index limit 1;
+  if found then
+    perform private.raise_api_error(404, 'PRODUCT_NOT_FOUND', format('Product %s does not exist', refused.product_id),
+      jsonb_build_object('product_id', refused.product_id, 'index', refused.index));
+  end if;
+
+  insert into public.orders (customer_id, status, total_amount, item_count, ordered_at, paid_at)
+  select place_order.customer_id, place_order.status, sum(l.quantity * l.unit_price), sum(l.quantity),
+         coalesce(place_order.ordered_at, private.now()),
+         case when place_order.status = 'paid' then coalesce(place_order.ordered_at, private.now()) end
+  from unnest(wanted) l
+  returning * into placed;
+  insert into public.order_lines (order_id, line_number, product_id, quantity, unit_price)
+  select placed.id, l.index + 1, l.product_id, l.quantity, l.unit_price
+  from unnest(wanted) l;
+
+  perform private.reserve_order_goods(wanted);
+
+  return private.remember_response(operator.operator_key, idempotency_key,
+    jsonb_build_object('success', true, 'data', private.order_answer(placed.id)));
+end
+$$;
+
+-- Moves an order to `status` (PATCH /orders/:id, or supabase.rpc): as public.order_status_moves allows,
+-- stamping the move's time (shipped_at, cancelled_at, ...) unless the order records one already; the
+-- goods move with it (the status trigger). `restock` says whether a refund after shipping puts the goods
+-- back (default: no, they stay out). Refusals: 400, 404 ORDER_NOT_FOUND, 422 INVALID_STATUS_TRANSITION
+-- (with the moves allowed), 422 EXPIRED_STOCK (shipping).
+create or replace function public.update_order_status(order_id uuid, status text, restock boolean default null)
+returns jsonb
+language plpgsql security definer set search_path = '' as $$
+declare
+  current public.orders;
+  stamp timestamptz := private.now();
+begin
+  perform private.require_order_writer();
+  if not status = any (enum_range(null::public.order_status)::text[]) then
+    perform private.invalid_stock_field('status', to_jsonb(status), private.one_of(enum_range(null::public.order_status)));
+  end if;
+  if restock is not null and status <> 'refunded' then
+    perform private.invalid_stock_field('restock', to_jsonb(restock), 'only with status refunded');
+  end if;
+  select * into current from public.orders o where o.id = update_order_status.order_id for no key update;
+  if not found then
+    perform private.raise_api_error(404, 'ORDER_NOT_FOUND', format('Order %s does not exist', order_id),
+      jsonb_build_object('order_id', order_id));
+  end if;
+  if not exists (select 1 from public.order_status_moves m
+                 where m.from_status::text = current.status and m.to_status::text = update_order_status.status) then
+    perform private.raise_api_error(422, 'INVALID_STATUS_TRANSITION',
+      format('An order that is %s cannot become %s', current.status, status),
+      jsonb_build_object('order_id', order_id, 'from', current.status, 'to', status,
+        'allowed', (select coalesce(jsonb_agg(m.to_status order by m.to_status), '[]')
+                    from public.order_status_moves m where m.from_status::text = current.status)));
+  end if;
+  update public.orders o set
+    status = update_order_status.status,
+    paid_at = case when update_order_status.status = 'paid' then coalesce(o.paid_at, stamp) else o.paid_at end,
+    shipped_at = case when update_order_status.status = 'shipped' then coalesce(o.shipped_at, stamp) else o.shipped_at end,
+    delivered_at = case when update_order_status.status = 'delivered' then coalesce(o.delivered_at, stamp)
+                        else o.delivered_at end,
+    completed_at = case when update_order_status.status = 'completed' then coalesce(o.completed_at, stamp)
+                        else o.completed_at end,
+    cancelled_at = case when update_order_status.status = 'cancelled' then coalesce(o.cancelled_at, stamp)
+                        else o.cancelled_at end,
+    refunded_at = case when update_order_status.status = 'refunded' then coalesce(o.refunded_at, stamp)
+                       else o.refunded_at end,
+    restocked = case when update_order_status.status = 'refunded' then restock end
+  where o.id = update_order_status.order_id;
+  return jsonb_build_object('success', true, 'data', private.order_answer(order_id));
+end
+$$;
+
+revoke execute on function
+  private.goods_operator(), private.lock_order_products(uuid), private.release_order_goods(uuid),
+  private.ship_order_goods(uuid), private.restock_order_goods(uuid), private.move_order_goods(),
+  private.max_order_total(), private.read_order_lines(jsonb), private.require_order_writer(),
+  private.order_answer(uuid), private.reserve_order_goods(private.order_line_input[])
+from public, anon, authenticated, service_role;
+
+revoke execute on function private.order_goods(uuid) from public, anon;
+
+grant execute on function private.order_goods(uuid) to authenticated, service_role;
+
+revoke execute on function
+  public.place_order(uuid, jsonb, text, timestamptz, text), public.update_order_status(uuid, text, boolean)
+from public, anon;
+
+grant execute on function
+  public.place_order(uuid, jsonb, text, timestamptz, text), public.update_order_status(uuid, text, boolean)
+to authenticated, service_role;
