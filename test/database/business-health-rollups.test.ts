@@ -451,16 +451,16 @@ describe('business health from the kept figure changes', () => {
     }
   });
 
-  it('the triggers on orders are written out in the schema, and those that log the changes fire always, also with session_replication_role = replica', async () => {
+  it('the triggers on orders are written out in the schema, and those that log the changes fire always, also with session_replication_role = replica (the goods, whose own tables replicate, only at the origin)', async () => {
     const triggers = await sql`
       select tgname, tgenabled from pg_trigger
       where tgrelid = 'public.orders'::regclass and not tgisinternal order by tgname`;
     expect(triggers.map((t) => [t.tgname, t.tgenabled])).toEqual([
       ['orders_log_delete', 'A'], ['orders_log_insert', 'A'], ['orders_log_truncate', 'A'], ['orders_log_update', 'A'],
-      ['orders_touch_updated_at', 'O'],
+      ['orders_move_goods', 'O'], ['orders_touch_updated_at', 'O'],
     ]);
-    const schema = (await Promise.all(['25_order_changes.sql', '20_customers_orders.sql']
+    const schema = (await Promise.all(['25_order_changes.sql', '20_customers_orders.sql', '30_inventory/50_order_goods.sql']
       .map((file) => readFile(path.join(ROOT, 'supabase/schemas', file), 'utf8')))).join('\n');
-    for (const { tgname } of triggers) expect(schema).toMatch(new RegExp(`create trigger ${tgname}\\s+(after|before) \\w+ on public\\.orders`));
+    for (const { tgname } of triggers) expect(schema).toMatch(new RegExp(`create trigger ${tgname}\\s+(after|before) \\w+( of \\w+)? on public\\.orders`));
   });
 });

@@ -43,7 +43,7 @@ describe('the schema files and the migrations', () => {
     const [expected, actual] = await Promise.all([readSchema(fromSchemas), readSchema(fromMigrations)]);
     expect(schemaDifferences(expected, actual)).toEqual([]);
     // The comparison saw the project's objects, not two empty catalogues.
-    expect(expected.functions.has('public.stock_in(uuid,bigint,text,text,timestamp with time zone,text,text,date)')).toBe(true);
+    expect(expected.functions.has('public.stock_in(uuid,bigint,text,text,timestamp with time zone,text,text,date,numeric)')).toBe(true);
     expect(expected.policies.size).toBeGreaterThan(20);
   });
 

@@ -32,9 +32,9 @@ describe('the OpenAPI documents', () => {
     const document = await served(name);
     for (const [template, operations] of Object.entries(document.paths)) {
       const path = template.replace(/\{\w+\}/g, SAMPLE_PARAMETER);
-      // No route answers PATCH, so the router's 405 lists every method it has for the path.
-      const probe = await fetch(`${apiUrl}/functions/v1${path}`, { method: 'PATCH' });
-      expect(probe.status, `PATCH ${path}`).toBe(405);
+      // No route answers PROPFIND, so the router's 405 lists every method it has for the path.
+      const probe = await fetch(`${apiUrl}/functions/v1${path}`, { method: 'PROPFIND' });
+      expect(probe.status, `PROPFIND ${path}`).toBe(405);
       const allowed = probe.headers.get('allow')!.split(',').map((method) => method.trim().toLowerCase()).sort();
       expect(allowed, template).toEqual(Object.keys(operations).sort());
     }

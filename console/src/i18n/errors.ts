@@ -66,7 +66,9 @@ export const ERROR_WORDS: Record<Locale, CodeWords> = {
     INSUFFICIENT_STOCK: (d) =>
       d.available === undefined ? 'Not enough stock for this quantity.' : `Not enough stock: ${n(d.available)} free, ${n(d.requested)} asked for.`,
     EXPIRED_STOCK: (d) =>
-      `Only ${n(d.available)} of the ${n(d.requested)} units can ship: the rest of the stock is past its expiry. Receive fresh stock first.`,
+      d.available === undefined
+        ? 'Some of the stock is past its expiry and cannot ship. Receive fresh stock first.'
+        : `Only ${n(d.available)} of the ${n(d.requested)} units can ship: the rest of the stock is past its expiry. Receive fresh stock first.`,
     NO_INVENTORY_RECORD: () => 'This product has no lot to adjust.',
     INVENTORY_RECORD_NOT_FOUND: () => 'This lot does not exist.',
     ORDER_NOT_FOUND: () => 'This order does not exist.',
@@ -112,7 +114,10 @@ export const ERROR_WORDS: Record<Locale, CodeWords> = {
     DUPLICATE_SKU: (d) => `已有商品使用${d.sku === undefined ? '這個商品編號' : `商品編號 ${d.sku}`}（包含已刪除的商品）：商品編號不能重複使用。`,
     INSUFFICIENT_STOCK: (d) =>
       d.available === undefined ? '庫存不足，無法扣除這個數量。' : `庫存不足：可用 ${n(d.available)} 件，要求 ${n(d.requested)} 件。`,
-    EXPIRED_STOCK: (d) => `${n(d.requested)} 件中只有 ${n(d.available)} 件可出貨：其餘庫存已過期，請先進貨新批次。`,
+    EXPIRED_STOCK: (d) =>
+      d.available === undefined
+        ? '部分庫存已過期，無法出貨，請先進貨新批次。'
+        : `${n(d.requested)} 件中只有 ${n(d.available)} 件可出貨：其餘庫存已過期，請先進貨新批次。`,
     NO_INVENTORY_RECORD: () => '這項商品沒有可調整的批次。',
     INVENTORY_RECORD_NOT_FOUND: () => '找不到這個批次。',
     ORDER_NOT_FOUND: () => '找不到這筆訂單。',

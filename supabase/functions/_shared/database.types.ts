@@ -1112,6 +1112,7 @@ export type Database = {
           'quantity': number;
           'received_at'?: string;
           'source'?: string;
+          'unit_cost'?: number;
         };
         Returns: Json;
       };

@@ -3,6 +3,9 @@ import { z } from 'zod';
 import { enums } from './enums.ts';
 import { day, success, timestamp } from './responses.ts';
 
+/** What a unit of the lot cost (TWD), when the delivery said: shipped lines cost what their lots cost. */
+const unitCost = z.number().nullable().describe('What one unit of the lot cost (TWD); null when not given');
+
 const allocations = z.array(z.object({ inventory_id: z.guid(), quantity: z.number().int() }));
 
 export const stockInResponse = z.object({
@@ -15,6 +18,7 @@ export const stockInResponse = z.object({
   received_at: timestamp,
   lot_number: z.string().nullable(),
   expires_on: day.nullable(),
+  unit_cost: unitCost,
   message: z.string(),
 });
 
@@ -26,6 +30,7 @@ export const stockInBatchResponse = z.object({
     quantity: z.number().int(),
     lot_number: z.string().nullable(),
     expires_on: day.nullable(),
+    unit_cost: unitCost,
     current_stock: z.number().int().describe("The product's stock after this line"),
   })).describe('One per line, in the order sent'),
   source: z.string(),

@@ -12,6 +12,7 @@ import {
   EXPIRING_WITHIN_DAYS,
   type expiringQuery,
   type listQuery,
+  type lotPath,
   type movementsQuery,
   type productPath,
   type stockInsQuery,
@@ -23,7 +24,15 @@ type Product = Tables<'product_stock'>;
 type Lot =
   & Pick<
     Tables<'inventory_records'>,
-    'quantity' | 'available_quantity' | 'source' | 'note' | 'received_at' | 'created_at' | 'lot_number' | 'expires_on'
+    | 'quantity'
+    | 'available_quantity'
+    | 'source'
+    | 'note'
+    | 'received_at'
+    | 'created_at'
+    | 'lot_number'
+    | 'expires_on'
+    | 'unit_cost'
   >
   & {
     inventory_id: string;
@@ -38,6 +47,13 @@ type ExpiringLot = LotLabel & Pick<Tables<'products'>, 'sku' | 'name'> & {
   product_id: string;
   days_left: number;
   available_quantity: number;
+};
+type LotOrder = Pick<Tables<'orders'>, 'status' | 'ordered_at' | 'shipped_at' | 'customer_id'> & {
+  order_id: string;
+  customer_name: string | null;
+  customer_email: string | null;
+  quantity: number;
+  returned_quantity: number;
 };
 interface StockSummary {
   out_of_stock: number;
@@ -89,18 +105,20 @@ export function productHandlers(db: Database) {
 
     async read(ctx: RequestContext<{ params: typeof productPath }>): Promise<Reply> {
       const { id } = ctx.input.params;
-      const { product, lots } = await db.asCaller(ctx.caller, area, async (tx) => {
+      const { product, lots, unitsSold } = await db.asCaller(ctx.caller, area, async (tx) => {
         const product = await visibleProduct(tx, id);
         // In drawing order (FIFO): oldest received first.
         const lots = await tx<Lot[]>`
           select id as inventory_id, quantity, available_quantity, source, note, received_at, created_at,
-                 lot_number, expires_on
+                 lot_number, expires_on, unit_cost
           from public.inventory_records
           where product_id = ${id}
           order by received_at, created_at, id`;
-        return { product, lots };
+        const [unitsSold] = await tx<{ last_7_days: number; last_30_days: number }[]>`
+          select private.units_sold(${id}, 7) as last_7_days, private.units_sold(${id}, 30) as last_30_days`;
+        return { product, lots, unitsSold };
       });
-      return { body: { success: true, data: { ...product, lots } } };
+      return { body: { success: true, data: { ...product, units_sold: unitsSold, lots } } };
     },
 
     async movements(ctx: RequestContext<{ params: typeof productPath; query: typeof movementsQuery }>): Promise<Reply> {
@@ -152,6 +170,41 @@ export function productHandlers(db: Database) {
             limit ${perPage} offset ${(page - 1) * perPage}`,
           page,
           () => tx<{ count: number }[]>`select count(*) from public.stock_in_history where product_id = ${id}`,
+        );
+      });
+      return pageReply(result, page, perPage);
+    },
+
+    /**
+     * The recall question: which orders, so which customers, received units of a lot, newest first. Read as the
+     * caller: the lots orders drew are an administrator's to see (RLS), so anyone else gets an empty list.
+     */
+    async lotOrders(ctx: RequestContext<{ params: typeof lotPath; query: typeof stockInsQuery }>): Promise<Reply> {
+      const { id, lot } = ctx.input.params;
+      const { page, perPage } = paging(ctx.input.query);
+      const result = await db.asCaller(ctx.caller, area, async (tx) => {
+        await visibleProduct(tx, id);
+        const drawn = tx`
+          from public.order_line_lots d
+          join public.order_lines l on l.id = d.order_line_id
+          join public.orders o on o.id = l.order_id
+          where d.inventory_record_id = ${lot} and l.product_id = ${id}`;
+        return pageOf(
+          tx<Counted<LotOrder>[]>`
+            select o.id as order_id, o.status, o.ordered_at, o.shipped_at, o.customer_id, c.name as customer_name,
+                   c.email as customer_email, x.quantity, x.returned_quantity, x.total_count
+            from (
+              select l.order_id, sum(d.quantity)::integer as quantity, sum(d.returned_quantity)::integer as returned_quantity,
+                     count(*) over () as total_count
+              ${drawn}
+              group by l.order_id
+            ) x
+            join public.orders o on o.id = x.order_id
+            left join public.customers c on c.id = o.customer_id
+            order by o.shipped_at desc nulls last, o.id desc
+            limit ${perPage} offset ${(page - 1) * perPage}`,
+          page,
+          () => tx<{ count: number }[]>`select count(distinct l.order_id) as count ${drawn}`,
         );
       });
       return pageReply(result, page, perPage);

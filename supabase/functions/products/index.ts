@@ -12,6 +12,7 @@ import {
   changedResponse,
   expiringResponse,
   listResponse,
+  lotOrdersResponse,
   movementsResponse,
   productResponse,
   stockInsResponse,
@@ -21,6 +22,7 @@ import {
   createBody,
   expiringQuery,
   listQuery,
+  lotPath,
   movementsQuery,
   productPath,
   stockInsQuery,
@@ -112,6 +114,17 @@ export function createHandler(deps: Dependencies) {
         response: movementsResponse,
         errors: [404],
         handle: handlers.movements,
+      }),
+      route({
+        method: 'GET',
+        path: '/:id/lots/:lot/orders',
+        params: lotPath,
+        query: stockInsQuery,
+        summary: 'The recall question: the orders (and their customers) that received units of one lot, newest ' +
+          'shipped first, paged; administrators only see them (RLS)',
+        response: lotOrdersResponse,
+        errors: [404],
+        handle: handlers.lotOrders,
       }),
       route({
         method: 'GET',

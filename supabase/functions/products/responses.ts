@@ -45,9 +45,15 @@ export const lot = z.object({
   received_at: timestamp,
   created_at: timestamp,
   ...lotLabel,
+  unit_cost: z.number().nullable().describe('What one unit cost (TWD); null when the delivery did not say'),
 });
 
-export const productResponse = success(product.extend({ lots: z.array(lot) }));
+export const productResponse = success(product.extend({
+  units_sold: z.object({ last_7_days: count, last_30_days: count }).describe(
+    "Units shipped less units returned, in the last 7 and 30 store days (today's so far included)",
+  ),
+  lots: z.array(lot),
+}));
 
 export const changedResponse = z.object({ success: z.literal(true), data: product, message: z.string() });
 
@@ -109,3 +115,18 @@ export const summaryResponse = success(z.object({
   expiring_lots: count.describe('Lots the caller may see with stock left that expire within within_days store days (or have expired)'),
   within_days: count,
 }));
+
+/** A customer who received units of a lot: the recall question (GET /products/:id/lots/:lot/orders). */
+export const lotOrder = z.object({
+  order_id: id,
+  status: z.enum(enums.order_status),
+  ordered_at: timestamp,
+  shipped_at: timestamp.nullable(),
+  customer_id: id,
+  customer_name: z.string().nullable(),
+  customer_email: z.string().nullable(),
+  quantity: count.describe('Units of this lot the order received'),
+  returned_quantity: count.describe('Of them, what a refund put back into the lot'),
+});
+
+export const lotOrdersResponse = listPage(lotOrder);

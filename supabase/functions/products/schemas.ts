@@ -12,6 +12,9 @@ export const MAX_REORDER_LEVEL = 1_000_000_000;
 /** `/:id` and the routes below it. */
 export const productPath = z.object({ id: z.string().pipe(uuid) });
 
+/** `/:id/lots/:lot`: one of the product's lots (inventory records). */
+export const lotPath = productPath.extend({ lot: z.string().pipe(uuid) });
+
 const fields = {
   sku: z
     .string('must be a string')

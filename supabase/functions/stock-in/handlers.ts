@@ -20,7 +20,8 @@ export function stockInHandlers(db: Database) {
             received_at => ${body.received_at ?? null}::timestamptz,
             idempotency_key => ${key},
             lot_number => ${body.lot_number ?? null},
-            expires_on => ${body.expires_on ?? null}::date
+            expires_on => ${body.expires_on ?? null}::date,
+            unit_cost => ${body.unit_cost ?? null}::numeric
           ) as response`);
       return { status: 201, body: response };
     },

@@ -1,7 +1,7 @@
 /** What stock-in accepts: seed 02's request and CONTRACT §2's limits, one lot or a delivery of several. */
 import { z } from 'zod';
 import { enums } from '../_shared/enums.ts';
-import { lotNumber, stockInNote, stockQuantity } from '../_shared/inventory.ts';
+import { lotNumber, stockInNote, stockQuantity, unitCost } from '../_shared/inventory.ts';
 import { inventoryArea } from '../_shared/errors.ts';
 import { enumOf, isoDate, isoDateTime, linesProblem, uuid } from '../_shared/validation.ts';
 
@@ -12,6 +12,7 @@ const lot = {
   lot_number: lotNumber.optional(),
   expires_on: isoDate.optional(),
   note: stockInNote.optional(),
+  unit_cost: unitCost.optional(),
 };
 
 /** What the delivery as a whole says. */

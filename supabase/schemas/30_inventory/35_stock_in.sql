@@ -5,7 +5,7 @@
 
 -- A delivery's line as read and checked from its JSON.
 create type private.stock_in_line as (
-  index integer, product_id uuid, quantity bigint, lot_number text, expires_on date, note text
+  index integer, product_id uuid, quantity bigint, lot_number text, expires_on date, note text, unit_cost numeric
 );
 
 -- What a delivery says as a whole (stock-in, one line or many): where the goods came from, a note, when
@@ -28,15 +28,20 @@ begin
 end
 $$;
 
--- What one received lot says: its quantity, note, lot number and expiry. An expiry is a store day no
--- earlier than the day the goods were received.
+-- What one received lot says: its quantity, note, lot number, expiry and unit cost. An expiry is a store day
+-- no earlier than the day the goods were received; a cost is TWD a unit, at most 2 decimals.
 create or replace function private.check_lot(
-  quantity bigint, note text, lot_number text, expires_on date, received_at timestamptz, line integer default null
+  quantity bigint, note text, lot_number text, expires_on date, received_at timestamptz, line integer default null,
+  unit_cost numeric default null
 )
 returns void
 language plpgsql set search_path = '' as $$
 begin
   perform private.check_stock_quantity('quantity', quantity, line);
+  if unit_cost < 0 or unit_cost > 9999999999.99 or unit_cost <> round(unit_cost, 2) then
+    perform private.invalid_stock_field('unit_cost', to_jsonb(unit_cost), 'from 0 to 9999999999.99 with at most 2 decimals',
+      line);
+  end if;
   if char_length(note) > 1000 then
     perform private.invalid_stock_field('note', to_jsonb(note), 'at most 1000 characters', line);
   end if;
@@ -96,10 +101,10 @@ begin
     from wanted w join stocked st on st.id = w.product_id
   ), lots as (
     insert into public.inventory_records (id, product_id, quantity, available_quantity, source, note, received_at,
-                                          lot_number, expires_on, created_by, created_by_role)
+                                          lot_number, expires_on, created_by, created_by_role, unit_cost)
     select w.lot_id, w.product_id, w.quantity, w.quantity, receive_lots.source, coalesce(w.note, receive_lots.note),
            coalesce(receive_lots.received_at, private.now()), w.lot_number, w.expires_on, receive_lots.operator_id,
-           receive_lots.operator_role
+           receive_lots.operator_role, w.unit_cost
     from wanted w
     order by w.index
     returning *
@@ -120,7 +125,7 @@ begin
   )
   select jsonb_agg(jsonb_build_object(
            'inventory_id', x.lot_id, 'product_id', x.product_id, 'quantity', x.quantity, 'lot_number', x.lot_number,
-           'expires_on', x.expires_on, 'current_stock', x.stock_after) order by x.index)
+           'expires_on', x.expires_on, 'unit_cost', x.unit_cost, 'current_stock', x.stock_after) order by x.index)
   into answered
   from received x;
   return answered;
@@ -135,7 +140,8 @@ create or replace function public.stock_in(
   received_at timestamptz default null,
   idempotency_key text default null,
   lot_number text default null,
-  expires_on date default null
+  expires_on date default null,
+  unit_cost numeric default null
 )
 returns jsonb
 language plpgsql security definer set search_path = '' as $$
@@ -149,21 +155,22 @@ begin
   if product_id is null then
     perform private.invalid_stock_field('product_id', null, 'required');
   end if;
-  perform private.check_lot(quantity, note, lot_number, expires_on, received_at);
+  perform private.check_lot(quantity, note, lot_number, expires_on, received_at, null, unit_cost);
   source := coalesce(source, 'manual_stock_in');
   perform private.check_delivery(source, null, received_at);
 
   -- A request without a lot hashes as it did before lots had numbers, so a retry across that change replays.
   replay := private.claim_idempotency_key(operator.operator_key, idempotency_key, 'stock_in', jsonb_build_object(
     'product_id', product_id, 'quantity', quantity, 'source', source, 'note', note, 'received_at', received_at)
-    || jsonb_strip_nulls(jsonb_build_object('lot_number', lot_number, 'expires_on', expires_on)));
+    || jsonb_strip_nulls(jsonb_build_object('lot_number', lot_number, 'expires_on', expires_on, 'unit_cost', unit_cost)));
   if replay is not null then
     return replay;
   end if;
 
   product := private.lock_product(product_id);
   perform private.refuse_inactive(product);
-  received := private.receive_lots(array[(0, product.id, quantity, lot_number, expires_on, note)::private.stock_in_line],
+  received := private.receive_lots(
+    array[(0, product.id, quantity, lot_number, expires_on, note, unit_cost)::private.stock_in_line],
     source, null, received_at, operator.operator_id, operator.operator_role) -> 0;
 
   return private.remember_response(operator.operator_key, idempotency_key, jsonb_build_object(
@@ -176,12 +183,13 @@ begin
     'received_at', private.api_timestamp(coalesce(received_at, private.now())),
     'lot_number', lot_number,
     'expires_on', expires_on,
+    'unit_cost', unit_cost,
     'message', format('Stocked in %s units of %s; current stock %s', quantity, product.sku, received ->> 'current_stock')
   ));
 end
 $$;
 
--- Reads a delivery's `items` ([{product_id, quantity, lot_number?, expires_on?, note?}], 1 to 200 lines),
+-- Reads a delivery's `items` ([{product_id, quantity, lot_number?, expires_on?, note?, unit_cost?}], 1 to 200 lines),
 -- refusing the first line that breaks a rule with the 400 the edge function's zod schema gives.
 create or replace function private.read_stock_in_lines(items jsonb, received_at timestamptz)
 returns private.stock_in_line[]
@@ -202,11 +210,11 @@ begin
       perform private.invalid_stock_field(null, item, 'must be an object', position);
     end if;
     for field, value in select j.key, j.value from jsonb_each(item) j loop
-      if field not in ('product_id', 'quantity', 'lot_number', 'expires_on', 'note') then
+      if field not in ('product_id', 'quantity', 'lot_number', 'expires_on', 'note', 'unit_cost') then
         perform private.invalid_stock_field(field, value, 'unknown field', position);
       elsif field = 'product_id' and not (jsonb_typeof(value) = 'string' and pg_input_is_valid(value #>> '{}', 'uuid')) then
         perform private.invalid_stock_field(field, value, 'must be a UUID', position);
-      elsif field = 'quantity' and jsonb_typeof(value) <> 'number' then
+      elsif field in ('quantity', 'unit_cost') and jsonb_typeof(value) <> 'number' and not (field = 'unit_cost' and jsonb_typeof(value) = 'null') then
         perform private.invalid_stock_field(field, value, 'must be a number', position);
       elsif field = 'quantity' and ((value #>> '{}')::numeric not between 1 and 1000000000
                                     or (value #>> '{}')::numeric <> trunc((value #>> '{}')::numeric)) then
@@ -223,8 +231,9 @@ begin
       perform private.invalid_stock_field('product_id', null, 'required', position);
     end if;
     line := (position, (item ->> 'product_id')::uuid, (item ->> 'quantity')::numeric::bigint, item ->> 'lot_number',
-             (item ->> 'expires_on')::date, item ->> 'note');
-    perform private.check_lot(line.quantity, line.note, line.lot_number, line.expires_on, received_at, position);
+             (item ->> 'expires_on')::date, item ->> 'note', (item ->> 'unit_cost')::numeric);
+    perform private.check_lot(line.quantity, line.note, line.lot_number, line.expires_on, received_at, position,
+      line.unit_cost);
     lines := lines || line;
   end loop;
   return lines;
@@ -232,7 +241,7 @@ end
 $$;
 
 -- One delivery of several products (POST /stock-in/batch): each line a lot, all or nothing. A line is
--- {product_id, quantity, lot_number?, expires_on?, note?}; the delivery's note is a line's when it has
+-- {product_id, quantity, lot_number?, expires_on?, note?, unit_cost?}; the delivery's note is a line's when it has
 -- none. A refused line refuses the delivery, its index in `details.index`. The products are locked in
 -- the order of their ids, whatever the order of the lines, so two deliveries of the same products never
 -- deadlock.
@@ -295,18 +304,18 @@ end
 $$;
 
 revoke execute on function
-  private.check_delivery(text, text, timestamptz), private.check_lot(bigint, text, text, date, timestamptz, integer),
+  private.check_delivery(text, text, timestamptz), private.check_lot(bigint, text, text, date, timestamptz, integer, numeric),
   private.refuse_inactive(public.products, integer),
   private.receive_lots(private.stock_in_line[], text, text, timestamptz, uuid, text),
   private.read_stock_in_lines(jsonb, timestamptz)
 from public, anon, authenticated, service_role;
 
 revoke execute on function
-  public.stock_in(uuid, bigint, text, text, timestamptz, text, text, date),
+  public.stock_in(uuid, bigint, text, text, timestamptz, text, text, date, numeric),
   public.stock_in_batch(jsonb, text, text, timestamptz, text)
 from public, anon;
 
 grant execute on function
-  public.stock_in(uuid, bigint, text, text, timestamptz, text, text, date),
+  public.stock_in(uuid, bigint, text, text, timestamptz, text, text, date, numeric),
   public.stock_in_batch(jsonb, text, text, timestamptz, text)
 to authenticated, service_role;

@@ -559,3 +559,19 @@ from public, anon;
 grant execute on function
   public.place_order(uuid, jsonb, text, timestamptz, text), public.update_order_status(uuid, text, boolean)
 to authenticated, service_role;
+
+-- Units of a product sold, shipped less returned, in the last `days` store days, today's so far included:
+-- the product page's figure. Security definer: the ledger's rows are each operator's own to read, the
+-- product's sales are not.
+create or replace function private.units_sold(product_id uuid, days integer)
+returns bigint
+language sql stable security definer set search_path = '' as $$
+  select coalesce(-sum(m.delta), 0)::bigint
+  from public.stock_movements m
+  where m.product_id = units_sold.product_id and m.operation in ('sale', 'sale_return')
+    and m.created_at >= private.store_day_start(private.store_today() - (days - 1))
+$$;
+
+revoke execute on function private.units_sold(uuid, integer) from public, anon;
+
+grant execute on function private.units_sold(uuid, integer) to authenticated, service_role;

@@ -1,0 +1,114 @@
+// Orders with goods over HTTP: POST /orders places (and reserves), PATCH /orders/:id moves the status (and
+// the goods), GET /orders/:id shows the lines and the lots they drew with cost and margin, and the recall
+// route names who received a lot. Every answer is also checked against the function's OpenAPI document.
+import { describe, expect, it } from 'vitest';
+import { call, createCustomer, database, tokens } from '../support/client.ts';
+import { createProduct } from '../support/inventory.ts';
+import { consistentStock } from '../support/order-goods.ts';
+
+const sql = database();
+
+async function stocked(quantity: number, unitCost?: number) {
+  const productId = await createProduct(sql);
+  const res = await call('stock-in', {
+    method: 'POST',
+    body: { product_id: productId, quantity, lot_number: 'L-1', ...(unitCost === undefined ? {} : { unit_cost: unitCost }) },
+  });
+  expect(res.status).toBe(201);
+  return { productId, lotId: res.body.inventory_id as string };
+}
+
+const place = (body: unknown, headers: Record<string, string> = {}, token = tokens.service) =>
+  call('orders', { method: 'POST', body, headers, token });
+
+describe('POST /orders', () => {
+  it('places an order of lines: 201, the total is the lines’ sum, and the products’ stock is reserved', async () => {
+    const tea = await stocked(10);
+    const cups = await stocked(4);
+    const customerId = await createCustomer(sql, 'goods');
+    const res = await place({
+      customer_id: customerId,
+      lines: [{ product_id: tea.productId, quantity: 3, unit_price: 120.5 }, { product_id: cups.productId, quantity: 1, unit_price: 80 }],
+      status: 'paid',
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.data).toMatchObject({ status: 'paid', total_amount: 441.5, item_count: 4 });
+    expect(res.body.data.paid_at).toBe(res.body.data.ordered_at);
+    expect(res.body.data.lines.map((l: { line_number: number; amount: number }) => [l.line_number, l.amount])).toEqual([[1, 361.5], [2, 80]]);
+    const product = await call(`products/${tea.productId}`);
+    expect(product.body.data).toMatchObject({ current_stock: 10, reserved_stock: 3, available_stock: 7 });
+    await consistentStock(sql, tea.productId);
+  });
+
+  it('a retry with the same Idempotency-Key replays the answer and places nothing more', async () => {
+    const { productId } = await stocked(5);
+    const customerId = await createCustomer(sql, 'goods');
+    const body = { customer_id: customerId, lines: [{ product_id: productId, quantity: 2, unit_price: 10 }] };
+    const key = { 'idempotency-key': `place-${customerId}` };
+    const [first, again] = [await place(body, key), await place(body, key)];
+    expect(again.body).toEqual(first.body);
+    const [{ orders }] = await sql`select count(*)::int as orders from public.orders where customer_id = ${customerId}`;
+    expect(orders).toBe(1);
+    expect(await consistentStock(sql, productId)).toMatchObject({ reserved: 2 });
+  });
+
+  it('refuses a bad line naming it: 400 with details.index, 404 for an unknown product, 422 beyond what is available', async () => {
+    const { productId } = await stocked(2);
+    const customerId = await createCustomer(sql, 'goods');
+    const good = { product_id: productId, quantity: 1, unit_price: 10 };
+    const invalid = await place({ customer_id: customerId, lines: [good, { ...good, quantity: 0 }] });
+    expect(invalid.status).toBe(400);
+    expect(invalid.body).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'lines.1.quantity', index: 1 } });
+    const unknown = '00000000-0000-4000-8000-00000000dead';
+    const missing = await place({ customer_id: customerId, lines: [good, { ...good, product_id: unknown }] });
+    expect(missing.status).toBe(404);
+    expect(missing.body).toMatchObject({ code: 'PRODUCT_NOT_FOUND', details: { index: 1, product_id: unknown } });
+    const short = await place({ customer_id: customerId, lines: [good, { ...good, quantity: 2 }] });
+    expect(short.status).toBe(422);
+    expect(short.body).toMatchObject({ code: 'INSUFFICIENT_STOCK', details: { index: 1, requested: 2, available: 1 } });
+    const customer = await place({ customer_id: customerId, lines: [good] }, {}, tokens.customer);
+    expect(customer.status).toBe(403);
+    expect(await consistentStock(sql, productId)).toMatchObject({ reserved: 0, available: 2 });
+  });
+});
+
+describe('PATCH /orders/:id and what an order shows', () => {
+  it('shipping draws the lots: the order shows them with cost and margin, the ledger names the order, the recall route its customer', async () => {
+    const { productId, lotId } = await stocked(6, 30);
+    const customerId = await createCustomer(sql, 'recall');
+    const placed = await place({ customer_id: customerId, lines: [{ product_id: productId, quantity: 2, unit_price: 100 }] });
+    const shipped = await call(`orders/${placed.body.data.id}`, { method: 'PATCH', body: { status: 'shipped' } });
+    expect(shipped.status).toBe(200);
+    const order = await call(`orders/${placed.body.data.id}`);
+    expect(order.body.data).toMatchObject({ status: 'shipped', cost: 60, margin: 140 });
+    expect(order.body.data.lines[0]).toMatchObject({
+      product_id: productId,
+      lots: [{ inventory_id: lotId, lot_number: 'L-1', quantity: 2, unit_cost: 30, returned_quantity: 0 }],
+      cost: 60,
+      margin: 140,
+    });
+    expect(order.body.data.timeline.map((step: { event: string }) => step.event)).toEqual(['placed', 'shipped']);
+    const ledger = await call(`products/${productId}/movements?operation=sale`);
+    expect(ledger.body.data).toMatchObject([{ delta: -2, reference: placed.body.data.id }]);
+    const recall = await call(`products/${productId}/lots/${lotId}/orders`);
+    expect(recall.body.data).toMatchObject([{ order_id: placed.body.data.id, customer_id: customerId, quantity: 2 }]);
+    const product = await call(`products/${productId}`);
+    expect(product.body.data).toMatchObject({ current_stock: 4, reserved_stock: 0, units_sold: { last_7_days: 2, last_30_days: 2 } });
+  });
+
+  it('a move the table does not allow is 422 INVALID_STATUS_TRANSITION; the table is served at GET /orders/moves', async () => {
+    const { productId } = await stocked(3);
+    const customerId = await createCustomer(sql, 'goods');
+    const placed = await place({ customer_id: customerId, lines: [{ product_id: productId, quantity: 1, unit_price: 1 }] });
+    const refused = await call(`orders/${placed.body.data.id}`, { method: 'PATCH', body: { status: 'delivered' } });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({ code: 'INVALID_STATUS_TRANSITION', details: { from: 'pending', to: 'delivered' } });
+    const restockWithoutRefund = await call(`orders/${placed.body.data.id}`, { method: 'PATCH', body: { status: 'shipped', restock: true } });
+    expect(restockWithoutRefund.status).toBe(400);
+    const moves = await call('orders/moves');
+    expect(moves.body.data.moves).toContainEqual({ from_status: 'paid', to_status: 'shipped', goods: 'draw' });
+    const byCustomer = await call(`orders/${placed.body.data.id}`, { method: 'PATCH', body: { status: 'cancelled' }, token: tokens.customer });
+    expect(byCustomer.status).toBe(403);
+    expect(await consistentStock(sql, productId)).toMatchObject({ reserved: 1 });
+  });
+});
