@@ -53,7 +53,7 @@ export function createHandler(deps: Dependencies) {
         query: daysQuery,
         concurrency: REPORT_SLOTS,
         summary: "Today so far and yesterday (administrators): each store day's revenue, counted, placed, " +
-          'completed and cancelled orders, as it stood at its end, in the store\'s time zone',
+          "completed and cancelled orders, as it stood at its end, in the store's time zone",
         response: daysResponse,
         errors: [403],
         handle: handlers.days,

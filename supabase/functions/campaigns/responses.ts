@@ -104,7 +104,9 @@ export const historyResponse = success(z.object({
     changed_at: timestamp,
     changed_by: id.nullable(),
     changed_by_email: z.string().nullable()
-      .describe('Shown to administrators, and to the operator on their own moves; null for the service key and to anyone else'),
+      .describe(
+        'Shown to administrators, and to the operator on their own moves; null for the service key and to anyone else',
+      ),
     changed_by_role: z.string(),
   })),
 }));

@@ -31,15 +31,19 @@ export function orderHandlers(db: Database) {
   return {
     async read(ctx: RequestContext<{ params: typeof orderPath }>): Promise<Reply> {
       const { id } = ctx.input.params;
-      const [found] = await db.asCaller(ctx.caller, area, (tx) =>
-        tx<(Order & { customer_order_count: number; goods: Record<string, unknown> })[]>`
+      const [found] = await db.asCaller(
+        ctx.caller,
+        area,
+        (tx) =>
+          tx<(Order & { customer_order_count: number; goods: Record<string, unknown> })[]>`
           select o.*, c.name as customer_name, c.email as customer_email,
                  (select count(*) from public.orders other where other.customer_id = o.customer_id)::integer
                    as customer_order_count,
                  private.order_goods(o.id) as goods
           from public.orders o
           left join public.customers c on c.id = o.customer_id
-          where o.id = ${id}`);
+          where o.id = ${id}`,
+      );
       if (!found) throw new ApiError(404, 'ORDER_NOT_FOUND', `Order ${id} does not exist`, { order_id: id });
       const { goods, ...order } = found;
       const steps = [
@@ -60,8 +64,11 @@ export function orderHandlers(db: Database) {
 
     /** The status moves an order with goods may make, and what each does to them (public.order_status_moves). */
     async moves(ctx: RequestContext): Promise<Reply> {
-      const moves = await db.asCaller(ctx.caller, area, (tx) =>
-        tx`select from_status, to_status, goods from public.order_status_moves`);
+      const moves = await db.asCaller(
+        ctx.caller,
+        area,
+        (tx) => tx`select from_status, to_status, goods from public.order_status_moves`,
+      );
       return { body: { success: true, data: { moves } } };
     },
 

@@ -73,7 +73,8 @@ export function createHandler(deps: Dependencies) {
         path: '/:id',
         params: orderPath,
         body: statusBody,
-        summary: "Move an order's status as GET /orders/moves allows; its goods move with it (shipped: drawn from the " +
+        summary:
+          "Move an order's status as GET /orders/moves allows; its goods move with it (shipped: drawn from the " +
           'lots; cancelled: released; refunded after shipping: put back with restock: true)',
         response: changedResponse,
         errors: [403, 404, 422],

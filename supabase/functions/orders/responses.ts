@@ -98,7 +98,7 @@ export const movesResponse = success(z.object({
     from_status: z.enum(enums.order_status),
     to_status: z.enum(enums.order_status),
     goods: z.enum(['none', 'draw', 'release', 'return']).describe(
-      "What the move does to the goods: draw them from the lots (and release the reservation), release the " +
+      'What the move does to the goods: draw them from the lots (and release the reservation), release the ' +
         'reservation, return them (with restock), or nothing',
     ),
   })),

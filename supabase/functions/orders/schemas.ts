@@ -50,7 +50,10 @@ const orderLine = z.strictObject({
   product_id: uuid,
   quantity: z.number('must be a number').int('must be a whole number').min(1, 'must be at least 1')
     .max(1_000_000, 'must be at most 1000000'),
-  unit_price: z.number('must be a number').min(0, 'must be at least 0').max(MAX_ORDER_TOTAL, `must be at most ${MAX_ORDER_TOTAL}`)
+  unit_price: z.number('must be a number').min(0, 'must be at least 0').max(
+    MAX_ORDER_TOTAL,
+    `must be at most ${MAX_ORDER_TOTAL}`,
+  )
     .check(twoDecimals()),
 });
 

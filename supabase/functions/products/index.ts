@@ -44,7 +44,8 @@ export function createHandler(deps: Dependencies) {
         method: 'GET',
         path: '/',
         query: listQuery,
-        summary: 'List products with their current stock: search, stock status, low-stock and active filters, paged and sorted',
+        summary:
+          'List products with their current stock: search, stock status, low-stock and active filters, paged and sorted',
         response: listResponse,
         handle: handlers.list,
       }),

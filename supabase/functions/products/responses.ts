@@ -112,7 +112,9 @@ export const expiringResponse = listPage(expiringLot);
 export const summaryResponse = success(z.object({
   out_of_stock: count.describe('Active products with no stock'),
   low_stock: count.describe('Active products with stock at or below their reorder level, out of stock apart'),
-  expiring_lots: count.describe('Lots the caller may see with stock left that expire within within_days store days (or have expired)'),
+  expiring_lots: count.describe(
+    'Lots the caller may see with stock left that expire within within_days store days (or have expired)',
+  ),
   within_days: count,
 }));
 

@@ -9,7 +9,8 @@ export function storeHandlers(db: Database) {
       const [settings] = await db.asCaller(
         ctx.caller,
         area,
-        (tx) => tx<{ time_zone: string; today: string; now: Date }[]>`
+        (tx) =>
+          tx<{ time_zone: string; today: string; now: Date }[]>`
           select private.store_time_zone() as time_zone, private.store_today()::text as today, private.now() as now`,
       );
       return { body: { success: true, data: settings } };

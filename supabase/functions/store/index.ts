@@ -16,7 +16,7 @@ export function createHandler(deps: Dependencies) {
     name: 'store',
     title: 'Store',
     description: "The store's time zone and today: every day the API gives (order_date, attribution dates, " +
-      "campaign dates) is a day in this zone; instants are ISO 8601 in UTC.",
+      'campaign dates) is a day in this zone; instants are ISO 8601 in UTC.',
     area: storeArea,
     routes: [
       route({
