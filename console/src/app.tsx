@@ -137,7 +137,7 @@ function Console() {
       </header>
       <main id="main" ref={main} tabIndex={-1} data-screen={route.screen}>
         {route.screen === 'health' && <HealthScreen route={route} isAdmin={isAdmin} />}
-        {route.screen === 'orders' && <OrdersScreen route={route} />}
+        {route.screen === 'orders' && <OrdersScreen route={route} isAdmin={isAdmin} />}
         {route.screen === 'campaigns' && <CampaignsScreen route={route} isAdmin={isAdmin} />}
         {route.screen === 'attribution' && <AttributionScreen route={route} />}
         {route.screen === 'inventory' && <InventoryScreen route={route} isAdmin={isAdmin} />}

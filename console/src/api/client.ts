@@ -10,7 +10,7 @@ import { isErrorCode } from '../../../supabase/functions/_shared/error-codes.ts'
 import { ERROR_WORDS, RULES_EN, RULES_ZH, zhRefusal } from '../i18n/errors.ts';
 import { locale, text } from '../i18n/index.ts';
 
-type Method = 'get' | 'post' | 'put' | 'delete';
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type Operation = { responses: unknown; parameters: unknown };
 /** The paths that answer a method. */
 export type PathsWith<M extends Method> = {
@@ -159,7 +159,7 @@ export async function api<M extends Method, P extends PathsWith<M>>(
     options.query as Record<string, unknown> | undefined,
   );
   const { data, error } = await client.functions.invoke(name, {
-    method: method.toUpperCase() as 'GET' | 'POST' | 'PUT' | 'DELETE',
+    method: method.toUpperCase() as 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
     body: options.body as Record<string, unknown> | undefined,
     // The health report's words come in the console's language.
     headers: { 'accept-language': locale(), ...options.headers },

@@ -10,7 +10,7 @@ export type Load<T> =
   | { status: 'error'; data?: T; error: Error; reload: () => void };
 
 /** What a write can make stale, as the loads that show it name it. */
-export type Shown = 'campaigns' | 'campaign' | 'products' | 'product' | 'campaign-types' | 'stock-summary' | 'expiring';
+export type Shown = 'campaigns' | 'campaign' | 'products' | 'product' | 'campaign-types' | 'stock-summary' | 'expiring' | 'order' | 'orders';
 
 /** The loads on screen that name what they show, by that name. */
 const showing = new Map<Shown, Set<() => void>>();

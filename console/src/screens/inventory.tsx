@@ -16,6 +16,7 @@ import { text } from '../i18n/index.ts';
 import { inventoryText } from '../i18n/inventory.ts';
 import { href, useParams, type Route } from '../router.ts';
 import { DeliveryForm, StockAdjustForm, StockInForm } from './stock-forms.tsx';
+import { orderReference } from './orders.tsx';
 
 type Product = Ok<paths['/products/{id}']['get']>['data'];
 type ProductRow = Ok<paths['/products']['get']>['data'][number];
@@ -155,7 +156,7 @@ function ProductList({ route }: { route: Route }) {
                   {r.data.map((p) => (
                     <tr key={p.id} aria-current={p.id === params.id ? 'true' : undefined} data-sku={p.sku} data-stock-status={p.stock_status}>
                       <td><a href={href('inventory', { ...params, id: p.id, edit: undefined })}>{p.name}</a><br /><small class="muted" data-user-text>{p.sku}</small></td>
-                      <td class="num" data-stock>{fmt.int(p.current_stock)}</td>
+                      <td class="num" data-stock>{fmt.int(p.current_stock)}{p.reserved_stock > 0 && <><br /><small class="muted">{t.reservedOf(fmt.int(p.reserved_stock))}</small></>}</td>
                       <td class="num">{fmt.int(p.reorder_level)}</td>
                       <td>
                         <StockBadge status={p.stock_status} /> {!p.is_active && <Badge kind="completed">{t.inactive}</Badge>}
@@ -218,6 +219,14 @@ function ProductDetail({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
               <span class="big" data-testid="current-stock">{fmt.int(p.current_stock)}</span>{t.inStock(fmt.int(p.reorder_level))}{' '}
               <StockBadge status={p.stock_status} /> {!p.is_active && <Badge kind="completed">{t.inactive}</Badge>}
             </p>
+            <dl class="facts" data-testid="stock-states">
+              <div><dt>{t.onHand}</dt><dd data-state="on-hand">{fmt.int(p.current_stock)}</dd></div>
+              <div><dt>{t.reserved}</dt><dd data-state="reserved">{fmt.int(p.reserved_stock)}</dd></div>
+              <div><dt>{t.available}</dt><dd data-state="available">{fmt.int(p.available_stock)}</dd></div>
+              <div><dt>{t.soldLast(7)}</dt><dd data-state="sold-7">{fmt.int(p.units_sold.last_7_days)}</dd></div>
+              <div><dt>{t.soldLast(30)}</dt><dd data-state="sold-30">{fmt.int(p.units_sold.last_30_days)}</dd></div>
+              <div><dt>{t.allocation}</dt><dd>{t.code(p.allocation)}</dd></div>
+            </dl>
             {message && (
               <p class="state success" role="status" tabIndex={-1} ref={said}>
                 {message}{' '}
@@ -268,7 +277,7 @@ function Lots({ product }: { product: Product }) {
       {product.lots.length === 0 ? <Empty>{product.current_stock > 0 ? t.lotsForAdmins : t.neverStocked}</Empty> : (
         <div class="table-wrap" tabIndex={0} role="region" aria-label={t.lots}>
           <table>
-            <thead><tr><th scope="col">{t.received}</th><th scope="col">{t.lotNumber}</th><th scope="col">{t.expiresOn}</th><th scope="col" class="num">{t.left}</th><th scope="col" class="num">{t.receivedQty}</th><th scope="col">{t.source}</th><th scope="col">{t.note}</th></tr></thead>
+            <thead><tr><th scope="col">{t.received}</th><th scope="col">{t.lotNumber}</th><th scope="col">{t.expiresOn}</th><th scope="col" class="num">{t.left}</th><th scope="col" class="num">{t.receivedQty}</th><th scope="col" class="num">{t.unitCost}</th><th scope="col">{t.source}</th><th scope="col">{t.note}</th></tr></thead>
             <tbody>
               {product.lots.map((l) => (
                 <tr key={l.inventory_id} data-lot={l.lot_number ?? undefined}>
@@ -277,6 +286,7 @@ function Lots({ product }: { product: Product }) {
                   <td><Expiry day={l.expires_on} /></td>
                   <td class="num">{fmt.int(l.available_quantity)}</td>
                   <td class="num">{fmt.int(l.quantity)}</td>
+                  <td class="num">{l.unit_cost === null ? '—' : fmt.money(l.unit_cost)}</td>
                   <td>{t.code(l.source)}</td>
                   <td>{l.note ?? ''}</td>
                 </tr>
@@ -342,6 +352,9 @@ function ExpiringLots({ route }: { route: Route }) {
   );
 }
 
+/** The ledger's rows an order made: their reference is the order's id, shown as its page. */
+const SALE_OPERATIONS: string[] = ['sale', 'sale_return'];
+
 function Ledger({ route, id, sku }: { route: Route; id: string; sku: string }) {
   const t = text(inventoryText);
   const [params, setParams] = useParams(route);
@@ -366,7 +379,7 @@ function Ledger({ route, id, sku }: { route: Route; id: string; sku: string }) {
                       <td>{t.code(m.operation)}</td>
                       <td class={`num ${m.delta < 0 ? 'negative' : 'positive'}`}>{m.delta > 0 ? `+${m.delta}` : m.delta}</td>
                       <td class="num">{m.stock_before} → {m.stock_after}</td>
-                      <td>{t.code(m.reason ?? m.source)}{m.reason_note && <><br /><small class="muted" data-user-text>{m.reason_note}</small></>}{m.reference && <><br /><small class="muted">{t.reference(m.reference)}</small></>}{m.lot_number && <><br /><small class="muted">{t.lotNumber} <span data-user-text>{m.lot_number}</span></small></>}</td>
+                      <td>{t.code(m.reason ?? m.source)}{m.reason_note && <><br /><small class="muted" data-user-text>{m.reason_note}</small></>}{m.reference && <><br /><small class="muted">{SALE_OPERATIONS.includes(m.operation) ? <a href={href('orders', { id: m.reference })}>{t.saleOf(orderReference(m.reference))}</a> : t.reference(m.reference)}</small></>}{m.lot_number && <><br /><small class="muted">{t.lotNumber} <span data-user-text>{m.lot_number}</span></small></>}</td>
                       <td>{m.operator_role === 'service_role' ? text(common).storeJob : m.operator_email ? <span data-user-text>{m.operator_email}</span> : t.anotherUser}</td>
                     </tr>
                   ))}

@@ -1,10 +1,12 @@
+import { useState } from 'preact/hooks';
 import { api, type Ok } from '../api/client.ts';
+import { ConfirmButton } from '../components/confirm.tsx';
 import type { paths } from '../api/openapi.gen.ts';
 import { CsvButton, type CsvColumn, csvFileName, timeColumn } from '../components/csv.tsx';
 import { Pager, SelectField } from '../components/form.tsx';
 import { SortHeader } from '../components/sort.tsx';
 import { SearchFilters } from '../components/filters.tsx';
-import { Empty, Loaded, useLoad } from '../components/load.tsx';
+import { changed, Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader, useShownOnOpen } from '../components/screen.tsx';
 import { addDays, Badge, fmt, fromStoreWall, ORDER_STATUSES, orderStatusLabel, storeDayOf, storeToday, type OrderStatus } from '../format.tsx';
 import { MIN_SEARCH_CHARACTERS } from '../../../supabase/functions/orders/search.ts';
@@ -64,7 +66,7 @@ function windowWords(from?: string, before?: string): string {
  * The orders behind the figures, read-only: the window, moment and status come from the URL, so a figure
  * on the health screen links to exactly the orders it counts, and its summary counts them the same way.
  */
-export function OrdersScreen({ route }: { route: Route }) {
+export function OrdersScreen({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
   const t = text(ordersText);
   const [params, setParams] = useParams(route);
   const page = Math.max(1, Number(params.page) || 1);
@@ -85,7 +87,7 @@ export function OrdersScreen({ route }: { route: Route }) {
   };
   const load = useLoad((signal) => api('get', '/orders', { query, signal }), [JSON.stringify(query)]);
   const window = windowWords(query.ordered_from, query.ordered_before);
-  if (params.id) return <OrderPage id={params.id} back={href('orders', { ...params, id: undefined })} />;
+  if (params.id) return <OrderPage id={params.id} isAdmin={isAdmin} back={href('orders', { ...params, id: undefined })} />;
   return (
     <section aria-labelledby="orders-title">
       <ScreenHeader title={t.title} lead={t.placed(window, query.as_of ? fmt.dateTime(query.as_of) : t.now)} />
@@ -234,9 +236,9 @@ function OrdersView({ answer, query, params, onPage, onSort }: {
 }
 
 /** One order: what it is, who bought it, what happened to it and when, and the customer's other orders. */
-function OrderPage({ id, back }: { id: string; back: string }) {
+function OrderPage({ id, isAdmin, back }: { id: string; isAdmin: boolean; back: string }) {
   const t = text(ordersText);
-  const load = useLoad((signal) => api('get', '/orders/{id}', { path: { id }, signal }).then((r) => r.data), [id]);
+  const load = useLoad((signal) => api('get', '/orders/{id}', { path: { id }, signal }).then((r) => r.data), [id], 'order');
   useShownOnOpen(load.data !== undefined, 'order-title');
   return (
     <section class="stack" aria-labelledby="order-title">
@@ -249,8 +251,12 @@ function OrderPage({ id, back }: { id: string; back: string }) {
               <div><dt>{t.customer}</dt><dd><span data-user-text>{o.customer_name ?? ''}</span>{o.customer_email && <><br /><small class="muted" data-user-text>{o.customer_email}</small></>}</dd></div>
               <div><dt>{t.amount}</dt><dd>{fmt.money(o.total_amount)}</dd></div>
               <div><dt>{t.items}</dt><dd>{fmt.int(o.item_count)}</dd></div>
+              {o.lines.length > 0 && <div><dt>{t.cost}</dt><dd data-testid="order-cost">{o.cost === null ? t.unknown : fmt.money(o.cost)}</dd></div>}
+              {o.lines.length > 0 && <div><dt>{t.margin}</dt><dd data-testid="order-margin">{o.margin === null ? t.unknown : fmt.money(o.margin)}</dd></div>}
               {o.promised_at && <div><dt>{t.promisedBy}</dt><dd>{fmt.dateTime(o.promised_at)}</dd></div>}
             </dl>
+            {o.lines.length > 0 && <OrderLines order={o} />}
+            {isAdmin && o.lines.length > 0 && <OrderMoves order={o} onChanged={() => changed('order', 'product', 'products', 'stock-summary', 'orders')} />}
             <h2>{t.timeline}</h2>
             <ol class="timeline" data-testid="order-timeline">
               {o.timeline.map((step) => (
@@ -264,3 +270,72 @@ function OrderPage({ id, back }: { id: string; back: string }) {
     </section>
   );
 }
+
+type OrderDetail = Ok<paths['/orders/{id}']['get']>['data'];
+
+/** What the order bought: each line's product (linked), quantity, price, amount, and the lots it drew. */
+function OrderLines({ order }: { order: OrderDetail }) {
+  const t = text(ordersText);
+  return (
+    <>
+      <h2>{t.goods}</h2>
+      <div class="table-wrap" tabIndex={0} role="region" aria-label={t.goods}>
+        <table data-testid="order-lines">
+          <caption class="visually-hidden">{t.goods}</caption>
+          <thead><tr><th scope="col">{t.product}</th><th scope="col" class="num">{t.quantity}</th><th scope="col" class="num">{t.unitPrice}</th><th scope="col" class="num">{t.amount}</th><th scope="col">{t.lotsDrawn}</th></tr></thead>
+          <tbody>
+            {order.lines.map((line) => (
+              <tr key={line.id} data-line={line.line_number}>
+                <td><a href={href('inventory', { id: line.product_id })} data-user-text>{line.name ?? line.sku ?? ''}</a><br /><small class="muted" data-user-text>{line.sku ?? ''}</small></td>
+                <td class="num">{fmt.int(line.quantity)}</td>
+                <td class="num">{fmt.money(line.unit_price)}</td>
+                <td class="num">{fmt.money(line.amount)}</td>
+                <td data-testid="line-lots">{line.lots.length === 0 ? <span class="muted">{t.notDrawn}</span> : line.lots.map((lot) => (
+                  <div key={lot.inventory_id}>
+                    {lot.lot_number ? <span data-user-text>{lot.lot_number}</span> : t.lotWithoutNumber}{' × '}{fmt.int(lot.quantity)}
+                    {lot.returned_quantity > 0 && <small class="muted"> {t.returned(lot.returned_quantity)}</small>}
+                  </div>
+                ))}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}
+
+/** The order's next steps, from the moves table: each asks first, naming what it does to the goods. */
+function OrderMoves({ order, onChanged }: { order: OrderDetail; onChanged: () => void }) {
+  const t = text(ordersText);
+  const moves = useLoad((signal) => api('get', '/orders/moves', { signal }).then((r) => r.data.moves), []);
+  const [restock, setRestock] = useState(false);
+  const [done, setDone] = useState('');
+  const next = (moves.data ?? []).filter((m) => m.from_status === order.status && ORDER_ACTIONS.includes(m.to_status));
+  if (next.length === 0) return done ? <p class="state success" role="status">{done}</p> : null;
+  const move = async (to: OrderStatus) => {
+    const body = to === 'refunded' && next.find((m) => m.to_status === to)?.goods === 'return' ? { status: to, restock } : { status: to };
+    await api('patch', '/orders/{id}', { path: { id: order.id }, body });
+    setDone(t.movedTo(orderStatusLabel(to)));
+    onChanged();
+  };
+  return (
+    <div class="actions" role="group" aria-label={t.nextSteps}>
+      {next.map((m) => (
+        <span key={m.to_status} class="stack-inline">
+          {m.goods === 'return' && (
+            <label><input type="checkbox" checked={restock} onChange={(e) => setRestock((e.target as HTMLInputElement).checked)} /> {t.putBack}</label>
+          )}
+          <ConfirmButton label={t[`action.${m.to_status as OrderAction}`]} buttonClass={m.to_status === 'shipped' ? 'primary' : 'danger'}
+            yes={t[`action.${m.to_status as OrderAction}`]} question={t[`question.${m.goods}`](m.goods === 'return' && restock)}
+            onConfirm={() => move(m.to_status)} />
+        </span>
+      ))}
+      {done && <p class="state success" role="status">{done}</p>}
+    </div>
+  );
+}
+
+/** The moves the order page offers as buttons; the others (paid, delivered, completed) are the store's jobs'. */
+const ORDER_ACTIONS: OrderStatus[] = ['shipped', 'cancelled', 'refunded'];
+type OrderAction = 'shipped' | 'cancelled' | 'refunded';
