@@ -37,6 +37,9 @@ describe('POST /orders', () => {
     expect(res.body.data.lines.map((l: { line_number: number; amount: number }) => [l.line_number, l.amount])).toEqual([[1, 361.5], [2, 80]]);
     const product = await call(`products/${tea.productId}`);
     expect(product.body.data).toMatchObject({ current_stock: 10, reserved_stock: 3, available_stock: 7 });
+    const listed = await call(`orders?customer_id=${customerId}&with_lines=true`);
+    expect(listed.body.data[0].lines).toEqual(res.body.data.lines);
+    expect((await call(`orders?customer_id=${customerId}`)).body.data[0].lines).toBeUndefined();
     await consistentStock(sql, tea.productId);
   });
 

@@ -453,14 +453,14 @@ function StockIns({ route, id, sku }: { route: Route; id: string; sku: string })
 
 function ProductForm({ product, onSaved, onCancel }: { product?: Product; onSaved: (p: { id: string }) => void; onCancel: () => void }) {
   const t = text(inventoryText);
-  const form = useForm({ sku: product?.sku ?? '', name: product?.name ?? '', reorder_level: product ? String(product.reorder_level) : '', is_active: product?.is_active ?? true });
+  const form = useForm({ sku: product?.sku ?? '', name: product?.name ?? '', reorder_level: product ? String(product.reorder_level) : '', is_active: product?.is_active ?? true, allocation: product?.allocation ?? 'fifo' });
   const v = form.values;
   return (
     <form class="card form" ref={form.formRef} noValidate aria-labelledby="product-form-title" onSubmit={(e) => {
       e.preventDefault();
       form.submit(async () => {
         const reorder = v.reorder_level.trim() === '' ? undefined : Number(v.reorder_level);
-        const body = { sku: v.sku, name: v.name, reorder_level: reorder, is_active: v.is_active };
+        const body = { sku: v.sku, name: v.name, reorder_level: reorder, is_active: v.is_active, allocation: v.allocation };
         const saved = product
           ? (await api('put', '/products/{id}', { path: { id: product.id }, body })).data
           : (await api('post', '/products', { body })).data;
@@ -478,6 +478,9 @@ function ProductForm({ product, onSaved, onCancel }: { product?: Product; onSave
         <Field label={t.name} name="name" value={v.name} error={form.errors.name} onInput={(e) => form.set('name', e.currentTarget.value)} />
         <Field label={t.reorderLevel} name="reorder_level" inputMode="numeric" value={v.reorder_level} error={form.errors.reorder_level}
           hint={product ? t.reorderHintEdit : t.reorderHintNew} onInput={(e) => form.set('reorder_level', e.currentTarget.value)} />
+        <SelectField label={t.allocation} name="allocation" value={v.allocation} error={form.errors.allocation}
+          onChange={(x) => form.set('allocation', x as typeof v.allocation)}
+          options={enums.stock_allocation.map((a) => ({ value: a, label: t.code(a) }))} />
       </div>
       <label class="checkbox"><input type="checkbox" name="is_active" checked={v.is_active} onChange={(e) => form.set('is_active', e.currentTarget.checked)} /> {t.activeOnSale}</label>
       <div class="actions">

@@ -163,6 +163,36 @@ function orderColumns(): CsvColumn<Order>[] {
   ];
 }
 
+type OrderLine = NonNullable<Order['lines']>[number] & { order: Order };
+
+/** Every line of the orders the query matches, one row each; an order without lines is one row of its own. */
+async function allLines(query: Query, progress: (gathered: number, total: number) => void): Promise<OrderLine[]> {
+  const orders = await allOrders({ ...query, with_lines: 'true' }, progress);
+  return orders.flatMap((order) =>
+    (order.lines ?? []).length > 0 ? order.lines!.map((line) => ({ ...line, order })) : [{ order } as OrderLine]
+  );
+}
+
+/** The file of one row per line: the order's reference and customer, then what the line sold. */
+function lineColumns(): CsvColumn<OrderLine>[] {
+  const t = text(ordersText);
+  return [
+    { header: t.order, cell: (l) => orderReference(l.order.id) },
+    timeColumn(t.placedAt, (l) => l.order.ordered_at),
+    { header: t.customer, cell: (l) => l.order.customer_name },
+    { header: t.status, cell: (l) => orderStatusLabel(l.order.status as OrderStatus) },
+    { header: t.lineNumber, cell: (l) => l.line_number ?? null },
+    { header: t.sku, cell: (l) => l.sku ?? null },
+    { header: t.product, cell: (l) => l.name ?? null },
+    { header: t.quantity, cell: (l) => l.quantity ?? l.order.item_count },
+    { header: t.unitPrice, cell: (l) => l.unit_price ?? null },
+    { header: t.amount, cell: (l) => l.amount ?? l.order.total_amount },
+    { header: t.cost, cell: (l) => l.cost ?? t.unknown },
+    { header: t.margin, cell: (l) => l.margin ?? t.unknown },
+    { header: t.orderId, cell: (l) => l.order.id },
+  ];
+}
+
 /** The store days a window covers, its last one included, for a file's name; none for all time. */
 function windowDays(from?: string, before?: string): (string | undefined)[] {
   const end = before && (dayStartingAt(before) ? addDays(dayStartingAt(before)!, -1) : storeDayOf(before));
@@ -186,7 +216,9 @@ function OrdersView({ answer, query, params, onPage, onSort }: {
     <div class="stack">
       <p class="csv-top">
         <CsvButton filename={csvFileName(t.csvFile, windowDays(query.ordered_from, query.ordered_before))}
-          rows={(progress) => allOrders(query, progress)} columns={orderColumns()} />
+          rows={(progress) => allOrders(query, progress)} columns={orderColumns()} />{' '}
+        <CsvButton filename={csvFileName(t.linesFile, windowDays(query.ordered_from, query.ordered_before))} label={t.downloadLines}
+          rows={(progress) => allLines(query, progress)} columns={lineColumns()} />
       </p>
       <ul class="stat-strip" aria-label={t.summary} data-testid="orders-summary">
         <li><span class="label">{t.orders}</span> <span data-figure="orders">{fmt.int(s.orders)}</span></li>

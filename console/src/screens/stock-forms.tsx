@@ -8,6 +8,7 @@ import { common } from '../i18n/common.ts';
 import { text } from '../i18n/index.ts';
 import { fromStoreWall } from '../format.tsx';
 import { inventoryText } from '../i18n/inventory.ts';
+import { MAX_MONEY } from '../../../supabase/functions/_shared/money.ts';
 
 
 /**
@@ -22,7 +23,7 @@ function useIdempotencyKey() {
 
 export function StockInForm({ productId, productName, onDone }: { productId?: string; productName?: string; onDone: (message: string) => void }) {
   const t = text(inventoryText);
-  const form = useForm({ product_id: productId ?? '', quantity: '', source: 'manual_stock_in', note: '', received_at: '', lot_number: '', expires_on: '' });
+  const form = useForm({ product_id: productId ?? '', quantity: '', source: 'manual_stock_in', note: '', received_at: '', lot_number: '', expires_on: '', unit_cost: '' });
   const key = useIdempotencyKey();
   const v = form.values;
   const set = (name: keyof typeof v, value: string) => { key.renew(); form.set(name, value); };
@@ -41,15 +42,17 @@ export function StockInForm({ productId, productName, onDone }: { productId?: st
             received_at: received ?? (v.received_at || undefined),
             lot_number: v.lot_number.trim() || undefined,
             expires_on: v.expires_on || undefined,
+            unit_cost: v.unit_cost.trim() === '' ? undefined : Number(v.unit_cost),
           },
           headers: { 'Idempotency-Key': key.get() },
         });
         key.renew();
-        form.setValues((x) => ({ ...x, quantity: '', note: '', received_at: '', lot_number: '', expires_on: '' }));
+        form.setValues((x) => ({ ...x, quantity: '', note: '', received_at: '', lot_number: '', expires_on: '', unit_cost: '' }));
         onDone(t.stockedIn(r.quantity, productName, r.current_stock));
       }, {}, (x) => ({
         product_id: productId ? '' : checks.required(x.product_id),
         quantity: checks.required(x.quantity) || checks.integer(x.quantity, 1, 1_000_000_000),
+        unit_cost: checks.decimal(x.unit_cost, 0, MAX_MONEY),
       }));
     }}>
       <h3 id="stock-in-title">{t.stockIn}</h3>
@@ -66,6 +69,8 @@ export function StockInForm({ productId, productName, onDone }: { productId?: st
           onInput={(e) => set('lot_number', e.currentTarget.value)} />
         <Field label={t.expiresOn} name="expires_on" type="date" value={v.expires_on} error={form.errors.expires_on}
           hint={t.expiresHint} onInput={(e) => set('expires_on', e.currentTarget.value)} />
+        <Field label={t.unitCost} name="unit_cost" inputMode="decimal" value={v.unit_cost} error={form.errors.unit_cost}
+          hint={t.unitCostHint} onInput={(e) => set('unit_cost', e.currentTarget.value)} />
       </div>
       <Field label={t.note} name="note" value={v.note} error={form.errors.note} onInput={(e) => set('note', e.currentTarget.value)} />
       <div class="actions">
@@ -277,6 +282,7 @@ export function DeliveryForm({ onClose }: { onClose: () => void }) {
       quantity: Number(value(line, 'quantity')),
       lot_number: value(line, 'lot_number').trim() || undefined,
       expires_on: value(line, 'expires_on') || undefined,
+      unit_cost: value(line, 'unit_cost').trim() === '' ? undefined : Number(value(line, 'unit_cost')),
     }));
     let r;
     try {
@@ -305,10 +311,11 @@ export function DeliveryForm({ onClose }: { onClose: () => void }) {
     setSaid({ message: t.deliveryBooked(booked.reduce((n, b) => n + b.quantity, 0), booked.length), undo: () => undoDelivery(booked) });
   }, Object.fromEntries(lines.flatMap((line, i) => [
     [`items.${i}.product_id`, field(line, 'product')],
-    ...['quantity', 'lot_number', 'expires_on'].map((name) => [`items.${i}.${name}`, field(line, name)]),
+    ...['quantity', 'lot_number', 'expires_on', 'unit_cost'].map((name) => [`items.${i}.${name}`, field(line, name)]),
   ])), () => Object.fromEntries(lines.flatMap((line) => [
     [field(line, 'product'), checks.required(value(line, 'product')) || (line.product ? '' : t.unknownProduct)],
     [field(line, 'quantity'), checks.required(value(line, 'quantity')) || checks.integer(value(line, 'quantity'), 1, 1_000_000_000)],
+    [field(line, 'unit_cost'), checks.decimal(value(line, 'unit_cost'), 0, MAX_MONEY)],
   ])));
 
   const undoDelivery = async (booked: { inventory_id: string; quantity: number }[]) => {
@@ -362,6 +369,8 @@ export function DeliveryForm({ onClose }: { onClose: () => void }) {
               error={form.errors[field(line, 'lot_number')]} onInput={(e) => set(field(line, 'lot_number'), e.currentTarget.value)} />
             <Field label={t.expiresOn} name={field(line, 'expires_on')} type="date" value={value(line, 'expires_on')}
               error={form.errors[field(line, 'expires_on')]} onInput={(e) => set(field(line, 'expires_on'), e.currentTarget.value)} />
+            <Field label={t.unitCost} name={field(line, 'unit_cost')} inputMode="decimal" value={value(line, 'unit_cost')}
+              error={form.errors[field(line, 'unit_cost')]} onInput={(e) => set(field(line, 'unit_cost'), e.currentTarget.value)} />
             {lines.length > 1 && (
               <button type="button" class="link remove-line" onClick={() => removeLine(line, i)}>{t.removeLine(i + 1)}</button>
             )}

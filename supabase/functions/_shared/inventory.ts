@@ -1,5 +1,6 @@
 /** What the stock functions share: the quantity rule, and what a received lot carries. */
 import { z } from 'zod';
+import { MAX_MONEY } from './money.ts';
 import { twoDecimals } from './validation.ts';
 
 export const MAX_STOCK_QUANTITY = 1_000_000_000;
@@ -24,4 +25,4 @@ export const stockInNote = z.string('must be a string').max(1000, 'at most 1000 
 
 /** What one unit of a lot cost the store, TWD (inventory_records.unit_cost, numeric(12, 2)). */
 export const unitCost = z.number('must be a number').min(0, 'must be at least 0')
-  .max(9_999_999_999.99, 'must be at most 9999999999.99').check(twoDecimals());
+  .max(MAX_MONEY, `must be at most ${MAX_MONEY}`).check(twoDecimals());

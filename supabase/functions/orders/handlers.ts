@@ -140,8 +140,10 @@ export async function ordersPage(tx: Tx, query: z.infer<typeof listQuery>, asOf:
     : tx`(select * from public.orders o where ${searched(tx, query.search)} offset 0) o`;
   const direction = query.sort_order === 'asc' ? tx`asc` : tx`desc`;
   // The page first, then its customers: joined before the limit, every matching order would be.
+  // With with_lines, each order's lines as its page shows them (an export of one row per line).
+  const lines = query.with_lines ? tx`, private.order_goods(o.id) -> 'lines' as lines` : tx``;
   const rows = await tx<Order[]>`
-    select o.*, c.name as customer_name, c.email as customer_email
+    select o.*, c.name as customer_name, c.email as customer_email ${lines}
     from (
       select o.*
       from ${orders}

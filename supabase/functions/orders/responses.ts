@@ -75,10 +75,12 @@ export const summary = z.object({
   customers: count,
 });
 
-export const listResponse = listPage(order).extend({ summary });
-
 /** What happened to an order, oldest first: each step with its time, as far as the order records one. */
 export const ORDER_EVENTS = ['placed', 'paid', 'shipped', 'delivered', 'completed', 'cancelled', 'refunded'] as const;
+
+export const listResponse = listPage(order.extend({
+  lines: goods.lines.optional().describe("With with_lines=true: each order's lines, as GET /orders/:id gives them"),
+})).extend({ summary });
 
 /** POST and PATCH: the order with its goods. */
 export const changedResponse = success(order.omit({ customer_name: true, customer_email: true }).extend(goods));

@@ -5,7 +5,17 @@
 import { z } from 'zod';
 import { enums } from '../_shared/enums.ts';
 import { orderArea } from '../_shared/errors.ts';
-import { enumOf, isoDateTime, linesProblem, queryInteger, rule, twoDecimals, uuid } from '../_shared/validation.ts';
+import { MAX_MONEY } from '../_shared/money.ts';
+import {
+  enumOf,
+  isoDateTime,
+  linesProblem,
+  queryBoolean,
+  queryInteger,
+  rule,
+  twoDecimals,
+  uuid,
+} from '../_shared/validation.ts';
 import { ORDER_FIGURES } from './figures.ts';
 import { MIN_SEARCH_CHARACTERS } from './search.ts';
 
@@ -27,6 +37,7 @@ export const listQuery = z
       .max(100, 'at most 100 characters')
       .optional(),
     customer_id: z.string().pipe(uuid).optional(),
+    with_lines: queryBoolean.optional(),
     page: queryInteger(1, 1_000_000).optional(),
     per_page: queryInteger(1, 200).optional(),
     sort_by: enumOf(SORTABLE_COLUMNS).optional(),
@@ -42,8 +53,6 @@ export const listQuery = z
 export const orderPath = z.object({ id: z.string().pipe(uuid) });
 
 export const MAX_ORDER_LINES = 200;
-/** The most an order may come to: orders.total_amount is numeric(12, 2) (private.max_order_total). */
-export const MAX_ORDER_TOTAL = 9_999_999_999.99;
 
 /** One line of a new order: what, how many, at what price a unit (TWD). */
 const orderLine = z.strictObject({
@@ -51,8 +60,8 @@ const orderLine = z.strictObject({
   quantity: z.number('must be a number').int('must be a whole number').min(1, 'must be at least 1')
     .max(1_000_000, 'must be at most 1000000'),
   unit_price: z.number('must be a number').min(0, 'must be at least 0').max(
-    MAX_ORDER_TOTAL,
-    `must be at most ${MAX_ORDER_TOTAL}`,
+    MAX_MONEY,
+    `must be at most ${MAX_MONEY}`,
   )
     .check(twoDecimals()),
 });
@@ -63,8 +72,8 @@ export const placeBody = z.strictObject({
   lines: z.array(orderLine, 'must be an array of lines').min(1, 'must have at least 1 line')
     .max(MAX_ORDER_LINES, `at most ${MAX_ORDER_LINES} lines`)
     .refine(
-      (lines) => lines.reduce((total, line) => total + line.quantity * line.unit_price, 0) <= MAX_ORDER_TOTAL,
-      rule('max_total', `the order may come to at most ${MAX_ORDER_TOTAL}`, { max: MAX_ORDER_TOTAL }),
+      (lines) => lines.reduce((total, line) => total + line.quantity * line.unit_price, 0) <= MAX_MONEY,
+      rule('max_total', `the order may come to at most ${MAX_MONEY}`, { max: MAX_MONEY }),
     ),
   status: z.enum(['pending', 'paid'], 'must be one of pending, paid').optional(),
   ordered_at: instant.optional(),
