@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, launchChromium, measureFirstLoad, measureScreens, SCREENS, signIn, waitForScreen } from '../../console/measure.mjs';
 import { freePort, ROOT, startFunctions } from '../../scripts/lib/stack.mjs';
 import { seedDemo } from '../../scripts/seed-demo.mjs';
-import { scratchDatabase, tokens } from '../support/client.ts';
+import { call, scratchDatabase, tokens } from '../support/client.ts';
 import { storeDay, storeToday } from '../support/store-day.ts';
 import { addDays } from '../support/campaigns.ts';
 
@@ -865,6 +865,55 @@ describe.skipIf(!hasChromium)(
       await expect.poll(inOrder(-1), { timeout: 10_000 }).toBe(true);
       expect(await page.locator('th[aria-sort="descending"]').textContent()).toContain('Stock');
       expect(new Set(await stocks()).size).toBeGreaterThan(1);
+    });
+
+    it('orders: an order placed through the API is shipped from its page, in Chinese: its lines and lots shown, the product\'s reserved and available moving', async () => {
+      step = 'order-goods';
+      const api = (path: string, body: unknown) => call(path, { method: 'POST', body, base: functions.url });
+      const product = (await api('products', { sku: `TEA-${Date.now()}`, name: '高山烏龍茶' })).body.data;
+      await api('stock-in', { product_id: product.id, quantity: 6, lot_number: 'LOT-Z', unit_cost: 150 });
+      const [customer] = (await call('orders?per_page=1', { base: functions.url })).body.data;
+      const placed = await api('orders', {
+        customer_id: customer.customer_id,
+        lines: [{ product_id: product.id, quantity: 2, unit_price: 420 }],
+      });
+      expect(placed.status).toBe(201);
+      const zh = await browser.newContext({ viewport: { width: 1280, height: 860 }, locale: 'zh-TW' });
+      const p = await zh.newPage();
+      watch(p);
+      await signIn(p, base, 'admin');
+      const states = async () => Object.fromEntries(await p.getByTestId('stock-states').locator('dd[data-state]')
+        .evaluateAll((dds) => dds.map((dd) => [(dd as HTMLElement).dataset.state!, dd.textContent])));
+      await p.goto(`${base}#/inventory?id=${product.id}`);
+      await waitForScreen(p, 'inventory');
+      expect(await states()).toMatchObject({ 'on-hand': '6', reserved: '2', available: '4', 'sold-7': '0' });
+
+      await p.goto(`${base}#/orders?id=${placed.body.data.id}`);
+      await waitForScreen(p, 'orders');
+      const line = p.getByTestId('order-lines').locator('tbody tr');
+      expect(await line.locator('td').first().textContent()).toContain('高山烏龍茶');
+      expect(await line.getByTestId('line-lots').textContent()).toBe('已保留，尚未出貨');
+      expect(await p.getByTestId('order-cost').textContent()).toBe('不明');
+      // Shipping asks first; "no" has the focus, so a stray Enter ships nothing.
+      await p.getByRole('group', { name: '這筆訂單的下一步' }).getByRole('button', { name: '出貨' }).click();
+      const question = p.getByRole('group', { name: /^確定出貨？/ });
+      await p.keyboard.press('Enter');
+      expect(await question.count()).toBe(0);
+      await p.getByRole('group', { name: '這筆訂單的下一步' }).getByRole('button', { name: '出貨' }).click();
+      await p.getByRole('group', { name: /^確定出貨？/ }).getByRole('button', { name: '出貨' }).click();
+      await p.getByText('訂單現在是「已出貨」。').waitFor();
+      await waitForScreen(p, 'orders');
+      expect(await line.getByTestId('line-lots').textContent()).toBe('LOT-Z × 2');
+      expect(await p.getByTestId('order-cost').textContent()).toBe('NT$300');
+      expect(await p.getByTestId('order-margin').textContent()).toBe('NT$540');
+
+      await line.locator('td a').first().click();
+      await waitForScreen(p, 'inventory');
+      expect(await states()).toMatchObject({ 'on-hand': '4', reserved: '0', available: '4', 'sold-7': '2' });
+      // The ledger's sale names its order, a link to it.
+      expect(await p.locator('table.ledger tbody tr').first().textContent()).toContain('銷售出貨');
+      await shot(p, 'order-goods-zh');
+      await zh.close();
     });
 
     it('every screen and view passes axe-core with no serious or critical violation, speaks English with no internal code, and covers no control, at 1024 px', async () => {
