@@ -1,8 +1,9 @@
 // npm run seed:demo -- --orders N [--seed S] [--customers C] [--tickets T] [--products P] [--as-of YYYY-MM-DD]
 //                       [--append]
 //
-// A deterministic demo store for business health: customers, a year of orders, support tickets, and
-// products with their stock lots and movements,
+// A deterministic demo store for business health: customers, a year of orders with their lines (2 or 3
+// products each), support tickets, and products whose lots received what the orders shipped and still hold,
+// with a ledger of the sales,
 // generated in PostgreSQL by set-based inserts (generate_series and a seeded hash), in batches so a
 // progress bar can follow. The same seed and as-of day give the same rows; ids derive from the seed, so
 // running it again adds nothing. Writes into DATABASE_URL, or the database of the local `npm start`
@@ -105,6 +106,10 @@ export async function seedDemo(url, { orders, seed, customers, tickets, products
     await sql`
       create or replace function pg_temp.demo_uuid(seed integer, kind text, n bigint) returns uuid
       language sql immutable as $$ select md5('demo:' || seed || ':' || kind || ':' || n)::uuid $$`;
+    // A product's price: NT$100 to NT$2,000, most of them low.
+    await sql`
+      create or replace function pg_temp.demo_price(seed integer, n bigint) returns numeric
+      language sql immutable as $$ select round((100 + power(pg_temp.demo_random(seed, n, 'price'), 2) * 1900)::numeric, 0) $$`;
     // The as-of day is a store day: the data ends at its midnight in the store's zone.
     const [{ anchor }] = asOf == null
       ? await sql`select private.store_day_start(private.store_today()) as anchor`
@@ -119,52 +124,86 @@ export async function seedDemo(url, { orders, seed, customers, tickets, products
       from generate_series(${from}::bigint, ${to}::bigint) i
       on conflict do nothing`, quiet);
 
+    // Products first, so the orders' lines can name them: a price each, and the share of a sale its goods
+    // cost. Their lots and stock follow the orders (below).
+    await inBatches('products', products, (from, to) => sql`
+      insert into public.products (id, sku, name, is_active, created_at)
+      select pg_temp.demo_uuid(${seed}, 'product', i), 'DEMO-' || ${seed} || '-' || i, 'Demo product ' || i, true,
+             ${anchor}::timestamptz - interval '400 days'
+      from generate_series(${from}::bigint, ${to}::bigint) i
+      on conflict do nothing`, quiet);
+
     // Orders: most customers buy rarely, a few often (the power skews the pick); order times spread over
-    // a year with more recent weeks busier; deliveries take 1–5 days against a 3-day promise. Folded once
-    // afterwards, so each customer's year is walked once, not once per insert batch that has one of their
-    // orders.
-    await inBatches('orders', orders, (from, to) => sql`
-      insert into public.orders (id, customer_id, status, total_amount, item_count, ordered_at, promised_at,
-                                 shipped_at, delivered_at, completed_at, cancelled_at, paid_at, refunded_at)
-      select id, customer_id,
-             case when cancelled then 'cancelled'
-                  when refunded then 'refunded'
-                  when completed_at is not null then 'completed'
-                  when delivered_at is not null then 'delivered'
-                  when shipped_at is not null then 'shipped'
-                  else 'paid' end,
-             amount, items, ordered_at, ordered_at + interval '3 days',
-             shipped_at, delivered_at, completed_at,
-             case when cancelled then ordered_at + interval '2 hours' end,
-             -- Paid at checkout, a few minutes after the order; a refund a week after it.
-             case when not cancelled then least(ordered_at + interval '4 minutes', greatest(ordered_at, ${anchor}::timestamptz)) end,
-             case when refunded then least(ordered_at + interval '7 days', greatest(ordered_at, ${anchor}::timestamptz)) end
-      from (
-        select *,
-               case when not cancelled and shipped_at is not null and ordered_at + delivery_days * interval '1 day' < ${anchor}::timestamptz
-                    then ordered_at + delivery_days * interval '1 day' end as delivered_at,
-               case when not cancelled and shipped_at is not null and ordered_at + (delivery_days + 2) * interval '1 day' < ${anchor}::timestamptz
-                    and completes then ordered_at + (delivery_days + 2) * interval '1 day' end as completed_at
+    // a year with more recent weeks busier; deliveries take 1–5 days against a 3-day promise. Each order has
+    // 2 or 3 lines (popular products more often, 1 to 3 units each at the product's price); its total and
+    // item count are its lines'. Folded once afterwards, so each customer's year is walked once, not once per
+    // insert batch that has one of their orders.
+    await inBatches('orders', orders, (from, to) => sql.begin(async (tx) => {
+      await tx`
+        create temporary table demo_lines on commit drop as
+        select i, l as line_number, pg_temp.demo_uuid(${seed}, 'line', i * 4 + l) as id,
+               pg_temp.demo_uuid(${seed}, 'product', product_n) as product_id, quantity,
+               pg_temp.demo_price(${seed}, product_n) as unit_price
+        from (
+          select i, l,
+                 1 + floor(power(pg_temp.demo_random(${seed}, i * 4 + l, 'line product'), 1.5) * ${products})::bigint as product_n,
+                 1 + floor(power(pg_temp.demo_random(${seed}, i * 4 + l, 'line quantity'), 3) * 3)::integer as quantity
+          from generate_series(${from}::bigint, ${to}::bigint) i, generate_series(1, 3) l
+          where l <= 2 or pg_temp.demo_random(${seed}, i, 'third line') < 0.5
+          offset 0
+        ) line`;
+      await tx`create index on demo_lines (i)`;
+      await tx`analyze demo_lines`;
+      await tx`
+        insert into public.orders (id, customer_id, status, total_amount, item_count, ordered_at, promised_at,
+                                   shipped_at, delivered_at, completed_at, cancelled_at, paid_at, refunded_at)
+        select id, customer_id,
+               case when cancelled then 'cancelled'
+                    when refunded then 'refunded'
+                    when completed_at is not null then 'completed'
+                    when delivered_at is not null then 'delivered'
+                    when shipped_at is not null then 'shipped'
+                    else 'paid' end,
+               amount, items, ordered_at, ordered_at + interval '3 days',
+               shipped_at, delivered_at, completed_at,
+               case when cancelled then ordered_at + interval '2 hours' end,
+               -- Paid at checkout, a few minutes after the order; a refund a week after it.
+               case when not cancelled then least(ordered_at + interval '4 minutes', greatest(ordered_at, ${anchor}::timestamptz)) end,
+               case when refunded then least(ordered_at + interval '7 days', greatest(ordered_at, ${anchor}::timestamptz)) end
         from (
           select *,
-                 case when not cancelled and ordered_at + interval '1 day' < ${anchor}::timestamptz
-                      then ordered_at + interval '1 day' end as shipped_at
+                 case when not cancelled and shipped_at is not null and ordered_at + delivery_days * interval '1 day' < ${anchor}::timestamptz
+                      then ordered_at + delivery_days * interval '1 day' end as delivered_at,
+                 case when not cancelled and shipped_at is not null and ordered_at + (delivery_days + 2) * interval '1 day' < ${anchor}::timestamptz
+                      and completes then ordered_at + (delivery_days + 2) * interval '1 day' end as completed_at
           from (
-            select pg_temp.demo_uuid(${seed}, 'order', i) as id,
-                   pg_temp.demo_uuid(${seed}, 'customer', 1 + floor(power(pg_temp.demo_random(${seed}, i, 'customer'), 2) * ${customers})::bigint) as customer_id,
-                   round((150 + power(pg_temp.demo_random(${seed}, i, 'amount'), 2) * 4850)::numeric, 0) as amount,
-                   1 + floor(pg_temp.demo_random(${seed}, i, 'items') * 4)::integer as items,
-                   ${anchor}::timestamptz - interval '365 days' * power(pg_temp.demo_random(${seed}, i, 'when'), 1.3) as ordered_at,
-                   pg_temp.demo_random(${seed}, i, 'cancel') < 0.05 as cancelled,
-                   pg_temp.demo_random(${seed}, i, 'cancel') between 0.05 and 0.08 as refunded,
-                   pg_temp.demo_random(${seed}, i, 'complete') < 0.95 as completes,
-                   1 + floor(power(pg_temp.demo_random(${seed}, i, 'delivery'), 1.5) * 5)::integer as delivery_days
-            -- A fence: flattened, each use of a column above would hash its inputs again (3.7× slower).
-            from generate_series(${from}::bigint, ${to}::bigint) i offset 0
-          ) base
-        ) shipped
-      ) delivered
-      on conflict do nothing`, quiet);
+            select *,
+                   case when not cancelled and ordered_at + interval '1 day' < ${anchor}::timestamptz
+                        then ordered_at + interval '1 day' end as shipped_at
+            from (
+              select pg_temp.demo_uuid(${seed}, 'order', i) as id,
+                     pg_temp.demo_uuid(${seed}, 'customer', 1 + floor(power(pg_temp.demo_random(${seed}, i, 'customer'), 2) * ${customers})::bigint) as customer_id,
+                     d.amount, d.items,
+                     ${anchor}::timestamptz - interval '365 days' * power(pg_temp.demo_random(${seed}, i, 'when'), 1.3) as ordered_at,
+                     pg_temp.demo_random(${seed}, i, 'cancel') < 0.05 as cancelled,
+                     pg_temp.demo_random(${seed}, i, 'cancel') between 0.05 and 0.08 as refunded,
+                     pg_temp.demo_random(${seed}, i, 'complete') < 0.95 as completes,
+                     1 + floor(power(pg_temp.demo_random(${seed}, i, 'delivery'), 1.5) * 5)::integer as delivery_days
+              -- A fence: flattened, each use of a column above would hash its inputs again (3.7× slower).
+              from generate_series(${from}::bigint, ${to}::bigint) i
+              join (select i, sum(quantity * unit_price) as amount, sum(quantity)::integer as items
+                    from demo_lines group by i) d using (i)
+              offset 0
+            ) base
+          ) shipped
+        ) delivered
+        on conflict do nothing`;
+      await tx`
+        insert into public.order_lines (id, order_id, line_number, product_id, quantity, unit_price)
+        select id, pg_temp.demo_uuid(${seed}, 'order', i), line_number, product_id, quantity, unit_price
+        from demo_lines
+        on conflict do nothing`;
+    }), quiet);
     await sql`select private.fold_order_changes(true)`;
 
     // Tickets: answered within minutes to a day and a half; most resolved; most resolved ones rated.
@@ -197,51 +236,72 @@ export async function seedDemo(url, { orders, seed, customers, tickets, products
       ) timed
       on conflict do nothing`, quiet);
 
-    // Products: one lot each, received a year ago; about 8 % sold out, the rest partly sold. The ledger
-    // holds the lot's stock_in and one stock_out for what has left, so its arithmetic checks hold; the
-    // movements' operation ids derive from the seed, which is what keeps a rerun from repeating them.
-    await inBatches('products', products, async (from, to) => {
-      await sql.begin(async (tx) => {
-        await tx`
-          create temporary table demo_lots on commit drop as
-          select i,
-                 pg_temp.demo_uuid(${seed}, 'product', i) as product_id,
-                 pg_temp.demo_uuid(${seed}, 'lot', i) as lot_id,
-                 quantity,
-                 case when pg_temp.demo_random(${seed}, i, 'sold out') < 0.08 then 0
-                      else floor(quantity * (0.1 + 0.8 * pg_temp.demo_random(${seed}, i, 'left')))::bigint end as available,
-                 ${anchor}::timestamptz - interval '365 days' as received_at,
-                 ${anchor}::timestamptz - interval '60 days' * pg_temp.demo_random(${seed}, i, 'shipped') as shipped_at
-          from (select i, 50 + floor(pg_temp.demo_random(${seed}, i, 'quantity') * 450)::bigint as quantity
-                from generate_series(${from}::bigint, ${to}::bigint) i) q`;
-        await tx`
-          insert into public.products (id, sku, name, is_active, current_stock, created_at)
-          select product_id, 'DEMO-' || ${seed} || '-' || i, 'Demo product ' || i, true, available, received_at
-          from demo_lots
-          on conflict do nothing`;
-        await tx`
-          insert into public.inventory_records (id, product_id, quantity, available_quantity, source, received_at,
-                                                created_at, created_by_role)
-          select lot_id, product_id, quantity, available, 'purchase_order', received_at, received_at, 'service_role'
-          from demo_lots
-          on conflict do nothing`;
-        await tx`
-          insert into public.stock_movements (operation_id, operation, product_id, inventory_record_id, delta, stock_before,
-                                              stock_after, record_available_before, record_available_after, source,
-                                              operator_role, created_at)
-          select op.operation_id, op.operation, l.product_id, l.lot_id, op.delta, op.before, op.after, op.before, op.after,
-                 op.source, 'service_role', op.at
-          from demo_lots l
-          cross join lateral (values
-            (pg_temp.demo_uuid(${seed}, 'stock_in', l.i), 'stock_in', l.quantity, 0::bigint, l.quantity, 'purchase_order', l.received_at),
-            (pg_temp.demo_uuid(${seed}, 'stock_out', l.i), 'stock_out', l.available - l.quantity, l.quantity, l.available, null, l.shipped_at)
-          ) as op (operation_id, operation, delta, before, after, source, at)
-          where not exists (select 1 from public.stock_movements m where m.operation_id = op.operation_id)`;
-      });
-    }, quiet);
+    // Each product's stock, from what its orders' lines did: one lot received before the first order, of
+    // what the shipped lines took, what the open (paid, not yet shipped) ones hold, and what is left free (none
+    // for about 8 %); a cost of 40–70 % of the price a unit. The ledger holds the lot's stock_in and one sale
+    // per shipped line, in the order they shipped, each line's draw recorded as the order functions record it;
+    // refunded orders keep their goods out. A product whose lot exists already was done by an earlier run.
+    await inBatches('stock', products, (from, to) => sql.begin(async (tx) => {
+      await tx`
+        create temporary table demo_lots on commit drop as
+        select p.i, p.product_id, pg_temp.demo_uuid(${seed}, 'lot', p.i) as lot_id, p.sold, p.reserved,
+               p.sold + p.reserved + p.free as quantity, p.reserved + p.free as available,
+               round(pg_temp.demo_price(${seed}, p.i) * (0.4 + 0.3 * pg_temp.demo_random(${seed}, p.i, 'cost'))::numeric, 2) as unit_cost
+        from (
+          select *,
+                 -- A lot holds at least one unit: a product nothing was sold of keeps some.
+                 case when sold + reserved > 0 and pg_temp.demo_random(${seed}, i, 'sold out') < 0.08 then 0
+                      else 1 + floor(pg_temp.demo_random(${seed}, i, 'left') * 300)::bigint end as free
+          from (
+          select i, pg_temp.demo_uuid(${seed}, 'product', i) as product_id,
+                 coalesce(sum(l.quantity) filter (where o.shipped_at is not null), 0) as sold,
+                 coalesce(sum(l.quantity) filter (where o.status in ('pending', 'paid')), 0) as reserved
+          from generate_series(${from}::bigint, ${to}::bigint) i
+          left join public.order_lines l on l.product_id = pg_temp.demo_uuid(${seed}, 'product', i)
+          left join public.orders o on o.id = l.order_id
+          group by i
+          ) sums
+        ) p
+        where not exists (select 1 from public.inventory_records r where r.id = pg_temp.demo_uuid(${seed}, 'lot', p.i))`;
+      await tx`
+        insert into public.inventory_records (id, product_id, quantity, available_quantity, source, received_at,
+                                              created_at, created_by_role, unit_cost)
+        select lot_id, product_id, quantity, available, 'purchase_order', ${anchor}::timestamptz - interval '400 days',
+               ${anchor}::timestamptz - interval '400 days', 'service_role', unit_cost
+        from demo_lots`;
+      await tx`
+        update public.products p set current_stock = l.available, reserved_stock = l.reserved
+        from demo_lots l where p.id = l.product_id`;
+      await tx`
+        insert into public.stock_movements (operation_id, operation, product_id, inventory_record_id, delta, stock_before,
+                                            stock_after, record_available_before, record_available_after, source,
+                                            operator_role, created_at)
+        select pg_temp.demo_uuid(${seed}, 'stock_in', i), 'stock_in', product_id, lot_id, quantity, 0, quantity, 0, quantity,
+               'purchase_order', 'service_role', ${anchor}::timestamptz - interval '400 days'
+        from demo_lots`;
+      await tx`
+        with sales as (
+          select l.id as line_id, l.order_id, l.quantity, o.shipped_at, d.product_id, d.lot_id, d.unit_cost,
+                 d.quantity - sum(l.quantity) over (partition by d.product_id order by o.shipped_at, l.id) as after
+          from demo_lots d
+          join public.order_lines l on l.product_id = d.product_id
+          join public.orders o on o.id = l.order_id
+          where o.shipped_at is not null
+        ), drawn as (
+          insert into public.order_line_lots (order_line_id, inventory_record_id, quantity, unit_cost)
+          select line_id, lot_id, quantity, unit_cost from sales
+        )
+        insert into public.stock_movements (operation_id, operation, product_id, inventory_record_id, delta, stock_before,
+                                            stock_after, record_available_before, record_available_after, reference,
+                                            operator_role, created_at)
+        select md5('demo-sale:' || order_id)::uuid, 'sale', product_id, lot_id, -quantity, after + quantity, after,
+               after + quantity, after, order_id::text, 'service_role', shipped_at
+        from sales
+        order by shipped_at, line_id`;
+    }), quiet);
 
-    await sql`analyze public.customers, public.orders, public.support_tickets, public.products, public.inventory_records,
-                      public.stock_movements`;
+    await sql`analyze public.customers, public.orders, public.order_lines, public.order_line_lots, public.support_tickets,
+                      public.products, public.inventory_records, public.stock_movements`;
   } finally {
     await sql.end({ timeout: 5 });
   }

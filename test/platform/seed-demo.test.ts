@@ -8,6 +8,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareDatabase } from '../../scripts/lib/stack.mjs';
 import { seedDemo } from '../../scripts/seed-demo.mjs';
+import { consistentStock } from '../support/order-goods.ts';
 import { scratchDatabase } from '../support/client.ts';
 
 const scratch = scratchDatabase('health_demo');
@@ -35,8 +36,12 @@ async function fingerprint() {
            (select count(*)::int from public.support_tickets) as tickets,
            (select count(*)::int from public.products) as products,
            (select count(*)::int from public.stock_movements) as movements,
+           (select count(*)::int from public.order_lines) as lines,
+           (select md5(string_agg(l::text, '|' order by l.id)) from
+              (select l.id, l.order_id, l.product_id, l.quantity, l.unit_price, d.inventory_record_id, d.quantity as drawn
+               from public.order_lines l left join public.order_line_lots d on d.order_line_id = l.id) l) as lines_md5,
            (select md5(string_agg(p::text, '|' order by p.id)) from
-              (select p.id, p.current_stock, r.quantity, r.available_quantity
+              (select p.id, p.current_stock, p.reserved_stock, r.quantity, r.available_quantity, r.unit_cost
                from public.products p join public.inventory_records r on r.product_id = p.id) p) as products_md5,
            (select md5(string_agg(o::text, '|' order by o.id)) from
               (select id, customer_id, status, total_amount, ordered_at, promised_at, delivered_at, completed_at, cancelled_at
@@ -59,7 +64,13 @@ describe('seed:demo', () => {
     expect(stderr).toContain(`Writing the demo store into ${hostname}:${port}${pathname}`);
     expect(stdout).toMatch(/Added 60 customers, 400 orders, 40 tickets, 25 products/);
     expect(stdout + stderr).not.toContain('postgres:postgres@');
-    expect(await fingerprint()).toMatchObject({ customers: 60, orders: 400, tickets: 40, products: 25, movements: 50 });
+    expect(await fingerprint()).toMatchObject({ customers: 60, orders: 400, tickets: 40, products: 25 });
+    // A stock-in per product's lot, and a sale per shipped line.
+    const [{ movements, expected }] = await sql`
+      select (select count(*)::int from public.stock_movements) as movements,
+             25 + (select count(*)::int from public.order_lines l join public.orders o on o.id = l.order_id
+                   where o.shipped_at is not null) as expected`;
+    expect(movements).toBe(expected);
   });
 
   it("runs as the README shows it on a fresh install: the built-in seed's orders are not the store's own", async () => {
@@ -105,6 +116,8 @@ describe('seed:demo', () => {
     await seedDemo(url, options, { quiet: true });
     expect(await fingerprint()).toEqual(first);
     await sql`delete from public.stock_movements`;
+    await sql`delete from public.order_line_lots`;
+    await sql`delete from public.order_lines`;
     await sql`delete from public.inventory_records`;
     await sql`delete from public.products`;
     await sql`delete from public.support_tickets`;
@@ -112,6 +125,20 @@ describe('seed:demo', () => {
     await sql`delete from public.customers`;
     await seedDemo(url, options, { quiet: true });
     expect(await fingerprint()).toEqual(first);
+  });
+
+  it('gives every order 2 or 3 lines that add up to it, and every product stock that its orders explain', async () => {
+    const [orders] = await sql`
+      select count(*) filter (where n not between 2 and 3)::int as odd_line_counts,
+             count(*) filter (where o.total_amount <> l.amount or o.item_count <> l.items)::int as totals_off
+      from public.orders o
+      join (select order_id, count(*) as n, sum(amount) as amount, sum(quantity) as items
+            from public.order_lines group by order_id) l on l.order_id = o.id`;
+    expect(orders).toEqual({ odd_line_counts: 0, totals_off: 0 });
+    const products = await sql`select id from public.products`;
+    for (const { id } of products) await consistentStock(sql as never, id);
+    const [{ sold }] = await sql`select count(*)::int as sold from public.stock_movements where operation = 'sale'`;
+    expect(sold).toBeGreaterThan(300);
   });
 
   it('gives a store the report can score on every dimension it feeds', async () => {
