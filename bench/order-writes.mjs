@@ -14,6 +14,14 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
 import { freePort, prepareDatabase, ROOT, startEmbeddedPostgres } from '../scripts/lib/stack.mjs';
+import {
+  concurrentPlacements,
+  createGoodsCopies,
+  flashSale,
+  shipments,
+  singlePlacements,
+  stockedProducts,
+} from './order-goods.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -27,6 +35,8 @@ const ORDERS = Number(values.orders ?? (smoke ? 2_000 : 100_000));
 const DURATION_MS = Number(values.duration ?? (smoke ? 1 : 5)) * 1000;
 const HEAVY_ORDERS = smoke ? 500 : 10_000;
 const SINGLE_INSERTS = smoke ? 40 : 400;
+const FLASH_SALE_UNITS = smoke ? 300 : 10_000;
+const SHIPMENTS = smoke ? 20 : 200;
 const RESULTS = path.join(ROOT, 'bench/results', smoke ? 'order-writes-smoke' : 'order-writes');
 const log = (message) => process.stderr.write(`${message}\n`);
 
@@ -63,6 +73,7 @@ try {
   }
   log('Folding what the writers appended…');
   const writersFold = await fold();
+  const goods = await measureGoods();
   const report = {
     generated_at: new Date().toISOString(),
     mode: smoke ? 'smoke' : 'full',
@@ -73,6 +84,7 @@ try {
     single,
     concurrent,
     fold: { store: storeFold, writers: writersFold },
+    goods,
   };
   await writeFile(`${RESULTS}.json`, `${JSON.stringify(report, null, 2)}\n`);
   await writeFile(`${RESULTS}.md`, markdown(report));
@@ -108,6 +120,44 @@ async function fold() {
   const [{ folded }] = await sql`select private.fold_order_changes(true, ${2 ** 31 - 1})::int as folded`;
   const seconds = (performance.now() - start) / 1000;
   return { changes: folded, seconds, changes_per_second: folded / seconds };
+}
+
+/**
+ * The goods: placing orders of 3 lines (one writer; 8 on different products) beside the same rows inserted into
+ * trigger-less copies, 32 writers of 1-unit orders on different products and then on one (the flash sale), and
+ * shipping an order of 3 lines.
+ */
+async function measureGoods() {
+  log('Orders with goods…');
+  await createGoodsCopies(sql);
+  const products = await stockedProducts(sql, 96, 10_000_000);
+  const [customer] = await newCustomerIds(1);
+  const customers = await newCustomerIds(32);
+  const single = {};
+  for (const copies of [false, true]) {
+    single[copies ? 'copies' : 'place_order'] = await singlePlacements(database.url, { customer, products, count: SINGLE_INSERTS, copies });
+  }
+  const concurrent = [];
+  for (const copies of [false, true]) {
+    log(`8 writers placing orders of 3 lines${copies ? ' into the copies' : ''}…`);
+    // Each writer its own three products: the products' row locks are not what this measures.
+    const linesFor = (w) => [0, 1, 2].map((k) => ({ product_id: products[w * 3 + k], quantity: 1, unit_price: 120 }));
+    concurrent.push({ writers: 8, lines: 3, copies, ...(await concurrentPlacements(database.url, { customers, writers: 8, durationMs: DURATION_MS, copies, linesFor })) });
+  }
+  log('32 writers of 1-unit orders, each its own product…');
+  const spread = await concurrentPlacements(database.url, {
+    customers,
+    writers: 32,
+    durationMs: DURATION_MS,
+    copies: false,
+    linesFor: (w) => [{ product_id: products[24 + w], quantity: 1, unit_price: 99 }],
+  });
+  log(`The flash sale: 32 writers, one product of ${FLASH_SALE_UNITS} units…`);
+  const flash = await flashSale(sql, database.url, { customers, units: FLASH_SALE_UNITS, durationMs: 120_000 });
+  log('Shipping orders of 3 lines…');
+  const shipping = await shipments(database.url, { customer, products, count: SHIPMENTS });
+  const [{ deadlocks }] = await sql`select deadlocks::int from pg_stat_database where datname = current_database()`;
+  return { single, concurrent, spread: { writers: 32, lines: 1, ...spread }, flash_sale: flash, shipping, deadlocks };
 }
 
 async function heavyCustomer() {
@@ -211,5 +261,37 @@ function markdown(report) {
     `| the generated store | ${report.fold.store.changes} | ${n(report.fold.store.seconds, 2)} | ${n(report.fold.store.changes_per_second)} |`,
     `| what the concurrent writers appended | ${report.fold.writers.changes} | ${n(report.fold.writers.seconds, 2)} | ${n(report.fold.writers.changes_per_second)} |`,
     '',
+    ...goodsMarkdown(report.goods, n),
   ].join('\n');
+}
+
+function goodsMarkdown(goods, n) {
+  const [placing, copies] = [false, true].map((c) => goods.concurrent.find((x) => x.copies === c));
+  const flash = goods.flash_sale;
+  return [
+    '## Orders with goods',
+    '',
+    '| one writer, an order of 3 lines a transaction | p50 ms | p99 ms |',
+    '|---|---:|---:|',
+    `| public.place_order (reserves) | ${n(goods.single.place_order.p50, 2)} | ${n(goods.single.place_order.p99, 2)} |`,
+    `| the same order and lines into trigger-less copies | ${n(goods.single.copies.p50, 2)} | ${n(goods.single.copies.p99, 2)} |`,
+    `| ratio | ${n(goods.single.place_order.p50 / goods.single.copies.p50, 2)}x | |`,
+    '',
+    '| writers | orders of | where | orders/s | ratio to the copies | p50 ms | p99 ms | errors |',
+    '|---:|---|---|---:|---:|---:|---:|---|',
+    ...goods.concurrent.map((c) =>
+      `| ${c.writers} | 3 lines, different products | ${c.copies ? 'trigger-less copies' : 'public.place_order'} | ${n(c.orders_per_second)} | ${n(c.orders_per_second / copies.orders_per_second, 2)}x | ${n(c.p50, 2)} | ${n(c.p99, 2)} | ${JSON.stringify(c.errors)} |`
+    ),
+    `| 32 | 1 unit, a product each | public.place_order | ${n(goods.spread.orders_per_second)} | | ${n(goods.spread.p50, 2)} | ${n(goods.spread.p99, 2)} | ${JSON.stringify(goods.spread.errors)} |`,
+    `| 32 | 1 unit, one product (flash sale) | public.place_order | ${n(flash.orders_per_second)} | ${n(flash.orders_per_second / goods.spread.orders_per_second, 2)}x of a product each | ${n(flash.p50, 2)} | ${n(flash.p99, 2)} | ${JSON.stringify(flash.errors)} |`,
+    '',
+    `Flash sale: ${flash.placed} placed of ${flash.units} units, then ${flash.errors.INSUFFICIENT_STOCK ?? 0} refused (INSUFFICIENT_STOCK); ` +
+      `the product after: ${flash.stock.on_hand} on hand, ${flash.stock.reserved} reserved, ${flash.stock.available} available. ` +
+      `8 writers placing at ${n(placing.orders_per_second / copies.orders_per_second, 2)}x the copies. Deadlocks in the run: ${goods.deadlocks}.`,
+    '',
+    `| shipping an order of 3 lines (public.update_order_status) | p50 ms | p99 ms |`,
+    '|---|---:|---:|',
+    `| draws the lots, releases the reservation | ${n(goods.shipping.p50, 2)} | ${n(goods.shipping.p99, 2)} |`,
+    '',
+  ];
 }

@@ -26,5 +26,15 @@ describe('the order-writes benchmark harness', () => {
       expect(run.orders_per_second, `${run.writers} ${run.table}`).toBeGreaterThan(0);
       expect(run.errors, `${run.writers} ${run.table}`).toEqual({});
     }
+    // Orders with goods: placed beside the copies; the flash sale placed exactly its units, then only refusals.
+    const goods = report.goods;
+    expect(goods.single.place_order.p50).toBeGreaterThan(0);
+    expect(goods.single.copies.p50).toBeGreaterThan(0);
+    for (const run of goods.concurrent) expect(run.errors, `copies: ${run.copies}`).toEqual({});
+    expect(goods.flash_sale.placed).toBe(goods.flash_sale.units);
+    expect(Object.keys(goods.flash_sale.errors)).toEqual(['INSUFFICIENT_STOCK']);
+    expect(goods.flash_sale.stock).toEqual({ on_hand: goods.flash_sale.units, reserved: goods.flash_sale.units, available: 0 });
+    expect(goods.shipping.p50).toBeGreaterThan(0);
+    expect(goods.deadlocks).toBe(0);
   }, 120_000);
 });

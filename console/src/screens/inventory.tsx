@@ -156,7 +156,7 @@ function ProductList({ route }: { route: Route }) {
                   {r.data.map((p) => (
                     <tr key={p.id} aria-current={p.id === params.id ? 'true' : undefined} data-sku={p.sku} data-stock-status={p.stock_status}>
                       <td><a href={href('inventory', { ...params, id: p.id, edit: undefined })}>{p.name}</a><br /><small class="muted" data-user-text>{p.sku}</small></td>
-                      <td class="num" data-stock>{fmt.int(p.current_stock)}{p.reserved_stock > 0 && <><br /><small class="muted">{t.reservedOf(fmt.int(p.reserved_stock))}</small></>}</td>
+                      <td class="num"><span data-stock>{fmt.int(p.current_stock)}</span>{p.reserved_stock > 0 && <><br /><small class="muted">{t.reservedOf(fmt.int(p.reserved_stock))}</small></>}</td>
                       <td class="num">{fmt.int(p.reorder_level)}</td>
                       <td>
                         <StockBadge status={p.stock_status} /> {!p.is_active && <Badge kind="completed">{t.inactive}</Badge>}
