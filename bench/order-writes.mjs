@@ -35,8 +35,11 @@ const ORDERS = Number(values.orders ?? (smoke ? 2_000 : 100_000));
 const DURATION_MS = Number(values.duration ?? (smoke ? 1 : 5)) * 1000;
 const HEAVY_ORDERS = smoke ? 500 : 10_000;
 const SINGLE_INSERTS = smoke ? 40 : 400;
-const FLASH_SALE_UNITS = smoke ? 300 : 10_000;
-const SHIPMENTS = smoke ? 20 : 200;
+// The goods' measurements in a smoke run are the lightest that still exercise every path.
+const FLASH_SALE_UNITS = smoke ? 100 : 10_000;
+const SHIPMENTS = smoke ? 10 : 200;
+const GOODS_PLACEMENTS = smoke ? 20 : SINGLE_INSERTS;
+const GOODS_DURATION_MS = smoke ? 500 : DURATION_MS;
 const RESULTS = path.join(ROOT, 'bench/results', smoke ? 'order-writes-smoke' : 'order-writes');
 const log = (message) => process.stderr.write(`${message}\n`);
 
@@ -135,20 +138,25 @@ async function measureGoods() {
   const customers = await newCustomerIds(32);
   const single = {};
   for (const copies of [false, true]) {
-    single[copies ? 'copies' : 'place_order'] = await singlePlacements(database.url, { customer, products, count: SINGLE_INSERTS, copies });
+    single[copies ? 'copies' : 'place_order'] = await singlePlacements(database.url, { customer, products, count: GOODS_PLACEMENTS, copies });
   }
   const concurrent = [];
   for (const copies of [false, true]) {
     log(`8 writers placing orders of 3 lines${copies ? ' into the copies' : ''}…`);
     // Each writer its own three products: the products' row locks are not what this measures.
     const linesFor = (w) => [0, 1, 2].map((k) => ({ product_id: products[w * 3 + k], quantity: 1, unit_price: 120 }));
-    concurrent.push({ writers: 8, lines: 3, copies, ...(await concurrentPlacements(database.url, { customers, writers: 8, durationMs: DURATION_MS, copies, linesFor })) });
+    concurrent.push({
+      writers: 8,
+      lines: 3,
+      copies,
+      ...(await concurrentPlacements(database.url, { customers, writers: 8, durationMs: GOODS_DURATION_MS, copies, linesFor })),
+    });
   }
   log('32 writers of 1-unit orders, each its own product…');
   const spread = await concurrentPlacements(database.url, {
     customers,
     writers: 32,
-    durationMs: DURATION_MS,
+    durationMs: GOODS_DURATION_MS,
     copies: false,
     linesFor: (w) => [{ product_id: products[24 + w], quantity: 1, unit_price: 99 }],
   });

@@ -1231,6 +1231,7 @@ declare
   wanted private.order_line_input[];
   placed public.orders;
   refused record;
+  answer jsonb;
 begin
   operator := private.require_order_writer();
   if customer_id is null then
@@ -1274,11 +1275,13 @@ begin
   insert into public.order_lines (order_id, line_number, product_id, quantity, unit_price)
   select placed.id, l.index + 1, l.product_id, l.quantity, l.unit_price
   from unnest(wanted) l;
+  -- The answer before the reservation: the products' locks are then held only for the reservation itself
+  -- and the commit, the stretch every order of a product waits through in turn.
+  answer := jsonb_build_object('success', true, 'data', private.order_answer(placed.id));
 
   perform private.reserve_order_goods(wanted);
 
-  return private.remember_response(operator.operator_key, idempotency_key,
-    jsonb_build_object('success', true, 'data', private.order_answer(placed.id)));
+  return private.remember_response(operator.operator_key, idempotency_key, answer);
 end
 $$;
 
