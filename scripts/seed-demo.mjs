@@ -300,6 +300,18 @@ export async function seedDemo(url, { orders, seed, customers, tickets, products
         order by shipped_at, line_id`;
     }), quiet);
 
+    // What the shipped orders' goods cost, for the figures' margin, as shipping them keeps it.
+    await sql`
+      insert into private.shipped_order_costs (order_id, ordered_at, total_amount, goods_cost)
+      select o.id, o.ordered_at, o.total_amount, sum(d.quantity * d.unit_cost)
+      from public.orders o
+      join public.order_lines l on l.order_id = o.id
+      join public.order_line_lots d on d.order_line_id = l.id
+      where o.status <> 'refunded' and o.shipped_at is not null
+      group by o.id
+      having bool_and(d.unit_cost is not null)
+      on conflict do nothing`;
+
     await sql`analyze public.customers, public.orders, public.order_lines, public.order_line_lots, public.support_tickets,
                       public.products, public.inventory_records, public.stock_movements`;
   } finally {

@@ -789,6 +789,43 @@ end
 $$;
 
 
+-- The figures behind a report's scores, for the staff (the report itself carries scores only, CONTRACT
+-- §3B): for the window of `days` days ending at `as_of` (`current`) and the one before it (`previous`),
+-- each as it stood at its end, so each equals the orders list's summary of its window at that moment:
+-- counted revenue and orders (not refunded, not cancelled by then), orders placed, completed and
+-- cancelled by then, refunded (the rest: every order placed is exactly one of counted, cancelled by then and
+-- refunded, so placed = counted + cancelled + refunded), average order value, active customers (a counted order in the window: the RFM
+-- population), new customers (created in the window), tickets opened in it and resolved by then.
+create or replace function private.health_period_figures(as_of timestamptz, days integer)
+returns jsonb
+language plpgsql stable set search_path = '' as $$
+begin
+  return (
+    select jsonb_object_agg(p.name, jsonb_build_object(
+             'from', private.api_timestamp(p.at - make_interval(hours => 24 * days)), 'before', private.api_timestamp(p.at),
+             'revenue', o.revenue, 'counted_orders', o.revenue_orders, 'orders', o.orders,
+             'completed', o.completed, 'cancelled', o.cancelled, 'refunded', o.orders - o.revenue_orders - o.cancelled,
+             'average_order_value', round(o.revenue / nullif(o.revenue_orders, 0), 2),
+             'active_customers', c.customers,
+             'new_customers', (select count(*) from public.customers u
+                               where u.created_at >= p.at - make_interval(hours => 24 * days) and u.created_at < p.at),
+             'tickets_opened', t.tickets, 'tickets_resolved', t.resolved,
+             'goods', jsonb_build_object('orders', g.orders, 'revenue', g.revenue, 'cost', g.cost,
+                                         'margin', g.revenue - g.cost)))
+    from (values ('current', as_of), ('previous', as_of - make_interval(hours => 24 * days))) p(name, at)
+    cross join lateral private.health_window_order_figures(p.at, days) o
+    cross join lateral private.health_window_customer_figures(p.at, days) c
+    cross join lateral private.health_ticket_figures(p.at, days) t
+    -- The window's shipped orders of known cost (30_inventory/50_order_goods.sql), as they stand now.
+    cross join lateral (
+      select count(*) as orders, coalesce(sum(s.total_amount), 0) as revenue, coalesce(sum(s.goods_cost), 0) as cost
+      from private.shipped_order_costs s
+      where s.ordered_at >= p.at - make_interval(hours => 24 * days) and s.ordered_at < p.at
+    ) g
+  );
+end
+$$;
+
 -- An order's goods (CONTRACT §4, docs/inventory.md "Orders and stock"): its lines, what they hold of the
 -- stock, and the lots they were drawn from. Three stock states per product: on hand (`current_stock`, the
 -- lots), reserved (`reserved_stock`, what open orders' lines hold) and available (on hand less reserved).
@@ -957,6 +994,34 @@ begin
 end
 $$;
 
+-- What an order's drawn goods cost: each unit at its lot's cost (FIFO costing), null when a lot drawn has no
+-- cost. The one rule for an order's cost: the order's page reads it, and shipping keeps it for the figures.
+create or replace function private.drawn_cost(order_id uuid)
+returns numeric
+language sql stable set search_path = '' as $$
+  select case when bool_and(d.unit_cost is not null) then sum(d.quantity * d.unit_cost) end
+  from public.order_line_lots d
+  join public.order_lines l on l.id = d.order_line_id
+  where l.order_id = drawn_cost.order_id
+$$;
+
+-- The shipped orders whose goods' cost is known, with what they came to, while they count as revenue: the
+-- figures route sums a window's cost and margin from here (health.business_figures), by when the orders
+-- were placed, without reading their lines. Written by the status trigger alone: a row when an order ships
+-- with a known cost, gone when it is refunded (an order with goods is never cancelled after shipping).
+create table private.shipped_order_costs (
+  order_id uuid primary key references public.orders (id) on delete cascade,
+  ordered_at timestamptz not null,
+  total_amount numeric(12, 2) not null,
+  goods_cost numeric(14, 2) not null
+);
+
+create index shipped_order_costs_ordered_at_idx on private.shipped_order_costs (ordered_at) include (total_amount, goods_cost);
+
+alter table private.shipped_order_costs enable row level security;
+
+revoke all on private.shipped_order_costs from public, anon, authenticated, service_role;
+
 -- Puts a refunded order's drawn goods back into the lots they came from (one ledger operation). The
 -- caller holds the products' locks.
 create or replace function private.restock_order_goods(order_id uuid)
@@ -1014,6 +1079,8 @@ begin
   end if;
   if new.status = 'refunded' then
     new.restocked := case when goods = 'return' then coalesce(new.restocked, false) end;
+    -- A refunded order is never revenue again, so its margin leaves the figures.
+    delete from private.shipped_order_costs c where c.order_id = new.id;
   end if;
   if goods = 'none' or (goods = 'return' and not new.restocked) then
     return new;
@@ -1024,6 +1091,10 @@ begin
   end if;
   if goods = 'draw' then
     perform private.ship_order_goods(new.id);
+    insert into private.shipped_order_costs (order_id, ordered_at, total_amount, goods_cost)
+    select new.id, new.ordered_at, new.total_amount, c.cost
+    from (select private.drawn_cost(new.id) as cost) c
+    where c.cost is not null;
   elsif goods = 'return' then
     perform private.restock_order_goods(new.id);
   end if;
@@ -1117,9 +1188,9 @@ end
 $$;
 
 -- An order's goods as the answers show them: its lines in order, each with its product's SKU and name, the
--- lots it drew (a shipped line) and its cost where every lot drawn has one, and the order's cost and margin
--- where every line's cost is known (null: unknown, or not shipped yet). As the caller: a customer reading
--- their own order sees its lines, not the lots or costs.
+-- lots it drew (a shipped line) and its cost where every lot drawn has one, and the order's cost
+-- (private.drawn_cost) and margin (null: unknown, or not shipped yet). As the caller: a customer reading their
+-- own order sees its lines, not the lots or the costs.
 create or replace function private.order_goods(order_id uuid)
 returns jsonb
 language sql stable set search_path = '' as $$
@@ -1144,14 +1215,13 @@ language sql stable set search_path = '' as $$
                'product_id', x.product_id, 'sku', x.sku, 'name', x.name, 'quantity', x.quantity,
                'unit_price', x.unit_price, 'amount', x.amount, 'lots', x.lots, 'cost', x.cost,
                'margin', x.amount - x.cost) order by x.line_number), '[]'),
-    'cost', case when bool_and(x.cost is not null) then sum(x.cost) end,
-    'margin', case when bool_and(x.cost is not null) then sum(x.amount) - sum(x.cost) end)
+    'cost', private.drawn_cost(order_goods.order_id),
+    'margin', sum(x.amount) - private.drawn_cost(order_goods.order_id))
   from lines x
 $$;
 
--- An order with its goods, as POST and PATCH /orders answer it (GET /orders/:id adds its customer and
--- timeline). Instants as every answer gives them (private.api_timestamp).
-create or replace function private.order_answer(order_id uuid)
+-- An order's own fields as the answers give them, instants as every answer writes them (private.api_timestamp).
+create or replace function private.order_fields(o public.orders)
 returns jsonb
 language sql stable set search_path = '' as $$
   select jsonb_build_object(
@@ -1161,9 +1231,24 @@ language sql stable set search_path = '' as $$
     'delivered_at', private.api_timestamp(o.delivered_at), 'completed_at', private.api_timestamp(o.completed_at),
     'cancelled_at', private.api_timestamp(o.cancelled_at), 'updated_at', private.api_timestamp(o.updated_at),
     'paid_at', private.api_timestamp(o.paid_at), 'refunded_at', private.api_timestamp(o.refunded_at),
-    'restocked', o.restocked) || private.order_goods(o.id)
+    'restocked', o.restocked)
+$$;
+
+-- An order with its goods, as PATCH /orders answers it (GET /orders/:id adds its customer and timeline).
+create or replace function private.order_answer(order_id uuid)
+returns jsonb
+language sql stable set search_path = '' as $$
+  select private.order_fields(o) || private.order_goods(o.id)
   from public.orders o
   where o.id = order_answer.order_id
+$$;
+
+-- The advisory lock space of the products' order queues (private.reserve_order_goods): one number, so no
+-- other use of advisory locks can share a queue with them.
+create or replace function private.stock_queue()
+returns integer
+language sql immutable set search_path = '' as $$
+  select 4101
 $$;
 
 -- Reserves a new order's lines, or refuses the first line whose product is deleted (404), inactive (422
@@ -1174,11 +1259,35 @@ returns void
 language plpgsql set search_path = '' as $$
 declare
   refused record;
+  product uuid;
+  products integer := 0;
+  reserved uuid[];
 begin
+  -- The orders of one product queue for it, each granted in turn as the one before commits (a transaction
+  -- advisory lock: PostgreSQL's lock queue wakes the next waiter only), rather than all waking at every
+  -- commit to race for its row. A flash sale's 32 writers on one product then pass at the pace of its
+  -- commits instead of a herd's; the row lock below is then almost always free.
+  for product in select distinct l.product_id from unnest(wanted) l order by 1 loop
+    perform pg_catalog.pg_advisory_xact_lock(private.stock_queue(), pg_catalog.hashtext(product::text));
+    products := products + 1;
+  end loop;
   perform from public.products p
   where p.id in (select l.product_id from unnest(wanted) l)
   order by p.id
   for no key update of p;
+  -- Every product live, on sale and with enough available: the reservation, in one statement.
+  with done as (
+    update public.products p
+    set reserved_stock = p.reserved_stock + s.quantity
+    from (select l.product_id, sum(l.quantity) as quantity from unnest(wanted) l group by l.product_id) s
+    where p.id = s.product_id and p.deleted_at is null and p.is_active and p.available_stock >= s.quantity
+    returning p.id
+  )
+  select coalesce(array_agg(done.id), '{}') into reserved from done;
+  if cardinality(reserved) = products then
+    return;
+  end if;
+  -- Otherwise the first line of a product not reserved says why (what was reserved is rolled back with it).
   select l.index, l.product_id, l.quantity, p.sku, p.is_active, p.deleted_at,
          greatest(p.available_stock - l.earlier, 0) as available
   into refused
@@ -1186,7 +1295,8 @@ begin
                                                    rows between unbounded preceding and 1 preceding), 0) as earlier
         from unnest(wanted) l) l
   join public.products p on p.id = l.product_id
-  where p.deleted_at is not null or not p.is_active or p.available_stock < l.earlier + l.quantity
+  where not p.id = any(reserved)
+    and (p.deleted_at is not null or not p.is_active or p.available_stock < l.earlier + l.quantity)
   order by l.index
   limit 1;
   if refused.deleted_at is not null then
@@ -1195,17 +1305,12 @@ begin
   elsif not refused.is_active then
     perform private.raise_api_error(422, 'PRODUCT_INACTIVE', format('Product %s is inactive and not for sale', refused.sku),
       jsonb_build_object('product_id', refused.product_id, 'index', refused.index));
-  elsif refused.index is not null then
-    perform private.raise_api_error(422, 'INSUFFICIENT_STOCK',
-      format('Insufficient stock on line %s: %s requested, %s available', refused.index + 1, refused.quantity,
-        refused.available),
-      jsonb_build_object('product_id', refused.product_id, 'index', refused.index, 'requested', refused.quantity,
-        'available', refused.available));
   end if;
-  update public.products p
-  set reserved_stock = p.reserved_stock + s.quantity
-  from (select l.product_id, sum(l.quantity) as quantity from unnest(wanted) l group by l.product_id) s
-  where p.id = s.product_id;
+  perform private.raise_api_error(422, 'INSUFFICIENT_STOCK',
+    format('Insufficient stock on line %s: %s requested, %s available', refused.index + 1, refused.quantity,
+      refused.available),
+    jsonb_build_object('product_id', refused.product_id, 'index', refused.index, 'requested', refused.quantity,
+      'available', refused.available));
 end
 $$;
 
@@ -1272,12 +1377,25 @@ begin
          case when place_order.status = 'paid' then coalesce(place_order.ordered_at, private.now()) end
   from unnest(wanted) l
   returning * into placed;
-  insert into public.order_lines (order_id, line_number, product_id, quantity, unit_price)
-  select placed.id, l.index + 1, l.product_id, l.quantity, l.unit_price
-  from unnest(wanted) l;
-  -- The answer before the reservation: the products' locks are then held only for the reservation itself
-  -- and the commit, the stretch every order of a product waits through in turn.
-  answer := jsonb_build_object('success', true, 'data', private.order_answer(placed.id));
+  -- The lines, and the answer from them as private.order_goods gives a new order's (nothing drawn, no cost
+  -- yet), without reading them back: that was half of what placing an order cost. Built before the
+  -- reservation, so the products' locks are held only for the reservation itself and the commit, the
+  -- stretch every order of a product waits through in turn.
+  with lines as (
+    insert into public.order_lines (order_id, line_number, product_id, quantity, unit_price)
+    select placed.id, l.index + 1, l.product_id, l.quantity, l.unit_price
+    from unnest(wanted) l
+    returning *
+  )
+  select jsonb_build_object('success', true, 'data', private.order_fields(placed) || jsonb_build_object(
+           'lines', jsonb_agg(jsonb_build_object('id', x.id, 'line_number', x.line_number,
+                      'product_id', x.product_id, 'sku', p.sku, 'name', p.name, 'quantity', x.quantity,
+                      'unit_price', x.unit_price, 'amount', x.amount, 'lots', '[]'::jsonb, 'cost', null,
+                      'margin', null) order by x.line_number),
+           'cost', null, 'margin', null))
+  into answer
+  from lines x
+  join public.products p on p.id = x.product_id;
 
   perform private.reserve_order_goods(wanted);
 
@@ -1339,12 +1457,12 @@ revoke execute on function
   private.goods_operator(), private.lock_order_products(uuid), private.release_order_goods(uuid),
   private.ship_order_goods(uuid), private.restock_order_goods(uuid), private.move_order_goods(),
   private.max_order_total(), private.read_order_lines(jsonb), private.require_order_writer(),
-  private.order_answer(uuid), private.reserve_order_goods(private.order_line_input[])
+  private.order_answer(uuid), private.order_fields(public.orders), private.stock_queue(), private.reserve_order_goods(private.order_line_input[])
 from public, anon, authenticated, service_role;
 
-revoke execute on function private.order_goods(uuid) from public, anon;
+revoke execute on function private.order_goods(uuid), private.drawn_cost(uuid) from public, anon;
 
-grant execute on function private.order_goods(uuid) to authenticated, service_role;
+grant execute on function private.order_goods(uuid), private.drawn_cost(uuid) to authenticated, service_role;
 
 revoke execute on function
   public.place_order(uuid, jsonb, text, timestamptz, text), public.update_order_status(uuid, text, boolean)

@@ -80,8 +80,14 @@ describe('PATCH /orders/:id and what an order shows', () => {
     const { productId, lotId } = await stocked(6, 30);
     const customerId = await createCustomer(sql, 'recall');
     const placed = await place({ customer_id: customerId, lines: [{ product_id: productId, quantity: 2, unit_price: 100 }] });
+    const goods = async () => (await call('business-health-analytics/figures?period=7d')).body.data.current.goods;
+    const before = await goods();
     const shipped = await call(`orders/${placed.body.data.id}`, { method: 'PATCH', body: { status: 'shipped' } });
     expect(shipped.status).toBe(200);
+    // The figures' cost and margin take the shipped order in, and let it go when it is refunded.
+    const after = await goods();
+    expect([after.orders - before.orders, after.revenue - before.revenue, after.cost - before.cost, after.margin - before.margin])
+      .toEqual([1, 200, 60, 140]);
     const order = await call(`orders/${placed.body.data.id}`);
     expect(order.body.data).toMatchObject({ status: 'shipped', cost: 60, margin: 140 });
     expect(order.body.data.lines[0]).toMatchObject({
@@ -97,6 +103,9 @@ describe('PATCH /orders/:id and what an order shows', () => {
     expect(recall.body.data).toMatchObject([{ order_id: placed.body.data.id, customer_id: customerId, quantity: 2 }]);
     const product = await call(`products/${productId}`);
     expect(product.body.data).toMatchObject({ current_stock: 4, reserved_stock: 0, units_sold: { last_7_days: 2, last_30_days: 2 } });
+    await call(`orders/${placed.body.data.id}`, { method: 'PATCH', body: { status: 'refunded', restock: true } });
+    expect(await goods()).toEqual(before);
+    expect((await call(`products/${productId}`)).body.data).toMatchObject({ current_stock: 6, units_sold: { last_7_days: 0 } });
   });
 
   it('a move the table does not allow is 422 INVALID_STATUS_TRANSITION; the table is served at GET /orders/moves', async () => {

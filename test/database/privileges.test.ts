@@ -44,6 +44,7 @@ const EXPECTED: Record<string, Partial<Record<(typeof ROLES)[number], string>>> 
   'private.order_daily_revenue_now': readOnly,
   'private.order_day_figures': readOnly,
   'private.rate_limit_windows': {},
+  'private.shipped_order_costs': {},
   'public.attribution_layers': readOnly,
   'public.campaign_collaboration_analysis': readOnly,
   'public.campaign_overlap_calendar': readOnly,

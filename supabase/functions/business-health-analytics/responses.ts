@@ -62,6 +62,15 @@ const periodFigures = z.object({
   new_customers: count,
   tickets_opened: count,
   tickets_resolved: count,
+  goods: z.object({
+    orders: count.describe("The window's orders shipped with a known cost and not refunded"),
+    revenue: z.number().describe('What those orders came to'),
+    cost: z.number().describe("What their goods cost (each unit at its lot's cost)"),
+    margin: z.number().describe('revenue − cost'),
+  }).describe(
+    "Cost and margin of the window's orders whose goods' cost is known, as they stand now; orders not shipped, " +
+      'without lines, or with a lot of unknown cost are not in it',
+  ),
 });
 
 export const figuresResponse = success(z.object({

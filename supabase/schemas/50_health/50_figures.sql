@@ -352,11 +352,19 @@ begin
              'active_customers', c.customers,
              'new_customers', (select count(*) from public.customers u
                                where u.created_at >= p.at - make_interval(hours => 24 * days) and u.created_at < p.at),
-             'tickets_opened', t.tickets, 'tickets_resolved', t.resolved))
+             'tickets_opened', t.tickets, 'tickets_resolved', t.resolved,
+             'goods', jsonb_build_object('orders', g.orders, 'revenue', g.revenue, 'cost', g.cost,
+                                         'margin', g.revenue - g.cost)))
     from (values ('current', as_of), ('previous', as_of - make_interval(hours => 24 * days))) p(name, at)
     cross join lateral private.health_window_order_figures(p.at, days) o
     cross join lateral private.health_window_customer_figures(p.at, days) c
     cross join lateral private.health_ticket_figures(p.at, days) t
+    -- The window's shipped orders of known cost (30_inventory/50_order_goods.sql), as they stand now.
+    cross join lateral (
+      select count(*) as orders, coalesce(sum(s.total_amount), 0) as revenue, coalesce(sum(s.goods_cost), 0) as cost
+      from private.shipped_order_costs s
+      where s.ordered_at >= p.at - make_interval(hours => 24 * days) and s.ordered_at < p.at
+    ) g
   );
 end
 $$;
