@@ -1,7 +1,9 @@
 /**
- * The orders list. It reads as the caller, so RLS decides what each one sees (administrators: every order;
- * a signed-in customer: their own), and its summary counts the orders the way business health does, so a
- * health figure and the list behind it agree for the same window and moment.
+ * The orders list and one order with its goods. They read as the caller, so RLS decides what each one sees
+ * (administrators: every order; a signed-in customer: their own), and the list's summary counts the orders the
+ * way business health does, so a health figure and the list behind it agree for the same window and moment.
+ * Placing an order and moving its status are one call each to their SQL function
+ * (30_inventory/50_order_goods.sql), which checks the caller and moves the stock.
  */
 import type { z } from 'zod';
 import type { Tables } from '../_shared/database.types.ts';
