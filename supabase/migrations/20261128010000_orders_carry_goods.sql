@@ -836,7 +836,8 @@ $$;
 --   * `products.reserved_stock <= current_stock` is a CHECK, so nothing is oversold under any concurrency:
 --     the product row is the one place every order of it meets.
 -- Orders stored without lines (before lines existed, or written by a job as an amount) move no goods and
--- keep their `item_count`. Lines are written only here: no API role may write them directly.
+-- keep their `item_count`. Lines are written only by public.place_order (55_order_writes.sql): no API role
+-- may write them directly.
 
 -- An open order holds its goods; a shipped one has drawn them.
 create table public.order_lines (
@@ -1020,6 +1021,10 @@ create index shipped_order_costs_ordered_at_idx on private.shipped_order_costs (
 
 alter table private.shipped_order_costs enable row level security;
 
+create policy "admins read shipped order costs" on private.shipped_order_costs
+  for select to authenticated
+  using ((select private.is_admin()));
+
 revoke all on private.shipped_order_costs from public, anon, authenticated, service_role;
 
 -- Puts a refunded order's drawn goods back into the lots they came from (one ledger operation). The
@@ -1109,6 +1114,20 @@ create trigger orders_move_goods
   for each row
   when (old.status is distinct from new.status)
   execute function private.move_order_goods();
+
+revoke execute on function
+  private.goods_operator(), private.lock_order_products(uuid), private.release_order_goods(uuid),
+  private.ship_order_goods(uuid), private.restock_order_goods(uuid), private.move_order_goods()
+from public, anon, authenticated, service_role;
+
+revoke execute on function private.drawn_cost(uuid) from public, anon;
+
+grant execute on function private.drawn_cost(uuid) to authenticated, service_role;
+
+-- Orders written with their goods (CONTRACT §4, docs/inventory.md "Orders and stock"): placing an order of
+-- lines (public.place_order), which reserves them, and moving its status (public.update_order_status),
+-- which the status trigger of 50_order_goods.sql turns into stock moves; the answers both give; a
+-- product's units sold. Security definer where they write: no API role writes an order's lines.
 
 -- The most an order may come to (orders.total_amount, numeric(12, 2)).
 create or replace function private.max_order_total()
@@ -1454,15 +1473,14 @@ end
 $$;
 
 revoke execute on function
-  private.goods_operator(), private.lock_order_products(uuid), private.release_order_goods(uuid),
-  private.ship_order_goods(uuid), private.restock_order_goods(uuid), private.move_order_goods(),
   private.max_order_total(), private.read_order_lines(jsonb), private.require_order_writer(),
-  private.order_answer(uuid), private.order_fields(public.orders), private.stock_queue(), private.reserve_order_goods(private.order_line_input[])
+  private.order_answer(uuid), private.order_fields(public.orders), private.stock_queue(),
+  private.reserve_order_goods(private.order_line_input[])
 from public, anon, authenticated, service_role;
 
-revoke execute on function private.order_goods(uuid), private.drawn_cost(uuid) from public, anon;
+revoke execute on function private.order_goods(uuid) from public, anon;
 
-grant execute on function private.order_goods(uuid), private.drawn_cost(uuid) to authenticated, service_role;
+grant execute on function private.order_goods(uuid) to authenticated, service_role;
 
 revoke execute on function
   public.place_order(uuid, jsonb, text, timestamptz, text), public.update_order_status(uuid, text, boolean)
