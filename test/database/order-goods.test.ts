@@ -180,7 +180,7 @@ describe('the status moves the goods', () => {
       .catch(apiError);
     expect(back).toMatchObject({ code: 'INVALID_STATUS_TRANSITION' });
     await asStoreJob(sql, (tx) =>
-      tx`update public.orders set status = 'refunded', refunded_at = now(), restocked = true where id = ${order.id}`);
+      tx`update public.orders set status = 'refunded', refunded_at = private.now(), restocked = true where id = ${order.id}`);
     expect(await consistentStock(sql, productId)).toMatchObject({ on_hand: 4, reserved: 0 });
   });
 
