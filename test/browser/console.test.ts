@@ -902,16 +902,16 @@ describe.skipIf(!hasChromium)(
       await p.getByRole('group', { name: '這筆訂單的下一步' }).getByRole('button', { name: '出貨' }).click();
       await p.getByRole('group', { name: /^確定出貨？/ }).getByRole('button', { name: '出貨' }).click();
       await p.getByText('訂單現在是「已出貨」。').waitFor();
-      await waitForScreen(p, 'orders');
-      expect(await line.getByTestId('line-lots').textContent()).toBe('LOT-Z × 2');
+      // The page reads the order again after the move: awaited, not sampled.
+      await expect.poll(() => line.getByTestId('line-lots').textContent()).toBe('LOT-Z × 2');
       expect(await p.getByTestId('order-cost').textContent()).toBe('NT$300');
       expect(await p.getByTestId('order-margin').textContent()).toBe('NT$540');
 
       await line.locator('td a').first().click();
       await waitForScreen(p, 'inventory');
-      expect(await states()).toMatchObject({ 'on-hand': '4', reserved: '0', available: '4', 'sold-7': '2' });
+      await expect.poll(states).toMatchObject({ 'on-hand': '4', reserved: '0', available: '4', 'sold-7': '2' });
       // The ledger's sale names its order, a link to it.
-      expect(await p.locator('table.ledger tbody tr').first().textContent()).toContain('銷售出貨');
+      await expect.poll(() => p.locator('table.ledger tbody tr').first().textContent()).toContain('銷售出貨');
       await shot(p, 'order-goods-zh');
       await zh.close();
     });
