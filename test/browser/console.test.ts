@@ -886,7 +886,7 @@ describe.skipIf(!hasChromium)(
         .evaluateAll((dds) => dds.map((dd) => [(dd as HTMLElement).dataset.state!, dd.textContent])));
       await p.goto(`${base}#/inventory?id=${product.id}`);
       await waitForScreen(p, 'inventory');
-      expect(await states()).toMatchObject({ 'on-hand': '6', reserved: '2', available: '4', 'sold-7': '0' });
+      await expect.poll(states).toMatchObject({ 'on-hand': '6', reserved: '2', available: '4', 'sold-7': '0' });
 
       await p.goto(`${base}#/orders?id=${placed.body.data.id}`);
       await waitForScreen(p, 'orders');
