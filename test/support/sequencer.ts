@@ -9,15 +9,13 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const LONGEST_FIRST = [
   'test/browser/console.test.ts', // ~53 s: every screen, in two languages and at phone width
   'test/database/business-health-rollups.test.ts', // ~33 s: a seeded store, random histories against a recompute
-  'test/platform/serve-threats.test.ts', // ~24 s: waits for the server's deadlines to pass
   'test/platform/bench-smoke.test.ts', // ~22 s: its own database, data set and ten scenarios
   'test/platform/npm-start.test.ts', // ~20 s: seven starts of the whole stack
-  'test/platform/database-stall.test.ts', // ~13 s
-  'test/platform/database-outage.test.ts', // ~11 s
-  'test/platform/fuzz.test.ts', // ~10 s
+  'test/platform/serve-threats.test.ts', // ~24 s: waits for the server's deadlines to pass
   'test/platform/bench-writes-smoke.test.ts', // ~9 s
-  'test/platform/memory.test.ts', // ~8 s
   'test/api/inventory-concurrency.test.ts', // ~8 s
+  'test/database/campaigns-attribution-answers.test.ts', // ~5 s
+  'test/platform/database-outage.test.ts', // ~11 s
 ];
 
 export class LongestFirst extends BaseSequencer {
