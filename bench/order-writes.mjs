@@ -18,6 +18,7 @@ import {
   concurrentPlacements,
   createGoodsCopies,
   flashSale,
+  percentiles,
   shipments,
   singlePlacements,
   stockedProducts,
@@ -235,12 +236,6 @@ async function concurrentInserts(writers, table) {
     await pool.end();
   }
   return { orders_per_second: orders / (DURATION_MS / 1000), lock_wait_samples: waitSamples, samples, waits, errors };
-}
-
-function percentiles(times) {
-  const sorted = [...times].sort((a, b) => a - b);
-  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-  return { p50: at(0.5), p99: at(0.99) };
 }
 
 function markdown(report) {

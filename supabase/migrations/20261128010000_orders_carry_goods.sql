@@ -1234,9 +1234,11 @@ language sql stable set search_path = '' as $$
                'product_id', x.product_id, 'sku', x.sku, 'name', x.name, 'quantity', x.quantity,
                'unit_price', x.unit_price, 'amount', x.amount, 'lots', x.lots, 'cost', x.cost,
                'margin', x.amount - x.cost) order by x.line_number), '[]'),
-    'cost', private.drawn_cost(order_goods.order_id),
-    'margin', sum(x.amount) - private.drawn_cost(order_goods.order_id))
-  from lines x
+    'cost', c.cost,
+    'margin', sum(x.amount) - c.cost)
+  from (select private.drawn_cost(order_goods.order_id) as cost) c
+  left join lines x on true
+  group by c.cost
 $$;
 
 -- An order's own fields as the answers give them, instants as every answer writes them (private.api_timestamp).
