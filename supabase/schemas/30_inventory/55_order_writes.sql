@@ -107,7 +107,7 @@ language sql stable set search_path = '' as $$
     'lines', coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'line_number', x.line_number,
                'product_id', x.product_id, 'sku', x.sku, 'name', x.name, 'quantity', x.quantity,
                'unit_price', x.unit_price, 'amount', x.amount, 'lots', x.lots, 'cost', x.cost,
-               'margin', x.amount - x.cost) order by x.line_number), '[]'),
+               'margin', x.amount - x.cost) order by x.line_number) filter (where x.id is not null), '[]'),
     'cost', c.cost,
     'margin', sum(x.amount) - c.cost)
   from (select private.drawn_cost(order_goods.order_id) as cost) c
