@@ -48,6 +48,8 @@ const EXPECTED: Record<string, Partial<Record<(typeof ROLES)[number], string>>> 
   'public.attribution_layers': readOnly,
   'public.campaign_collaboration_analysis': readOnly,
   'public.campaign_overlap_calendar': readOnly,
+  // Recorded by administrators and the store's jobs, read by every signed-in caller (RLS).
+  'public.campaign_spend': readWrite,
   'public.campaign_stats': readOnly,
   'public.campaign_status_history': readOnly,
   'public.campaign_status_history_id_seq': {},
@@ -89,7 +91,7 @@ const EXPECTED_COLUMNS: Record<string, string> = {
 };
 
 /** The functions `anon` can call: EXECUTE on the function and USAGE on its schema. */
-const ANON_CALLABLE = ['health.business_health(text,boolean,boolean,boolean,text)'];
+const ANON_CALLABLE = ['health.business_health(text,boolean,boolean,boolean,text,integer)'];
 
 describe('privileges of the API roles', () => {
   it('every relation × role × privilege in public, private and health is exactly the expected table: no unexpected grant', async () => {

@@ -5,6 +5,36 @@ export type Json = string | number | boolean | null | { [key: string]: Json | un
 export type Database = {
   'public': {
     Tables: {
+      'campaign_spend': {
+        Row: {
+          'amount': number;
+          'campaign_id': string;
+          'recorded_at': string;
+          'spend_date': string;
+        };
+        ComputedFields: never;
+        Insert: {
+          'amount': number;
+          'campaign_id': string;
+          'recorded_at'?: string;
+          'spend_date': string;
+        };
+        Update: {
+          'amount'?: number;
+          'campaign_id'?: string;
+          'recorded_at'?: string;
+          'spend_date'?: string;
+        };
+        Relationships: [
+          {
+            foreignKeyName: 'campaign_spend_campaign_id_fkey';
+            columns: ['campaign_id'];
+            isOneToOne: false;
+            referencedRelation: 'campaigns';
+            referencedColumns: ['id'];
+          },
+        ];
+      };
       'campaign_status_history': {
         Row: {
           'campaign_id': string;
@@ -1209,7 +1239,8 @@ export type Database = {
         | 'products_out_of_stock'
         | 'products_low_stock'
         | 'products'
-        | 'new_campaign';
+        | 'new_campaign'
+        | 'campaign';
       'order_status': 'pending' | 'paid' | 'shipped' | 'delivered' | 'completed' | 'cancelled' | 'refunded';
       'stock_adjust_direction': 'increase' | 'decrease' | 'either';
       'stock_adjust_reason':
@@ -1352,6 +1383,7 @@ export const Constants = {
         'products_low_stock',
         'products',
         'new_campaign',
+        'campaign',
       ],
       'order_status': ['pending', 'paid', 'shipped', 'delivered', 'completed', 'cancelled', 'refunded'],
       'stock_adjust_direction': ['increase', 'decrease', 'either'],

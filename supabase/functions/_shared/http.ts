@@ -14,9 +14,12 @@ import { concurrencyLimit, enforceRateLimit, type RateLimits } from './limits.ts
 import { openApiDocument, type RouteDoc } from './openapi.ts';
 import { checkText, type FieldProblem, type ProblemMapper, queryObject, validate } from './validation.ts';
 
+/** The version every route answers in unless it is asked for another its function has. */
 export const API_VERSION = '1.0.0';
+/** Versions a route may be declared in besides 1.0, each asked for by `Accept: ...;version=X` (checkVersion). */
+export const API_VERSIONS = ['1.0', '2.0'] as const;
+export type ApiVersion = (typeof API_VERSIONS)[number];
 export const MAX_BODY_BYTES = 1024 * 1024;
-const SUPPORTED_VERSIONS = new Set(['1', '1.0', '1.0.0']);
 const ALLOWED_HEADERS = 'authorization, x-client-info, apikey, content-type, accept, idempotency-key';
 
 export interface Dependencies {
@@ -101,6 +104,11 @@ export interface RouteOptions extends RouteDoc {
   concurrency?: number;
   /** Records each answer's status and duration, the health report's `system` figures. */
   log?: boolean;
+  /**
+   * The API version this route answers (1.0 unless said). A function declares a later version of a route as
+   * a route of its own on the same method and path; a request picks one with its Accept header.
+   */
+  version?: ApiVersion;
 }
 
 /** A route as a function declares it: options, schemas, and a handler taking what the schemas parse. */
@@ -184,15 +192,18 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
     gate: route.concurrency ? concurrencyLimit(route.concurrency) : undefined,
   }));
   const { area } = spec;
+  const offered = [...new Set(routes.map((r) => r.version ?? '1.0'))].sort();
 
   return async (req) => {
     const cors = corsHeaders(req, deps.allowedOrigins);
+    // The version answered: the chosen route's, once there is one.
+    let answered = API_VERSION;
     const respond = (reply: Reply) =>
       encoded(req, reply.body instanceof JsonText ? reply.body.text : JSON.stringify(reply.body), {
         status: reply.status ?? 200,
         headers: {
           'content-type': 'application/json; charset=utf-8',
-          'api-version': API_VERSION,
+          'api-version': answered,
           ...cors,
           ...reply.headers,
           ...(cors.vary && reply.headers?.vary ? { vary: `${cors.vary}, ${reply.headers.vary}` } : {}),
@@ -203,7 +214,7 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
       return new Response('ok', { status: 200, headers: { ...cors, 'api-version': API_VERSION } });
     }
     try {
-      checkVersion(req, area);
+      const wanted = requestedVersion(req, offered, area);
       const url = new URL(req.url);
       const segments = relativeSegments(url.pathname, spec.name, area);
       const candidates = mostSpecific(
@@ -212,7 +223,11 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
       if (candidates.length === 0) {
         throw new ApiError(404, area.codes.notFound, `No route for ${req.method} ${url.pathname}`);
       }
-      const found = candidates.find((c) => c.r.method === req.method);
+      const methodMatches = candidates.filter((c) => c.r.method === req.method);
+      const found = methodMatches.find((c) => (c.r.version ?? '1.0') === wanted);
+      if (methodMatches.length > 0 && !found) {
+        throw unsupportedVersion(wanted, methodMatches.map((c) => c.r.version ?? '1.0'), area);
+      }
       if (!found) {
         const allow = [...new Set(candidates.map((c) => c.r.method))].join(', ');
         throw new ApiError(
@@ -226,6 +241,7 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
         );
       }
       const route = found.r;
+      answered = `${wanted}.0`;
       // The body arrives before the database bound starts: a slow upload is for the HTTP deadlines to judge
       // (HTTP_REQUEST_TIMEOUT locally, the platform's when deployed), never a stalled database's 503. What
       // reading it threw (too large) is still answered where it always was, after the caller's checks.
@@ -369,28 +385,35 @@ export function corsHeaders(req: Request, allowed: string[] | '*'): Record<strin
   };
 }
 
-/** `Accept: application/vnd.api+json;version=X` selects a version; only 1.0 exists. */
-function checkVersion(req: Request, area: Area) {
+/**
+ * The version `Accept: application/vnd.api+json;version=X` asks for (`2`, `2.0` and `2.0.0` are one), 1.0 without
+ * one; 406 for a version none of the function's routes (`offered`) answers.
+ */
+function requestedVersion(req: Request, offered: string[], area: Area): string {
   const accept = req.headers.get('accept');
-  if (!accept) return;
+  if (!accept) return '1.0';
   for (const range of accept.split(',')) {
     const [type, ...params] = range.split(';').map((part) => part.trim());
     if (type.toLowerCase() !== 'application/vnd.api+json') continue;
     for (const param of params) {
       const [key, value] = param.split('=').map((part) => part.trim());
-      if (key.toLowerCase() === 'version' && !SUPPORTED_VERSIONS.has(value?.replace(/^"|"$/g, ''))) {
-        throw new ApiError(
-          406,
-          area.codes.unsupportedVersion,
-          `API version ${value} is not supported; supported: 1.0`,
-          {
-            requested_version: value,
-            supported_versions: ['1.0'],
-          },
-        );
-      }
+      if (key.toLowerCase() !== 'version') continue;
+      const asked = value?.replace(/^"|"$/g, '') ?? '';
+      const version = /^(\d+)(\.0){0,2}$/.exec(asked) ? `${Number(asked.split('.')[0])}.0` : asked;
+      if (!offered.includes(version)) throw unsupportedVersion(value, offered, area);
+      return version;
     }
   }
+  return '1.0';
+}
+
+function unsupportedVersion(requested: string | undefined, supported: string[], area: Area): ApiError {
+  return new ApiError(
+    406,
+    area.codes.unsupportedVersion,
+    `API version ${requested} is not supported; supported: ${supported.join(', ')}`,
+    { requested_version: requested, supported_versions: supported },
+  );
 }
 
 /**

@@ -24,6 +24,7 @@ export interface RouteDoc {
 }
 
 export interface DocumentedRoute extends RouteDoc {
+  version?: string;
   method: string;
   path: string;
   access: 'public' | 'user';
@@ -87,23 +88,32 @@ const json = (schemaOrRef: JsonSchema) => ({ 'application/json': { schema: schem
 export function openApiDocument(fn: DocumentedFunction, version: string) {
   const errorRef = { $ref: `#/components/schemas/${componentName(fn.area)}` };
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of fn.routes) {
+  for (const versions of byOperation(fn.routes)) {
+    const route = versions[versions.length - 1];
     const path = `/${fn.name}${route.path === '/' ? '' : route.path.replace(/:(\w+)/g, '{$1}')}`;
     const status = String(route.status ?? 200);
+    // One operation per method and path: a route declared in several versions documents each version's body
+    // and answer as alternatives, the latest's example and words.
+    const either = (schemas: JsonSchema[]) => schemas.length === 1 ? schemas[0] : { anyOf: schemas };
+    const body = versions.some((v) => v.body)
+      ? either(versions.filter((v) => v.body).map((v) => jsonSchema(v.body!, 'input')))
+      : undefined;
     const operation: Record<string, unknown> = {
       operationId: operationId(fn.name, route),
       summary: route.summary,
-      ...(route.description ? { description: route.description } : {}),
+      ...(route.description || versions.length > 1
+        ? { description: [route.description, versionNote(versions)].filter(Boolean).join('\n\n') }
+        : {}),
       tags: [fn.name],
       security: route.access === 'user' ? [{ bearer: [] }] : [{}, { bearer: [] }, { apikey: [] }],
       parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
-      ...(route.body
+      ...(body
         ? {
           requestBody: {
-            required: !route.body.safeParse(undefined).success,
+            required: versions.some((v) => v.body && !v.body.safeParse(undefined).success),
             content: {
               'application/json': {
-                schema: jsonSchema(route.body, 'input'),
+                schema: body,
                 ...(route.example === undefined ? {} : { example: route.example }),
               },
             },
@@ -113,7 +123,7 @@ export function openApiDocument(fn: DocumentedFunction, version: string) {
       responses: {
         [status]: {
           description: REASONS[Number(status)] ?? 'Success',
-          content: json(route.response ? jsonSchema(route.response, 'output') : {}),
+          content: json(either(versions.map((v) => v.response ? jsonSchema(v.response, 'output') : {}))),
         },
         ...Object.fromEntries(
           errorStatuses(route).map((code) => [String(code), { description: REASONS[code], content: json(errorRef) }]),
@@ -143,6 +153,25 @@ export function openApiDocument(fn: DocumentedFunction, version: string) {
 }
 
 export type OpenApiDocument = ReturnType<typeof openApiDocument>;
+
+/** The routes grouped by method and path, each group's versions oldest first (1.0 is undeclared). */
+function byOperation(routes: DocumentedRoute[]): DocumentedRoute[][] {
+  const groups = new Map<string, DocumentedRoute[]>();
+  for (const route of routes) {
+    const key = `${route.method} ${route.path}`;
+    groups.set(key, [...(groups.get(key) ?? []), route]);
+  }
+  return [...groups.values()].map((group) =>
+    group.sort((a, b) => (a.version ?? '1.0').localeCompare(b.version ?? '1.0'))
+  );
+}
+
+function versionNote(versions: DocumentedRoute[]): string {
+  const named = versions.map((v) => v.version ?? '1.0');
+  return `Versions ${named.join(' and ')}: the body and the answer are those of the version asked for with ` +
+    '`Accept: application/vnd.api+json;version=X` (answered in `api-version`); without it, 1.0. ' +
+    versions.map((v) => `${v.version ?? '1.0'}: ${v.summary}`).join(' ');
+}
 
 /** Several functions' documents as one, for `docs/openapi.json` and the local viewer. */
 export function combineDocuments(documents: OpenApiDocument[], version: string): OpenApiDocument {

@@ -8,11 +8,12 @@ import { healthArea as area } from '../_shared/errors.ts';
 import { preferredLanguage } from '../_shared/language.ts';
 import type { Reply, RequestContext } from '../_shared/http.ts';
 import type { RateLimits } from '../_shared/limits.ts';
-import type { figuresQuery, requestBody } from './schemas.ts';
+import type { figuresQuery, requestBody, requestBody2 } from './schemas.ts';
 
 interface HealthReport {
   metrics: Record<string, number | null>;
   scoreDetails: Record<string, number | string>;
+  marketingDetails?: Record<string, unknown>;
   trends?: Record<string, number | string>;
   insights?: Record<string, unknown>[];
 }
@@ -28,23 +29,33 @@ export const RATE_LIMITS: RateLimits = { anonymous: 60, user: 120 };
 export const REPORT_SLOTS = 2;
 
 export function healthHandlers(db: Database) {
+  async function report(ctx: RequestContext<{ body: typeof requestBody | typeof requestBody2 }>, version: number) {
+    const params = ctx.input.body;
+    const language = preferredLanguage(ctx.req.headers.get('accept-language'));
+    const [{ report }] = await db.asCaller(ctx.caller, area, (tx) =>
+      tx<{ report: HealthReport }[]>`
+        select health.business_health(${params.period}, ${params.includeSystemHealth}, ${params.includeTrends},
+                                      ${params.includeInsights}, ${language}, ${version}) as report`);
+    // jsonb sorts keys; the seed's order reads better.
+    const { metrics, scoreDetails, marketingDetails, trends, insights } = report;
+    return {
+      body: {
+        success: true,
+        data: { metrics, scoreDetails, marketingDetails, trends, insights, timestamp: new Date().toISOString() },
+      },
+      headers: { 'content-language': language, vary: 'Accept-Language' },
+    };
+  }
+
   return {
-    async report(ctx: RequestContext<{ body: typeof requestBody }>): Promise<Reply> {
-      const params = ctx.input.body;
-      const language = preferredLanguage(ctx.req.headers.get('accept-language'));
-      const [{ report }] = await db.asCaller(ctx.caller, area, (tx) =>
-        tx<{ report: HealthReport }[]>`
-          select health.business_health(${params.period}, ${params.includeSystemHealth},
-                                        ${params.includeTrends}, ${params.includeInsights}, ${language}) as report`);
-      // jsonb sorts keys; the seed's order reads better.
-      const { metrics, scoreDetails, trends, insights } = report;
-      return {
-        body: {
-          success: true,
-          data: { metrics, scoreDetails, trends, insights, timestamp: new Date().toISOString() },
-        },
-        headers: { 'content-language': language, vary: 'Accept-Language' },
-      };
+    /** Version 1.0, the seeds' report: marketing 0. */
+    report(ctx: RequestContext<{ body: typeof requestBody }>): Promise<Reply> {
+      return report(ctx, 1);
+    },
+
+    /** Version 2.0: marketing scored from the campaigns' return, explained in `marketingDetails`. */
+    report2(ctx: RequestContext<{ body: typeof requestBody2 }>): Promise<Reply> {
+      return report(ctx, 2);
     },
 
     /** The figures behind the scores, for administrators (the database refuses anyone else). */

@@ -6,13 +6,27 @@
  */
 import { dependenciesFromEnv } from '../_shared/deps.ts';
 import { healthArea } from '../_shared/errors.ts';
-import { type Dependencies, route, serveFunction } from '../_shared/http.ts';
+import { type Dependencies, route, type RouteOptions, serveFunction } from '../_shared/http.ts';
 import { FUNCTION_NAME, healthHandlers, RATE_LIMITS, REPORT_SLOTS } from './handlers.ts';
-import { daysResponse, figuresResponse, reportResponse } from './responses.ts';
-import { daysQuery, figuresQuery, parameterProblem, requestBody } from './schemas.ts';
+import { daysResponse, figuresResponse, reportResponse, reportResponse2 } from './responses.ts';
+import { daysQuery, figuresQuery, parameterProblem, requestBody, requestBody2 } from './schemas.ts';
 
 export function createHandler(deps: Dependencies) {
   const handlers = healthHandlers(deps.db);
+  // The report in either version: the same route but for its body, answer and handler.
+  const report: RouteOptions = {
+    method: 'POST',
+    path: '/',
+    access: 'public',
+    problem: parameterProblem,
+    rateLimit: RATE_LIMITS,
+    concurrency: REPORT_SLOTS,
+    log: true,
+    summary: 'Compute the health report for a period (its words in English with Accept-Language: en)',
+    response: reportResponse,
+    errors: [403, 429],
+    example: { period: '30d', includeTrends: true, includeInsights: true },
+  };
   return serveFunction({
     name: FUNCTION_NAME,
     title: 'Business health',
@@ -21,20 +35,15 @@ export function createHandler(deps: Dependencies) {
       'scores (amounts) are a separate route for administrators.',
     area: healthArea,
     routes: [
+      route({ ...report, body: requestBody, handle: handlers.report }),
       route({
-        method: 'POST',
-        path: '/',
-        access: 'public',
-        body: requestBody,
-        problem: parameterProblem,
-        rateLimit: RATE_LIMITS,
-        concurrency: REPORT_SLOTS,
-        log: true,
-        summary: 'Compute the health report for a period (its words in English with Accept-Language: en)',
-        response: reportResponse,
-        errors: [403, 429],
-        example: { period: '30d', includeTrends: true, includeInsights: true },
-        handle: handlers.report,
+        ...report,
+        version: '2.0',
+        body: requestBody2,
+        summary: "Version 2.0 adds the marketing score from the campaigns' return (ROAS), explained in " +
+          '`marketingDetails`, and insights naming campaigns',
+        response: reportResponse2,
+        handle: handlers.report2,
       }),
       route({
         method: 'GET',

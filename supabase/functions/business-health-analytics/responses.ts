@@ -5,15 +5,29 @@ import { day, success, timestamp } from '../_shared/responses.ts';
 import { PERIODS } from './schemas.ts';
 
 const score = z.number().min(0).max(10);
+const count = z.number().int();
 
-export const reportResponse = success(z.object({
+/** One insight as version 1.0 answers it. */
+const insight = z.object({
+  title: z.string(),
+  description: z.string(),
+  type: z.enum(['warning', 'opportunity', 'info']),
+  impact: z.enum(['high', 'medium', 'low']),
+  confidence: z.number(),
+  category: z.string(),
+  actions: z.array(z.string()),
+  action_targets: z.array(z.enum(enums.insight_action_target).nullable())
+    .describe('Where each action is carried out, in the order of actions: null where it has no screen'),
+});
+
+const report = z.object({
   metrics: z.object({
     revenue: score,
     satisfaction: score,
     fulfillment: score,
     support: score,
     products: score,
-    marketing: score,
+    marketing: score.describe("Always 0 in version 1.0; scored from the campaigns' ROAS in 2.0"),
     system: score.nullable(),
   }),
   scoreDetails: z.object({
@@ -30,21 +44,29 @@ export const reportResponse = success(z.object({
     customerChange: z.number(),
     operationalChange: z.number(),
   }).optional(),
-  insights: z.array(z.object({
-    title: z.string(),
-    description: z.string(),
-    type: z.enum(['warning', 'opportunity', 'info']),
-    impact: z.enum(['high', 'medium', 'low']),
-    confidence: z.number(),
-    category: z.string(),
-    actions: z.array(z.string()),
-    action_targets: z.array(z.enum(enums.insight_action_target).nullable())
-      .describe('Where each action is carried out, in the order of actions: null where it has no screen'),
-  })).optional(),
+  insights: z.array(insight).optional(),
   timestamp,
-}));
+});
 
-const count = z.number().int();
+export const reportResponse = success(report);
+
+/** Version 2.0: the marketing score explained, and insights that name their campaign. */
+export const reportResponse2 = success(report.extend({
+  marketingDetails: z.object({
+    status: z.enum(['scored', 'no_campaigns', 'no_spend'])
+      .describe('scored, or why marketing is 0: no campaign ran or spent in the window, or they spent nothing'),
+    reason: z.string().nullable().describe("Why marketing is 0, in the report's words; null when scored"),
+    campaigns: count.describe('The campaigns that were active or recorded spend on the store days read'),
+    roas: z.number().nullable().describe('Their attributed revenue ÷ their spend; null when they spent nothing'),
+    firstDay: day.describe('The first store day read: spend and attribution are kept by store day'),
+    lastDay: day.describe('The last store day read: today, so far'),
+  }),
+  insights: z.array(insight.extend({
+    campaign_id: z.guid().nullable().describe(
+      'The campaign the insight is about, for callers who may read campaigns (signed in, or the service key)',
+    ),
+  })).optional(),
+}));
 
 /** One window's figures, as it stood at its end (`before`). */
 const periodFigures = z.object({
@@ -71,6 +93,27 @@ const periodFigures = z.object({
     "Cost and margin of the window's orders whose goods' cost is known, as they stand now; orders not shipped, " +
       'without lines, or with a lot of unknown cost are not in it',
   ),
+  marketing: z.object({
+    first_day: day,
+    last_day: day,
+    campaigns: count.describe('Campaigns active or with recorded spend on these store days'),
+    spend: z.number().describe('What they spent: recorded spend, or the budget spread over their active days'),
+    attributed_revenue: z.number().describe('The revenue attribution gives them: every day with a campaign, whole'),
+    roas: z.number().nullable().describe('attributed_revenue ÷ spend; null with no spend'),
+    attributed_margin: z.number().describe(
+      "The margin of those days' orders whose goods cost is known (shipped, every lot costed), as they stand now",
+    ),
+    margin_roas: z.number().nullable().describe('attributed_margin ÷ spend; null with no spend'),
+    top_campaigns: z.array(z.object({
+      id: z.guid(),
+      name: z.string(),
+      spend: z.number(),
+      spend_recorded: z.boolean(),
+      active_days: count,
+      attributed_revenue: z.number().describe("Attribution's own answer for the campaign over these days"),
+      roas: z.number().nullable(),
+    })).describe('The 20 that spent most, most first'),
+  }).describe("The campaigns of the store days the window ends on (a window's spend and attribution are by day)"),
 });
 
 export const figuresResponse = success(z.object({

@@ -22,6 +22,9 @@ export const requestBody = z
 
 export type HealthRequest = z.infer<typeof requestBody>;
 
+/** Version 2.0's body (CONTRACT §5). */
+export const requestBody2 = requestBody;
+
 /** The figures behind the scores: the period only. */
 export const figuresQuery = z.strictObject({
   period: enumOf(PERIODS).default('30d'),

@@ -213,14 +213,17 @@ export function campaignHandlers(db: Database) {
 /**
  * A campaign's figures (docs/campaigns.md), from private.campaign_metrics: the same attribution rows as
  * campaign_overlap_calendar, computed only for the days of the campaign's dates, so they agree with the
- * views without reading the whole calendar. Undefined when the caller sees no such campaign; one round
+ * views without reading the whole calendar; with its spend to date, ROAS and pacing
+ * (40_campaigns/50_campaign_spend.sql) over the same days. Undefined when the caller sees no such campaign; one round
  * trip either way.
  */
 export async function campaignMetrics(tx: Tx, id: string) {
   const [row] = await tx<Row[]>`
-    select m.*
+    select m.*, p.spend_to_date, p.recorded as spend_recorded, p.pacing,
+           round(m.attributed_revenue / nullif(p.spend_to_date, 0), 2) as roas
     from public.campaigns c
     cross join lateral private.campaign_metrics(c.id) m
+    cross join lateral private.campaign_pacing(c.id) p
     where c.id = ${id}::uuid and c.deleted_at is null`;
   return row as (Row & { daily_attribution: unknown }) | undefined;
 }

@@ -88,6 +88,16 @@ export const metricsResponse = success(z.object({
     avg_daily_revenue: z.number(),
     collaboration_campaigns: z.number().int(),
     competition_intensity: intensity,
+    spend_to_date: z.number().nullable().describe(
+      'Spent over its days up to today: the spend recorded for it, or, with none, its budget spread over its ' +
+        'planned days on each day it was active; null before it has a day',
+    ),
+    spend_recorded: z.boolean().describe('Whether spend_to_date is recorded spend rather than the budget spread'),
+    roas: z.number().nullable().describe('attributed_revenue ÷ spend_to_date (return on ad spend); null with no spend'),
+    pacing: z.number().nullable().describe(
+      'spend_to_date ÷ the budget its planned days so far allow; above 1 it spends ahead of its days; null ' +
+        'before it starts or with no budget',
+    ),
   }),
   daily_attribution: z.array(z.object({
     date: day,

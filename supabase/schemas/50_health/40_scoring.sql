@@ -38,9 +38,19 @@ language sql immutable parallel safe set search_path = '' as $$
       when '業務表現持續改善' then 'The business keeps improving'
       when '需要關注業務指標下滑' then 'The business figures are falling: look into them'
       when '業務表現穩定' then 'The business is steady'
+      when '本期沒有進行中的活動' then 'No campaign ran in this period'
+      when '本期的活動沒有花費' then 'The campaigns of this period spent nothing'
       else word
     end
   else word end
+$$;
+
+-- Marketing (version 2.0): ROAS, the revenue attribution gives the window's campaigns ÷ what they spent, on a
+-- scale from 1 (the campaigns bring back only what they cost: 0) to 3 (healthy: 10).
+create or replace function private.health_marketing_score(roas numeric)
+returns numeric
+language sql immutable parallel safe set search_path = '' as $$
+  select 10 * private.health_scale(roas, 1, 3)
 $$;
 
 -- Percent change from `previous` to `current`; from 0 to a positive value is 100, from 0 to 0 is 0.
@@ -191,7 +201,8 @@ revoke execute on function
   private.health_response_score(numeric),
   private.health_revenue_score(numeric, numeric), private.health_satisfaction_score(numeric, numeric),
   private.health_fulfillment_score(numeric, numeric), private.health_products_score(numeric, numeric),
-  private.health_system_score(numeric, numeric, numeric), private.health_confidence(bigint)
+  private.health_system_score(numeric, numeric, numeric), private.health_confidence(bigint),
+  private.health_marketing_score(numeric)
 from public, anon, authenticated;
 
 grant execute on function
@@ -202,5 +213,6 @@ grant execute on function
   private.health_response_score(numeric),
   private.health_revenue_score(numeric, numeric), private.health_satisfaction_score(numeric, numeric),
   private.health_fulfillment_score(numeric, numeric), private.health_products_score(numeric, numeric),
-  private.health_system_score(numeric, numeric, numeric), private.health_confidence(bigint)
+  private.health_system_score(numeric, numeric, numeric), private.health_confidence(bigint),
+  private.health_marketing_score(numeric)
 to service_role;

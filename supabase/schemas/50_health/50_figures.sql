@@ -354,11 +354,14 @@ begin
                                where u.created_at >= p.at - make_interval(hours => 24 * days) and u.created_at < p.at),
              'tickets_opened', t.tickets, 'tickets_resolved', t.resolved,
              'goods', jsonb_build_object('orders', g.orders, 'revenue', g.revenue, 'cost', g.cost,
-                                         'margin', g.revenue - g.cost)))
+                                         'margin', g.revenue - g.cost),
+             'marketing', private.marketing_window_figures(m.first_day, m.last_day)))
     from (values ('current', as_of), ('previous', as_of - make_interval(hours => 24 * days))) p(name, at)
     cross join lateral private.health_window_order_figures(p.at, days) o
     cross join lateral private.health_window_customer_figures(p.at, days) c
     cross join lateral private.health_ticket_figures(p.at, days) t
+    -- Its campaigns, over the store days the window ends on (45_marketing.sql).
+    cross join lateral private.marketing_days(p.at, days) m
     -- The window's shipped orders of known cost (30_inventory/50_order_goods.sql), as they stand now.
     cross join lateral (
       select count(*) as orders, coalesce(sum(s.total_amount), 0) as revenue, coalesce(sum(s.goods_cost), 0) as cost

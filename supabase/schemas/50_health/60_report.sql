@@ -21,7 +21,22 @@ language sql stable set search_path = '' as $$
     rated bigint, average_rating numeric, response_score numeric, average_response_hours numeric,
     products bigint, in_stock_share numeric, sold_share numeric,
     revenue_score numeric, customer_quality numeric, overall numeric,
-    system_requests bigint, system_failures bigint, system_p95_ms numeric)
+    system_requests bigint, system_failures bigint, system_p95_ms numeric, version integer, marketing jsonb)
+  -- Version 2.0's campaigns (private.health_marketing_figures): named for callers who may read campaigns.
+  cross join lateral (
+    select (f.marketing -> 'best' ->> 'figure')::numeric as best_roas,
+           coalesce('「' || (f.marketing -> 'best' ->> 'name') || '」', '一檔活動') as best_zh,
+           coalesce('"' || (f.marketing -> 'best' ->> 'name') || '"', 'A campaign') as best_en,
+           (f.marketing -> 'best' ->> 'days')::bigint as best_days,
+           (f.marketing -> 'worst' ->> 'figure')::numeric as worst_roas,
+           coalesce('「' || (f.marketing -> 'worst' ->> 'name') || '」', '一檔活動') as worst_zh,
+           coalesce('"' || (f.marketing -> 'worst' ->> 'name') || '"', 'A campaign') as worst_en,
+           (f.marketing -> 'worst' ->> 'days')::bigint as worst_days,
+           (f.marketing -> 'ahead' ->> 'figure')::numeric as pacing,
+           coalesce('「' || (f.marketing -> 'ahead' ->> 'name') || '」', '一檔活動') as ahead_zh,
+           coalesce('"' || (f.marketing -> 'ahead' ->> 'name') || '"', 'A campaign') as ahead_en,
+           (f.marketing -> 'ahead' ->> 'days')::bigint as ahead_days
+  ) m
   cross join lateral (
     values
     (1, f.previous_revenue > 0 and f.revenue < 0.9 * f.previous_revenue,
@@ -138,7 +153,29 @@ language sql stable set search_path = '' as $$
      format('Overall health score %s, rated "%s".', round(f.overall, 1), private.health_word(private.health_rating(f.overall), 'en')),
      'info', 'low', f.orders, 'overall',
      array['維持目前的營運節奏', '每週追蹤趨勢，及早發現下滑'],
-     array['Keep up the current pace', 'Follow the trend every week to catch a decline early'])
+     array['Keep up the current pace', 'Follow the trend every week to catch a decline early']),
+    (15, f.version >= 2 and m.best_roas >= 1,
+     '回報最佳的活動', 'Best-returning campaign',
+     format('%s本期的 ROAS 為 %s：每花 1 元帶回 %s 元營收。', m.best_zh, m.best_roas, m.best_roas),
+     format('%s has a ROAS of %s this period: every 1 spent brought back %s in revenue.', m.best_en, m.best_roas,
+            m.best_roas),
+     'opportunity', case when m.best_roas >= 3 then 'medium' else 'low' end, m.best_days, 'marketing',
+     array['提高這檔活動的預算', '把這檔活動的做法用在其他商品'],
+     array['Give this campaign more budget', 'Use what works in this campaign for other products']),
+    (16, f.version >= 2 and m.worst_roas < 1,
+     '回報偏低的活動', 'Campaign not paying back',
+     format('%s本期的 ROAS 只有 %s：帶回的營收還不到花費。', m.worst_zh, m.worst_roas),
+     format('%s has a ROAS of only %s this period: it brought back less than it spent.', m.worst_en, m.worst_roas),
+     'warning', case when m.worst_roas < 0.5 then 'high' else 'medium' end, m.worst_days, 'marketing',
+     array['檢討這檔活動的目標客群與素材', '暫停這檔活動或降低預算'],
+     array['Review the audience and the creative of this campaign', 'Pause this campaign or cut its budget']),
+    (17, f.version >= 2 and m.pacing > 1.2,
+     '活動花費超前', 'Campaign spending ahead',
+     format('%s到今天已花掉其天數應花預算的 %s%%。', m.ahead_zh, round(m.pacing * 100)),
+     format('%s has spent %s%% of what its days so far allow of its budget.', m.ahead_en, round(m.pacing * 100)),
+     'warning', 'medium', m.ahead_days, 'marketing',
+     array['檢查這檔活動在廣告平台上的每日上限', '調整這檔活動的預算或結束日期'],
+     array['Check the daily cap of this campaign on the ad platform', 'Change the budget or the end date of this campaign'])
   ) v
 $$;
 
@@ -149,9 +186,10 @@ grant execute on function private.health_insight_rules(jsonb) to service_role;
 -- Where an insight's actions are carried out in the back office, by rule (`n` of health_insight_rules) and
 -- action, in the order of the rule's actions: null where the action has no screen (traffic, carriers,
 -- tickets, the system). The console turns each into a link.
+-- `campaign` is the insight's own campaign (version 2.0's `campaign_id`).
 create type public.insight_action_target as enum (
   'orders_awaiting_shipment', 'orders_shipped', 'orders_cancelled', 'products_out_of_stock', 'products_low_stock',
-  'products', 'new_campaign'
+  'products', 'new_campaign', 'campaign'
 );
 
 create or replace function private.health_action_targets(rule integer)
@@ -167,6 +205,9 @@ language sql immutable set search_path = '' as $$
     when 10 then array['products_out_of_stock', 'products_low_stock']
     when 11 then array['new_campaign', 'products']
     when 13 then array[null, 'new_campaign']
+    when 15 then array['campaign', 'new_campaign']
+    when 16 then array['campaign', 'campaign']
+    when 17 then array['campaign', 'campaign']
     else array[]::text[]
   end)::public.insight_action_target[]
 $$;
@@ -175,7 +216,8 @@ revoke execute on function private.health_action_targets(integer) from public, a
 
 grant execute on function private.health_action_targets(integer) to service_role;
 
--- The five most important insights that apply, in the report's language, most important first.
+-- The five most important insights that apply, in the report's language, most important first. Version 2.0
+-- adds each insight's `campaign_id`: the campaign it is about, for callers who may read campaigns.
 create or replace function private.health_insights(figures jsonb)
 returns jsonb
 language sql stable set search_path = '' as $$
@@ -185,6 +227,9 @@ language sql stable set search_path = '' as $$
            'type', type, 'impact', impact, 'confidence', confidence, 'category', category,
            'actions', to_jsonb(case when english then actions_en else actions end),
            'action_targets', to_jsonb(private.health_action_targets(n)))
+           || case when (figures ->> 'version')::integer >= 2 then jsonb_build_object('campaign_id',
+                figures -> 'marketing' -> (case n when 15 then 'best' when 16 then 'worst' when 17 then 'ahead' end) -> 'id')
+              else '{}'::jsonb end
          order by rank desc, confidence desc, n), '[]'::jsonb)
   from (
     select r.*, coalesce(private.health_confidence(r.observations), 1.00) as confidence,
@@ -202,14 +247,18 @@ revoke execute on function private.health_insights(jsonb) from public, anon, aut
 grant execute on function private.health_insights(jsonb) to service_role;
 
 -- `language`: the words' language, the seeds' Traditional Chinese unless English (`en`) is asked for; the
--- numbers and codes are the same in both.
+-- numbers and codes are the same in both. `version` 2 scores marketing (45_marketing.sql), says how in
+-- `marketingDetails` and adds the campaigns' insights, naming them `with_names`; version 1 is the seeds'
+-- report, marketing 0.
 create or replace function private.health_report(
   period text,
   include_system boolean,
   include_trends boolean,
   include_insights boolean,
   as_of timestamptz,
-  language text default 'zh-TW'
+  language text default 'zh-TW',
+  version integer default 1,
+  with_names boolean default false
 )
 returns jsonb
 language plpgsql stable set search_path = '' as $$
@@ -234,6 +283,8 @@ declare
   trend jsonb;
   field text;
   value numeric;
+  marketing jsonb;
+  marketing_score numeric := 0;
 begin
   if days is null then
     perform private.raise_api_error(400, 'INVALID_PARAMETER', 'Invalid period', jsonb_build_object(
@@ -261,6 +312,13 @@ begin
   support_effectiveness := case when t.tickets = 0 then 0
     else (t.resolved::numeric / t.tickets * 0.7 + t.response_score * 0.3) * 100 end;
   overall := (customer_quality + operational_efficiency + support_effectiveness) / 3;
+  if version >= 2 then
+    stage := 'marketing';
+    marketing := (select private.health_marketing_figures(d.first_day, d.last_day, with_names)
+                  from private.marketing_days(as_of, days) d);
+    marketing_score := coalesce(private.health_marketing_score(
+      (marketing ->> 'attributed_revenue')::numeric / nullif((marketing ->> 'spend')::numeric, 0)), 0);
+  end if;
 
   metrics := jsonb_build_object(
     'revenue', private.health_revenue_score(o.revenue, o.previous_revenue),
@@ -269,7 +327,7 @@ begin
       o.completed::numeric / nullif(o.orders, 0), o.on_time::numeric / nullif(o.due, 0)),
     'support', support_effectiveness / 10,
     'products', private.health_products_score(p.in_stock_share, p.sold_share),
-    'marketing', 0,
+    'marketing', marketing_score,
     'system', case when include_system then private.health_system_score(sys_success, sys_p95, sys_connections) end
   );
 
@@ -299,6 +357,10 @@ begin
     )
   );
 
+  if version >= 2 then
+    result := result || jsonb_build_object('marketingDetails', private.health_marketing_details(marketing, as_of, days, language));
+  end if;
+
   -- The trend's current week comes with the period's figures (the same pass, the customers and orders
   -- of its last 7 days); the previous week is a report as of 7 days earlier.
   if include_trends then
@@ -323,7 +385,8 @@ begin
         'days', days, 'include_system', include_system, 'language', language,
         'revenue_score', (metrics ->> 'revenue')::numeric,
         'customer_quality', customer_quality, 'overall', overall,
-        'system_requests', sys_requests, 'system_failures', sys_failures, 'system_p95_ms', sys_p95)));
+        'system_requests', sys_requests, 'system_failures', sys_failures, 'system_p95_ms', sys_p95,
+        'version', version, 'marketing', marketing)));
   end if;
 
   return result;
@@ -334,10 +397,11 @@ exception
 end
 $$;
 
-revoke execute on function private.health_report(text, boolean, boolean, boolean, timestamptz, text)
+revoke execute on function private.health_report(text, boolean, boolean, boolean, timestamptz, text, integer, boolean)
 from public, anon, authenticated;
 
-grant execute on function private.health_report(text, boolean, boolean, boolean, timestamptz, text) to service_role;
+grant execute on function private.health_report(text, boolean, boolean, boolean, timestamptz, text, integer, boolean)
+to service_role;
 
 -- The function's one entry point, in its own schema: not exposed by PostgREST (config.toml exposes
 -- `public` only), so the rate limits of the edge function cannot be walked around through /rest/v1/rpc.
@@ -354,7 +418,8 @@ create or replace function health.business_health(
   include_system boolean,
   include_trends boolean,
   include_insights boolean,
-  language text default 'zh-TW'
+  language text default 'zh-TW',
+  version integer default 1
 )
 returns jsonb
 language plpgsql security definer set search_path = '' as $$
@@ -371,13 +436,16 @@ begin
     perform private.raise_api_error(403, 'PERMISSION_DENIED', 'This role may not view business health');
   end if;
   perform private.fold_order_changes(true);
-  return private.health_report(period, include_system, include_trends, include_insights, private.now(), language);
+  -- Campaigns are named to the callers who may read them (signed-in users and the service key).
+  return private.health_report(period, include_system, include_trends, include_insights, private.now(), language,
+                               version, auth.role() in ('authenticated', 'service_role'));
 end
 $$;
 
-revoke execute on function health.business_health(text, boolean, boolean, boolean, text) from public;
+revoke execute on function health.business_health(text, boolean, boolean, boolean, text, integer) from public;
 
-grant execute on function health.business_health(text, boolean, boolean, boolean, text) to anon, authenticated, service_role;
+grant execute on function health.business_health(text, boolean, boolean, boolean, text, integer)
+to anon, authenticated, service_role;
 
 -- The figures behind the scores (private.health_period_figures), for administrators and the service key
 -- only: they are amounts, which the report, open to anyone, never carries. Folded first, as the report is.

@@ -1,0 +1,804 @@
+-- Business health 2.0 (issue 42): the marketing dimension from campaigns' return. Campaigns gain recorded
+-- spend (the whole of 40_campaigns/50_campaign_spend.sql and 50_health/45_marketing.sql are new); the report
+-- takes a version (2 scores marketing, 1 is the seeds' report as before), the figures route gives each
+-- window's marketing, and the insights name campaigns.
+
+alter type public.insight_action_target add value if not exists 'campaign';
+
+drop function health.business_health(text, boolean, boolean, boolean, text);
+
+drop function private.health_report(text, boolean, boolean, boolean, timestamptz, text);
+
+-- What campaigns cost (business health 2.0, issue 42; docs/business-health.md "Marketing"). A campaign's
+-- spend on a store day is what was recorded for it that day, once anything is recorded for it; until then
+-- its budget spread evenly over its planned days (start_date to end_date), counted on each day attribution
+-- counts it active. ROAS (return on ad spend) = the revenue attribution gives a campaign ÷ its spend.
+
+-- Actual spend, one row per campaign and store day, as the store's jobs import it from the ad platforms
+-- (or staff record it), through supabase-js: administrators and the service key write it, signed-in
+-- callers read it. A day's row is
+-- replaced, not added to, when the platform's figure for that day is corrected.
+create table public.campaign_spend (
+  campaign_id uuid not null references public.campaigns (id) on delete restrict,
+  spend_date date not null constraint campaign_spend_date_finite check (isfinite(spend_date)),
+  amount numeric(14, 2) not null constraint campaign_spend_amount_not_negative check (amount >= 0),
+  recorded_at timestamptz not null default private.now(),
+  primary key (campaign_id, spend_date)
+);
+
+-- The recorded spend of a stretch of days, over every campaign.
+create index campaign_spend_spend_date_idx on public.campaign_spend (spend_date) include (amount);
+
+alter table public.campaign_spend enable row level security;
+
+-- Read as campaigns and their budgets are: by every signed-in caller.
+create policy "signed-in callers read campaign spend" on public.campaign_spend
+  for select to authenticated
+  using (true);
+
+create policy "admins record campaign spend" on public.campaign_spend
+  for insert to authenticated
+  with check ((select private.is_admin()));
+
+create policy "admins correct campaign spend" on public.campaign_spend
+  for update to authenticated
+  using ((select private.is_admin()))
+  with check ((select private.is_admin()));
+
+create policy "admins remove campaign spend" on public.campaign_spend
+  for delete to authenticated
+  using ((select private.is_admin()));
+
+revoke all on public.campaign_spend from public, anon;
+
+grant select, insert, update, delete on public.campaign_spend to authenticated, service_role;
+
+-- Each campaign's spend over the store days [first_day, last_day], with how many of those days it counted
+-- on and its daily share of budget: recorded spend for a campaign with any record, else the budget spread
+-- over its planned days on each day it was active. Campaigns with neither an active day nor a recorded
+-- spend in the stretch are left out. Deleted campaigns are left out, as attribution leaves them out. With
+-- of_campaign, that campaign's only.
+create or replace function private.campaign_spend_between(first_day date, last_day date, of_campaign uuid default null)
+returns table (campaign_id uuid, active_days bigint, spend numeric, recorded boolean)
+language sql stable set search_path = '' as $$
+  with active as (
+    select d.campaign_id, count(*) as active_days
+    from private.campaign_attribution_days d
+    where d.attribution_date between first_day and last_day and (of_campaign is null or d.campaign_id = of_campaign)
+    group by d.campaign_id
+  ),
+  recorded as (
+    select s.campaign_id, sum(s.amount) as spend
+    from public.campaign_spend s
+    where s.spend_date between first_day and last_day and (of_campaign is null or s.campaign_id = of_campaign)
+    group by s.campaign_id
+  )
+  select c.id, coalesce(a.active_days, 0),
+         case when k.has_records then coalesce(r.spend, 0)
+              else round(c.budget * coalesce(a.active_days, 0) / (c.end_date - c.start_date + 1), 2) end,
+         k.has_records
+  from (select a.campaign_id from active a union select r.campaign_id from recorded r) w
+  join public.campaigns c on c.id = w.campaign_id and c.deleted_at is null
+  left join active a on a.campaign_id = w.campaign_id
+  left join recorded r on r.campaign_id = w.campaign_id
+  cross join lateral (select exists (select 1 from public.campaign_spend s where s.campaign_id = c.id) as has_records) k
+$$;
+
+revoke execute on function private.campaign_spend_between(date, date, uuid) from public, anon;
+
+grant execute on function private.campaign_spend_between(date, date, uuid) to authenticated, service_role;
+
+-- A campaign's spend to date (its days up to today) against its budget's share of the planned days passed:
+-- pacing = spend ÷ (budget × days passed ÷ planned days). Above 1 it spends ahead of its days; a campaign
+-- without records spends its budget evenly by definition, so it never runs ahead. Null before it starts or
+-- with no budget.
+create or replace function private.campaign_pacing(target_campaign uuid)
+returns table (spend_to_date numeric, recorded boolean, days_passed integer, planned_days integer, pacing numeric)
+language sql stable set search_path = '' as $$
+  select s.spend, coalesce(s.recorded, false), p.passed, p.planned,
+         round(coalesce(s.spend, 0) / nullif(c.budget * p.passed / p.planned, 0), 4)
+  from public.campaigns c
+  cross join lateral (
+    select c.end_date - c.start_date + 1 as planned,
+           greatest(0, least(private.store_today(), c.end_date) - c.start_date + 1) as passed
+  ) p
+  left join lateral private.campaign_spend_between(c.start_date, least(c.end_date, private.store_today()), c.id) s
+    on true
+  where c.id = target_campaign and c.deleted_at is null
+$$;
+
+revoke execute on function private.campaign_pacing(uuid) from public, anon;
+
+grant execute on function private.campaign_pacing(uuid) to authenticated, service_role;
+
+
+-- The report's fixed words (the ratings above, the trend's descriptions below) in the language asked for:
+-- the seeds' Traditional Chinese, which is also the key, or English (`en`).
+create or replace function private.health_word(word text, language text)
+returns text
+language sql immutable parallel safe set search_path = '' as $$
+  select case when language = 'en' then
+    case word
+      when '優秀' then 'Excellent'
+      when '良好' then 'Good'
+      when '普通' then 'Fair'
+      when '需改善' then 'Needs improvement'
+      when '待加強' then 'Poor'
+      when '業務表現持續改善' then 'The business keeps improving'
+      when '需要關注業務指標下滑' then 'The business figures are falling: look into them'
+      when '業務表現穩定' then 'The business is steady'
+      when '本期沒有進行中的活動' then 'No campaign ran in this period'
+      when '本期的活動沒有花費' then 'The campaigns of this period spent nothing'
+      else word
+    end
+  else word end
+$$;
+
+
+-- Marketing (version 2.0): ROAS, the revenue attribution gives the window's campaigns ÷ what they spent, on a
+-- scale from 1 (the campaigns bring back only what they cost: 0) to 3 (healthy: 10).
+create or replace function private.health_marketing_score(roas numeric)
+returns numeric
+language sql immutable parallel safe set search_path = '' as $$
+  select 10 * private.health_scale(roas, 1, 3)
+$$;
+
+
+revoke execute on function private.health_marketing_score(numeric) from public, anon, authenticated;
+
+grant execute on function private.health_marketing_score(numeric) to service_role;
+
+-- The marketing dimension of business health 2.0 (issue 42; docs/business-health.md "Marketing"): what the
+-- campaigns of a stretch of store days spent (40_campaigns/50_campaign_spend.sql) against the revenue
+-- attribution gives them (40_campaigns/34_attribution_answers.sql). Spend and attribution are kept by store
+-- day, so a report's window reads whole store days: the P days ending today, today so far included.
+
+-- The store days of a report window of `days` days ending at `as_of`, and of the window before it.
+create or replace function private.marketing_days(as_of timestamptz, days integer, out first_day date, out last_day date)
+language sql immutable parallel safe set search_path = '' as $$
+  select private.store_day(as_of) - days + 1, private.store_day(as_of)
+$$;
+
+-- Each campaign of the store days [first_day, last_day]: its spend and the revenue attribution gives it by the
+-- whole cents of its share of each day's revenue (attribution's split before it hands out each day's last
+-- cents, one each: at most a cent a day below attribution's own answer). What the report ranks campaigns by;
+-- the figures it shows come from attribution's answer itself.
+create or replace function private.marketing_campaign_returns(first_day date, last_day date)
+returns table (campaign_id uuid, active_days bigint, spend numeric, recorded boolean, share_revenue numeric)
+language sql stable set search_path = '' as $$
+  with shares as (
+    select d.campaign_id, sum(round(r.revenue * 100)::bigint * d.units / 10000) / 100.0 as revenue
+    from private.campaign_attribution_days d
+    join private.order_daily_revenue_now r on r.order_date = d.attribution_date
+    where d.attribution_date between first_day and last_day
+    group by d.campaign_id
+  )
+  select s.campaign_id, s.active_days, s.spend, s.recorded, coalesce(h.revenue, 0)
+  from private.campaign_spend_between(first_day, last_day) s
+  left join shares h on h.campaign_id = s.campaign_id
+$$;
+
+revoke execute on function private.marketing_campaign_returns(date, date) from public, anon, authenticated;
+
+grant execute on function private.marketing_campaign_returns(date, date) to service_role;
+
+-- The revenue attribution gives all campaigns of [first_day, last_day] together: each day on which some
+-- campaign counts hands out the whole of its revenue (the split's cents add up to the day's), so the total
+-- is those days' revenue, exactly what attribution's answers add up to.
+create or replace function private.marketing_attributed_revenue(first_day date, last_day date)
+returns numeric
+language sql stable set search_path = '' as $$
+  select coalesce(sum(r.revenue), 0)
+  from private.order_daily_revenue_now r
+  where r.order_date between first_day and last_day
+    and exists (select 1 from private.campaign_attribution_days d where d.attribution_date = r.order_date)
+$$;
+
+revoke execute on function private.marketing_attributed_revenue(date, date) from public, anon, authenticated;
+
+grant execute on function private.marketing_attributed_revenue(date, date) to service_role;
+
+-- A campaign's exact attributed revenue over [first_day, last_day]: attribution's own answer, summed.
+create or replace function private.campaign_attributed_revenue(target_campaign uuid, first_day date, last_day date)
+returns numeric
+language sql stable set search_path = '' as $$
+  select coalesce(sum(r.attributed_amount), 0)
+  from private.campaign_attribution_rows(first_day, last_day, null, true, target_campaign) r
+$$;
+
+revoke execute on function private.campaign_attributed_revenue(uuid, date, date) from public, anon;
+
+grant execute on function private.campaign_attributed_revenue(uuid, date, date) to authenticated, service_role;
+
+-- One campaign as an insight names it: its figure (ROAS or pacing), its active days (the insight's
+-- observations) and, for callers who may read campaigns, its id and name; null when there is no campaign.
+create or replace function private.marketing_campaign_word(
+  campaign_id uuid, active_days bigint, with_names boolean, figure numeric
+)
+returns jsonb
+language sql stable set search_path = '' as $$
+  select case when campaign_id is not null then jsonb_build_object(
+    'figure', figure, 'days', active_days,
+    'id', case when with_names then campaign_id end,
+    'name', case when with_names then (select c.name from public.campaigns c where c.id = campaign_id) end)
+  end
+$$;
+
+revoke execute on function private.marketing_campaign_word(uuid, bigint, boolean, numeric) from public, anon, authenticated;
+
+grant execute on function private.marketing_campaign_word(uuid, bigint, boolean, numeric) to service_role;
+
+-- What the report's marketing score and its insights read, for the store days of a window: how many campaigns
+-- ran or spent, what they spent, what attribution gave them, ROAS; the campaigns with the best and the worst
+-- return (among those that spent), and the one furthest ahead of its days (private.campaign_pacing, above 1.2),
+-- each with its exact ROAS, its active days in the window and, when `with_names`, its id and name.
+create or replace function private.health_marketing_figures(first_day date, last_day date, with_names boolean)
+returns jsonb
+language sql stable set search_path = '' as $$
+  with returns as materialized (
+    select m.* from private.marketing_campaign_returns(first_day, last_day) m
+  ),
+  best as (
+    select m.campaign_id, m.active_days, m.spend from returns m
+    where m.spend > 0 order by m.share_revenue / m.spend desc, m.campaign_id limit 1
+  ),
+  worst as (
+    select m.campaign_id, m.active_days, m.spend from returns m
+    where m.spend > 0 order by m.share_revenue / m.spend, m.campaign_id limit 1
+  ),
+  ahead as (
+    select m.campaign_id, m.active_days, p.pacing from returns m
+    cross join lateral private.campaign_pacing(m.campaign_id) p
+    where m.recorded and p.pacing > 1.2 order by p.pacing desc, m.campaign_id limit 1
+  ),
+  totals as (
+    select count(*) as campaigns, coalesce(sum(m.spend), 0) as spend,
+           private.marketing_attributed_revenue(first_day, last_day) as revenue
+    from returns m
+  )
+  select jsonb_build_object(
+    'campaigns', t.campaigns, 'spend', t.spend, 'attributed_revenue', t.revenue,
+    'roas', round(t.revenue / nullif(t.spend, 0), 2),
+    'best', (select private.marketing_campaign_word(b.campaign_id, b.active_days, with_names,
+               round(private.campaign_attributed_revenue(b.campaign_id, first_day, last_day) / b.spend, 2)) from best b),
+    'worst', (select private.marketing_campaign_word(w.campaign_id, w.active_days, with_names,
+                round(private.campaign_attributed_revenue(w.campaign_id, first_day, last_day) / w.spend, 2)) from worst w),
+    'ahead', (select private.marketing_campaign_word(a.campaign_id, a.active_days, with_names, round(a.pacing, 2))
+              from ahead a))
+  from totals t
+$$;
+
+revoke execute on function private.health_marketing_figures(date, date, boolean) from public, anon, authenticated;
+
+grant execute on function private.health_marketing_figures(date, date, boolean) to service_role;
+
+-- The marketing figures of a window for the staff (the figures route): spend, attributed revenue, ROAS, the
+-- attributed margin (each campaign day's share of the margin of that day's orders whose goods cost is known,
+-- private.shipped_order_costs) and margin ROAS, and the window's campaigns by spend (at most 20), each with
+-- attribution's exact answer for it.
+create or replace function private.marketing_window_figures(first_day date, last_day date)
+returns jsonb
+language sql stable set search_path = '' as $$
+  with returns as materialized (
+    select m.* from private.marketing_campaign_returns(first_day, last_day) m
+  ),
+  margins as (
+    select private.store_day(s.ordered_at) as day, sum(s.total_amount - s.goods_cost) as margin
+    from private.shipped_order_costs s
+    where s.ordered_at >= private.store_day_start(first_day) and s.ordered_at < private.store_day_start(last_day + 1)
+    group by 1
+  ),
+  totals as (
+    select coalesce(sum(m.spend), 0) as spend, count(*) as campaigns,
+           private.marketing_attributed_revenue(first_day, last_day) as revenue,
+           (select coalesce(sum(g.margin), 0) from margins g
+            where exists (select 1 from private.campaign_attribution_days d where d.attribution_date = g.day)) as margin
+    from returns m
+  ),
+  listed as (
+    select m.campaign_id, c.name, m.spend, m.recorded, m.active_days,
+           private.campaign_attributed_revenue(m.campaign_id, first_day, last_day) as revenue
+    from returns m join public.campaigns c on c.id = m.campaign_id
+    order by m.spend desc, m.campaign_id
+    limit 20
+  )
+  select jsonb_build_object(
+    'first_day', first_day, 'last_day', last_day, 'campaigns', t.campaigns, 'spend', t.spend,
+    'attributed_revenue', t.revenue, 'roas', round(t.revenue / nullif(t.spend, 0), 2),
+    'attributed_margin', t.margin, 'margin_roas', round(t.margin / nullif(t.spend, 0), 2),
+    'top_campaigns', coalesce((select jsonb_agg(jsonb_build_object(
+        'id', l.campaign_id, 'name', l.name, 'spend', l.spend, 'spend_recorded', l.recorded,
+        'active_days', l.active_days, 'attributed_revenue', l.revenue,
+        'roas', round(l.revenue / nullif(l.spend, 0), 2)) order by l.spend desc, l.campaign_id)
+      from listed l), '[]'::jsonb))
+  from totals t
+$$;
+
+revoke execute on function private.marketing_window_figures(date, date) from public, anon, authenticated;
+
+grant execute on function private.marketing_window_figures(date, date) to service_role;
+
+-- How version 2.0's marketing score came about, for the report (ratios only, as the whole report): `status`
+-- `scored`, or why it is 0 (`no_campaigns`: none ran or spent in the window; `no_spend`: they spent nothing)
+-- with the reason in the report's words; how many campaigns, their ROAS, and the store days read.
+create or replace function private.health_marketing_details(marketing jsonb, as_of timestamptz, days integer, language text)
+returns jsonb
+language sql stable set search_path = '' as $$
+  select jsonb_build_object(
+    'status', s.status,
+    'reason', case s.status when 'no_campaigns' then private.health_word('本期沒有進行中的活動', language)
+                            when 'no_spend' then private.health_word('本期的活動沒有花費', language) end,
+    'campaigns', (marketing ->> 'campaigns')::bigint,
+    'roas', marketing -> 'roas',
+    'firstDay', d.first_day, 'lastDay', d.last_day)
+  from private.marketing_days(as_of, days) d
+  cross join lateral (
+    select case when (marketing ->> 'campaigns')::bigint = 0 then 'no_campaigns'
+                when (marketing ->> 'spend')::numeric = 0 then 'no_spend'
+                else 'scored' end as status
+  ) s
+$$;
+
+revoke execute on function private.health_marketing_details(jsonb, timestamptz, integer, text) from public, anon, authenticated;
+
+grant execute on function private.health_marketing_details(jsonb, timestamptz, integer, text) to service_role;
+
+-- The insight rules (docs/business-health.md): each rule's condition, its words and its actions over the
+-- report's figures, the five most important that apply. `figures` holds the period's order, customer,
+-- ticket and product figures (the columns of the figure functions), the report's own scores and the
+-- `language` of its words: the seeds' Traditional Chinese, or English when asked (`en`). Each rule holds
+-- its words in both, side by side, so a rule is written once.
+create or replace function private.health_insight_rules(figures jsonb)
+returns table (
+  n integer, applies boolean, title text, title_en text, description text, description_en text, type text,
+  impact text, observations bigint, category text, actions text[], actions_en text[]
+)
+language sql stable set search_path = '' as $$
+  select v.*
+  from jsonb_to_record(figures) as f(
+    days integer, include_system boolean, language text,
+    orders bigint, completed bigint, cancelled bigint, due bigint, on_time bigint, revenue numeric,
+    previous_revenue numeric, customers bigint, repeat_customers bigint, tickets bigint, resolved bigint,
+    rated bigint, average_rating numeric, response_score numeric, average_response_hours numeric,
+    products bigint, in_stock_share numeric, sold_share numeric,
+    revenue_score numeric, customer_quality numeric, overall numeric,
+    system_requests bigint, system_failures bigint, system_p95_ms numeric, version integer, marketing jsonb)
+  -- Version 2.0's campaigns (private.health_marketing_figures): named for callers who may read campaigns.
+  cross join lateral (
+    select (f.marketing -> 'best' ->> 'figure')::numeric as best_roas,
+           coalesce('「' || (f.marketing -> 'best' ->> 'name') || '」', '一檔活動') as best_zh,
+           coalesce('"' || (f.marketing -> 'best' ->> 'name') || '"', 'A campaign') as best_en,
+           (f.marketing -> 'best' ->> 'days')::bigint as best_days,
+           (f.marketing -> 'worst' ->> 'figure')::numeric as worst_roas,
+           coalesce('「' || (f.marketing -> 'worst' ->> 'name') || '」', '一檔活動') as worst_zh,
+           coalesce('"' || (f.marketing -> 'worst' ->> 'name') || '"', 'A campaign') as worst_en,
+           (f.marketing -> 'worst' ->> 'days')::bigint as worst_days,
+           (f.marketing -> 'ahead' ->> 'figure')::numeric as pacing,
+           coalesce('「' || (f.marketing -> 'ahead' ->> 'name') || '」', '一檔活動') as ahead_zh,
+           coalesce('"' || (f.marketing -> 'ahead' ->> 'name') || '"', 'A campaign') as ahead_en,
+           (f.marketing -> 'ahead' ->> 'days')::bigint as ahead_days
+  ) m
+  cross join lateral (
+    values
+    (1, f.previous_revenue > 0 and f.revenue < 0.9 * f.previous_revenue,
+     '營收下滑', 'Revenue is falling',
+     format('本期營收較前一期下降 %s%%，營收分數 %s/10。', round((1 - f.revenue / nullif(f.previous_revenue, 0)) * 100, 1),
+            round(f.revenue_score, 1)),
+     format('Revenue is down %s%% on the previous period; revenue score %s/10.',
+            round((1 - f.revenue / nullif(f.previous_revenue, 0)) * 100, 1), round(f.revenue_score, 1)),
+     'warning', case when f.revenue < 0.7 * f.previous_revenue then 'high' else 'medium' end, f.orders, 'revenue',
+     array['比較本期與前期的流量與轉換率', '對近 90 天未回購的顧客推出限時優惠', '確認熱銷商品沒有缺貨'],
+     array['Compare traffic and conversion with the previous period',
+           'Offer a limited-time deal to customers who have not bought again in 90 days',
+           'Make sure best-selling products are in stock']),
+    (2, f.previous_revenue > 0 and f.revenue >= 1.1 * f.previous_revenue,
+     '營收成長', 'Revenue is growing',
+     format('本期營收較前一期成長 %s%%，已達成長 10%% 的目標。', round((f.revenue / nullif(f.previous_revenue, 0) - 1) * 100, 1)),
+     format('Revenue is up %s%% on the previous period, past the 10%% growth target.',
+            round((f.revenue / nullif(f.previous_revenue, 0) - 1) * 100, 1)),
+     'opportunity', 'medium', f.orders, 'revenue',
+     array['加碼投放帶來成長的通路', '為熱銷商品提前備貨'],
+     array['Put more into the channels behind the growth', 'Stock up early on best-selling products']),
+    (3, f.orders > 0 and f.completed < 0.8 * f.orders,
+     '訂單完成率偏低', 'Few orders completed',
+     format('本期訂單完成率 %s%%，低於 80%% 的目標。', round(f.completed::numeric / nullif(f.orders, 0) * 100, 1)),
+     format('%s%% of this period''s orders are completed, below the 80%% target.',
+            round(f.completed::numeric / nullif(f.orders, 0) * 100, 1)),
+     'warning', 'high', f.orders, 'fulfillment',
+     array['檢查卡在付款與出貨之間的訂單', '縮短從付款到出貨的處理時間'],
+     array['Check orders stuck between payment and shipping', 'Shorten the time from payment to shipping']),
+    (4, f.due > 0 and f.on_time < 0.9 * f.due,
+     '準時出貨率不足', 'Deliveries are late',
+     format('已到承諾日期的訂單中，準時送達率 %s%%（目標 90%%）。', round(f.on_time::numeric / nullif(f.due, 0) * 100, 1)),
+     format('Of the orders past their promised date, %s%% arrived on time (target 90%%).',
+            round(f.on_time::numeric / nullif(f.due, 0) * 100, 1)),
+     'warning', case when f.on_time < 0.75 * f.due then 'high' else 'medium' end, f.due, 'fulfillment',
+     array['檢視物流商的延遲紀錄', '依實際出貨能力調整承諾到貨日'],
+     array['Review the carriers'' delay records', 'Promise delivery dates the shipping capacity can keep']),
+    (5, f.orders > 0 and f.cancelled > 0.1 * f.orders,
+     '取消率偏高', 'Many orders cancelled',
+     format('本期 %s%% 的訂單被取消（警戒線 10%%）。', round(f.cancelled::numeric / nullif(f.orders, 0) * 100, 1)),
+     format('%s%% of this period''s orders were cancelled (alert level 10%%).',
+            round(f.cancelled::numeric / nullif(f.orders, 0) * 100, 1)),
+     'warning', 'medium', f.orders, 'fulfillment',
+     array['分析取消原因（缺貨、付款失敗、到貨太慢）', '在結帳頁清楚標示到貨時間'],
+     array['Find out why orders are cancelled (out of stock, failed payment, slow delivery)',
+           'Show the delivery time clearly at checkout']),
+    (6, f.tickets > 0 and f.resolved < 0.8 * f.tickets,
+     '客服工單解決率偏低', 'Few support tickets resolved',
+     format('本期工單解決率 %s%%，低於 80%% 的目標。', round(f.resolved::numeric / nullif(f.tickets, 0) * 100, 1)),
+     format('%s%% of this period''s tickets are resolved, below the 80%% target.',
+            round(f.resolved::numeric / nullif(f.tickets, 0) * 100, 1)),
+     'warning', 'high', f.tickets, 'support',
+     array['每日清查超過 48 小時未結的工單', '為常見問題建立標準處理流程'],
+     array['Go through tickets open for more than 48 hours every day', 'Write a standard answer for common questions']),
+    (7, f.tickets > 0 and f.response_score < 0.7,
+     '客服回覆速度偏慢', 'Support answers slowly',
+     format('平均首次回覆時間 %s 小時，回覆分數 %s%%。', round(f.average_response_hours, 1), round(f.response_score * 100, 1)),
+     format('The first answer takes %s hours on average; response score %s%%.', round(f.average_response_hours, 1),
+            round(f.response_score * 100, 1)),
+     'warning', 'medium', f.tickets, 'support',
+     array['設定 1 小時內首次回覆的服務目標', '在尖峰時段增加客服人力或自動回覆'],
+     array['Aim to answer every ticket within an hour', 'Add support staff or automatic replies at peak times']),
+    (8, f.rated > 0 and f.average_rating < 3.5,
+     '顧客滿意度偏低', 'Customers are not satisfied',
+     format('已評分工單的平均滿意度 %s/5（%s%% 的工單有評分）。', round(f.average_rating, 2),
+            round(f.rated::numeric / nullif(f.tickets, 0) * 100, 1)),
+     format('Rated tickets average %s/5 (%s%% of tickets are rated).', round(f.average_rating, 2),
+            round(f.rated::numeric / nullif(f.tickets, 0) * 100, 1)),
+     'warning', 'high', f.rated, 'satisfaction',
+     array['回訪給出 1–2 分的顧客', '檢討低分工單的共同原因'],
+     array['Call back customers who rated 1–2', 'Look for what low-rated tickets have in common']),
+    (9, f.customers > 0 and f.repeat_customers < 0.3 * f.customers,
+     '回購率有成長空間', 'Room for more repeat customers',
+     format('本期活躍顧客中僅 %s%% 在過去一年內回購，顧客品質分數 %s。',
+            round(f.repeat_customers::numeric / nullif(f.customers, 0) * 100, 1), round(f.customer_quality, 1)),
+     format('Only %s%% of this period''s active customers bought again within the year; customer quality %s.',
+            round(f.repeat_customers::numeric / nullif(f.customers, 0) * 100, 1), round(f.customer_quality, 1)),
+     'opportunity', 'medium', f.customers, 'customers',
+     array['對首購顧客寄送回購優惠', '推出會員或集點方案'],
+     array['Send first-time buyers an offer to come back', 'Start a membership or points programme']),
+    (10, f.products > 0 and f.in_stock_share < 0.9,
+     '缺貨商品偏多', 'Many products out of stock',
+     format('%s%% 的上架商品目前缺貨（目標 10%% 以下）。', round((1 - f.in_stock_share) * 100, 1)),
+     format('%s%% of the listed products are out of stock (target: under 10%%).', round((1 - f.in_stock_share) * 100, 1)),
+     'warning', case when f.in_stock_share < 0.75 then 'high' else 'medium' end, f.products, 'products',
+     array['優先補貨近期有銷售的缺貨商品', '為熱銷商品設定安全庫存'],
+     array['Restock first the out-of-stock products that sold recently', 'Set a safety stock for best sellers']),
+    (11, f.products > 0 and f.sold_share < 0.5,
+     '滯銷商品偏多', 'Many products not selling',
+     format('本期僅 %s%% 的上架商品有出貨。', round(f.sold_share * 100, 1)),
+     format('Only %s%% of the listed products shipped this period.', round(f.sold_share * 100, 1)),
+     'opportunity', 'low', f.products, 'products',
+     array['為滯銷商品安排組合或折扣', '下架長期沒有銷售的商品'],
+     array['Bundle or discount slow sellers', 'Delist products that have not sold for a long time']),
+    (12, f.include_system and f.system_requests > 0 and f.system_failures > 0.01 * f.system_requests,
+     '系統錯誤率偏高', 'Many requests failing',
+     format('最近 15 分鐘有 %s%% 的請求失敗，p95 延遲 %s 毫秒。',
+            round(f.system_failures::numeric / nullif(f.system_requests, 0) * 100, 1), round(f.system_p95_ms)),
+     format('%s%% of requests failed in the last 15 minutes; p95 latency %s ms.',
+            round(f.system_failures::numeric / nullif(f.system_requests, 0) * 100, 1), round(f.system_p95_ms)),
+     'warning', 'high', f.system_requests, 'system',
+     array['檢查資料庫連線與錯誤日誌', '確認最近的部署沒有引入錯誤'],
+     array['Check the database connections and the error log', 'Make sure the last deployment did not bring errors']),
+    (13, f.orders = 0,
+     '本期沒有訂單', 'No orders this period',
+     format('最近 %s 天沒有任何訂單，各項分數以 0 計。', f.days),
+     format('No order in the last %s days; the scores count as 0.', f.days),
+     'info', 'low', null::bigint, 'revenue',
+     array['確認商店與結帳流程正常運作', '安排一檔促銷活動帶動首批訂單'],
+     array['Check that the store and checkout work', 'Run a promotion to bring in the first orders']),
+    (14, f.overall >= 75,
+     '整體表現良好', 'Doing well overall',
+     format('綜合健康分數 %s，評等「%s」。', round(f.overall, 1), private.health_rating(f.overall)),
+     format('Overall health score %s, rated "%s".', round(f.overall, 1), private.health_word(private.health_rating(f.overall), 'en')),
+     'info', 'low', f.orders, 'overall',
+     array['維持目前的營運節奏', '每週追蹤趨勢，及早發現下滑'],
+     array['Keep up the current pace', 'Follow the trend every week to catch a decline early']),
+    (15, f.version >= 2 and m.best_roas >= 1,
+     '回報最佳的活動', 'Best-returning campaign',
+     format('%s本期的 ROAS 為 %s：每花 1 元帶回 %s 元營收。', m.best_zh, m.best_roas, m.best_roas),
+     format('%s has a ROAS of %s this period: every 1 spent brought back %s in revenue.', m.best_en, m.best_roas,
+            m.best_roas),
+     'opportunity', case when m.best_roas >= 3 then 'medium' else 'low' end, m.best_days, 'marketing',
+     array['提高這檔活動的預算', '把這檔活動的做法用在其他商品'],
+     array['Give this campaign more budget', 'Use what works in this campaign for other products']),
+    (16, f.version >= 2 and m.worst_roas < 1,
+     '回報偏低的活動', 'Campaign not paying back',
+     format('%s本期的 ROAS 只有 %s：帶回的營收還不到花費。', m.worst_zh, m.worst_roas),
+     format('%s has a ROAS of only %s this period: it brought back less than it spent.', m.worst_en, m.worst_roas),
+     'warning', case when m.worst_roas < 0.5 then 'high' else 'medium' end, m.worst_days, 'marketing',
+     array['檢討這檔活動的目標客群與素材', '暫停這檔活動或降低預算'],
+     array['Review the audience and the creative of this campaign', 'Pause this campaign or cut its budget']),
+    (17, f.version >= 2 and m.pacing > 1.2,
+     '活動花費超前', 'Campaign spending ahead',
+     format('%s到今天已花掉其天數應花預算的 %s%%。', m.ahead_zh, round(m.pacing * 100)),
+     format('%s has spent %s%% of what its days so far allow of its budget.', m.ahead_en, round(m.pacing * 100)),
+     'warning', 'medium', m.ahead_days, 'marketing',
+     array['檢查這檔活動在廣告平台上的每日上限', '調整這檔活動的預算或結束日期'],
+     array['Check the daily cap of this campaign on the ad platform', 'Change the budget or the end date of this campaign'])
+  ) v
+$$;
+
+
+create or replace function private.health_action_targets(rule integer)
+returns public.insight_action_target[]
+language sql immutable set search_path = '' as $$
+  select (case rule
+    when 1 then array[null, 'new_campaign', 'products_out_of_stock']
+    when 2 then array[null, 'products_low_stock']
+    when 3 then array['orders_awaiting_shipment', 'orders_awaiting_shipment']
+    when 4 then array['orders_shipped', null]
+    when 5 then array['orders_cancelled', null]
+    when 9 then array['new_campaign', null]
+    when 10 then array['products_out_of_stock', 'products_low_stock']
+    when 11 then array['new_campaign', 'products']
+    when 13 then array[null, 'new_campaign']
+    when 15 then array['campaign', 'new_campaign']
+    when 16 then array['campaign', 'campaign']
+    when 17 then array['campaign', 'campaign']
+    else array[]::text[]
+  end)::public.insight_action_target[]
+$$;
+
+
+-- The five most important insights that apply, in the report's language, most important first. Version 2.0
+-- adds each insight's `campaign_id`: the campaign it is about, for callers who may read campaigns.
+create or replace function private.health_insights(figures jsonb)
+returns jsonb
+language sql stable set search_path = '' as $$
+  select coalesce(jsonb_agg(jsonb_build_object(
+           'title', case when english then title_en else title end,
+           'description', case when english then description_en else description end,
+           'type', type, 'impact', impact, 'confidence', confidence, 'category', category,
+           'actions', to_jsonb(case when english then actions_en else actions end),
+           'action_targets', to_jsonb(private.health_action_targets(n)))
+           || case when (figures ->> 'version')::integer >= 2 then jsonb_build_object('campaign_id',
+                figures -> 'marketing' -> (case n when 15 then 'best' when 16 then 'worst' when 17 then 'ahead' end) -> 'id')
+              else '{}'::jsonb end
+         order by rank desc, confidence desc, n), '[]'::jsonb)
+  from (
+    select r.*, coalesce(private.health_confidence(r.observations), 1.00) as confidence,
+           case r.impact when 'high' then 3 when 'medium' then 2 else 1 end as rank,
+           (figures ->> 'language' = 'en') is true as english
+    from private.health_insight_rules(figures) r
+    where r.applies
+    order by rank desc, confidence desc, n
+    limit 5
+  ) ranked
+$$;
+
+
+-- `language`: the words' language, the seeds' Traditional Chinese unless English (`en`) is asked for; the
+-- numbers and codes are the same in both. `version` 2 scores marketing (45_marketing.sql), says how in
+-- `marketingDetails` and adds the campaigns' insights, naming them `with_names`; version 1 is the seeds'
+-- report, marketing 0.
+create or replace function private.health_report(
+  period text,
+  include_system boolean,
+  include_trends boolean,
+  include_insights boolean,
+  as_of timestamptz,
+  language text default 'zh-TW',
+  version integer default 1,
+  with_names boolean default false
+)
+returns jsonb
+language plpgsql stable set search_path = '' as $$
+declare
+  days integer := case period when '7d' then 7 when '30d' then 30 when '90d' then 90 end;
+  stage text := 'parameters';
+  o record;
+  c record;
+  t record;
+  p record;
+  sys_requests bigint;
+  sys_failures bigint;
+  sys_success numeric;
+  sys_p95 numeric;
+  sys_connections numeric;
+  metrics jsonb;
+  customer_quality numeric;
+  operational_efficiency numeric;
+  support_effectiveness numeric;
+  overall numeric;
+  result jsonb;
+  trend jsonb;
+  field text;
+  value numeric;
+  marketing jsonb;
+  marketing_score numeric := 0;
+begin
+  if days is null then
+    perform private.raise_api_error(400, 'INVALID_PARAMETER', 'Invalid period', jsonb_build_object(
+      'parameter', 'period', 'provided', period, 'expected', jsonb_build_array('7d', '30d', '90d')));
+  end if;
+
+  stage := 'orders';
+  select * into o from private.health_order_figures(as_of, days);
+  stage := 'customers';
+  select * into c from private.health_customer_figures(as_of, days);
+  stage := 'tickets';
+  select * into t from private.health_ticket_figures(as_of, days);
+  stage := 'products';
+  select * into p from private.health_product_figures(as_of, days);
+  if include_system then
+    stage := 'system';
+    select f.requests, f.failures, f.success_rate, f.p95_ms, f.connection_usage
+      into sys_requests, sys_failures, sys_success, sys_p95, sys_connections
+    from private.health_system_figures(as_of) f;
+  end if;
+
+  stage := 'scores';
+  customer_quality := coalesce(c.average_rfm / 5 * 100, 0);
+  operational_efficiency := coalesce(o.completed::numeric / nullif(o.orders, 0) * 100, 0);
+  support_effectiveness := case when t.tickets = 0 then 0
+    else (t.resolved::numeric / t.tickets * 0.7 + t.response_score * 0.3) * 100 end;
+  overall := (customer_quality + operational_efficiency + support_effectiveness) / 3;
+  if version >= 2 then
+    stage := 'marketing';
+    marketing := (select private.health_marketing_figures(d.first_day, d.last_day, with_names)
+                  from private.marketing_days(as_of, days) d);
+    marketing_score := coalesce(private.health_marketing_score(
+      (marketing ->> 'attributed_revenue')::numeric / nullif((marketing ->> 'spend')::numeric, 0)), 0);
+  end if;
+
+  metrics := jsonb_build_object(
+    'revenue', private.health_revenue_score(o.revenue, o.previous_revenue),
+    'satisfaction', private.health_satisfaction_score(t.average_rating, t.resolved::numeric / nullif(t.tickets, 0)),
+    'fulfillment', private.health_fulfillment_score(
+      o.completed::numeric / nullif(o.orders, 0), o.on_time::numeric / nullif(o.due, 0)),
+    'support', support_effectiveness / 10,
+    'products', private.health_products_score(p.in_stock_share, p.sold_share),
+    'marketing', marketing_score,
+    'system', case when include_system then private.health_system_score(sys_success, sys_p95, sys_connections) end
+  );
+
+  -- A score outside its scale means a formula or its data went wrong: refuse to answer with it.
+  stage := 'validation';
+  for field, value in select j.key, (j.value #>> '{}')::numeric from jsonb_each(metrics) j loop
+    if value is not null and not (value between 0 and 10) then
+      perform private.raise_api_error(500, 'CALCULATION_ERROR', 'Health calculation failed',
+        jsonb_build_object('stage', 'validation', 'reason', format('metrics.%s is %s, outside 0-10', field, value)));
+    end if;
+  end loop;
+  if not (overall between 0 and 100) then
+    perform private.raise_api_error(500, 'CALCULATION_ERROR', 'Health calculation failed',
+      jsonb_build_object('stage', 'validation', 'reason', format('overallScore is %s, outside 0-100', overall)));
+  end if;
+
+  result := jsonb_build_object(
+    'metrics', (select jsonb_object_agg(j.key, case when j.value = 'null'::jsonb then j.value
+                                                   else to_jsonb(round((j.value #>> '{}')::numeric, 2)) end)
+                from jsonb_each(metrics) j),
+    'scoreDetails', jsonb_build_object(
+      'customerQuality', round(customer_quality, 2),
+      'operationalEfficiency', round(operational_efficiency, 2),
+      'supportEffectiveness', round(support_effectiveness, 2),
+      'overallScore', round(overall, 2),
+      'rating', private.health_word(private.health_rating(overall), language)
+    )
+  );
+
+  if version >= 2 then
+    result := result || jsonb_build_object('marketingDetails', private.health_marketing_details(marketing, as_of, days, language));
+  end if;
+
+  -- The trend's current week comes with the period's figures (the same pass, the customers and orders
+  -- of its last 7 days); the previous week is a report as of 7 days earlier.
+  if include_trends then
+    stage := 'trends';
+    trend := private.health_trend(
+      private.health_percent_change(
+        coalesce(c.week_average_rfm / 5 * 100, 0),
+        coalesce((select f.average_rfm / 5 * 100 from private.health_customer_figures(as_of - interval '168 hours', 7) f), 0)),
+      private.health_percent_change(
+        coalesce(o.week_completed::numeric / nullif(o.week_orders, 0) * 100, 0),
+        coalesce((select f.completed::numeric / nullif(f.orders, 0) * 100
+                  from private.health_order_figures(as_of - interval '168 hours', 7) f), 0)));
+    result := result || jsonb_build_object('trends', trend || jsonb_build_object(
+      'description', private.health_word(trend ->> 'description', language)));
+  end if;
+
+  if include_insights then
+    stage := 'insights';
+    result := result || jsonb_build_object('insights',
+      -- Every figure the rules read, by the names of the figure functions' columns.
+      private.health_insights(to_jsonb(o) || to_jsonb(c) || to_jsonb(t) || to_jsonb(p) || jsonb_build_object(
+        'days', days, 'include_system', include_system, 'language', language,
+        'revenue_score', (metrics ->> 'revenue')::numeric,
+        'customer_quality', customer_quality, 'overall', overall,
+        'system_requests', sys_requests, 'system_failures', sys_failures, 'system_p95_ms', sys_p95,
+        'version', version, 'marketing', marketing)));
+  end if;
+
+  return result;
+exception
+  when data_exception then
+    perform private.raise_api_error(500, 'CALCULATION_ERROR', 'Health calculation failed',
+      jsonb_build_object('stage', stage, 'reason', sqlerrm));
+end
+$$;
+
+
+revoke execute on function private.health_report(text, boolean, boolean, boolean, timestamptz, text, integer, boolean)
+from public, anon, authenticated;
+
+grant execute on function private.health_report(text, boolean, boolean, boolean, timestamptz, text, integer, boolean)
+to service_role;
+
+create or replace function health.business_health(
+  period text,
+  include_system boolean,
+  include_trends boolean,
+  include_insights boolean,
+  language text default 'zh-TW',
+  version integer default 1
+)
+returns jsonb
+language plpgsql security definer set search_path = '' as $$
+declare
+  banned_until text;
+begin
+  -- A signed token whose account is gone or banned no longer speaks for anyone.
+  if auth.role() = 'authenticated' then
+    select to_jsonb(u) ->> 'banned_until' into banned_until from auth.users u where u.id = (select auth.uid());
+    if not found or banned_until::timestamptz > private.now() then
+      perform private.raise_api_error(403, 'PERMISSION_DENIED', 'This account may not view business health');
+    end if;
+  elsif coalesce(auth.role(), '') not in ('anon', 'service_role') then
+    perform private.raise_api_error(403, 'PERMISSION_DENIED', 'This role may not view business health');
+  end if;
+  perform private.fold_order_changes(true);
+  -- Campaigns are named to the callers who may read them (signed-in users and the service key).
+  return private.health_report(period, include_system, include_trends, include_insights, private.now(), language,
+                               version, auth.role() in ('authenticated', 'service_role'));
+end
+$$;
+
+
+revoke execute on function health.business_health(text, boolean, boolean, boolean, text, integer) from public;
+
+grant execute on function health.business_health(text, boolean, boolean, boolean, text, integer)
+to anon, authenticated, service_role;
+
+-- The figures behind a report's scores, for the staff (the report itself carries scores only, CONTRACT
+-- §3B): for the window of `days` days ending at `as_of` (`current`) and the one before it (`previous`),
+-- each as it stood at its end, so each equals the orders list's summary of its window at that moment:
+-- counted revenue and orders (not refunded, not cancelled by then), orders placed, completed and
+-- cancelled by then, refunded (the rest: every order placed is exactly one of counted, cancelled by then and
+-- refunded, so placed = counted + cancelled + refunded), average order value, active customers (a counted order in the window: the RFM
+-- population), new customers (created in the window), tickets opened in it and resolved by then.
+create or replace function private.health_period_figures(as_of timestamptz, days integer)
+returns jsonb
+language plpgsql stable set search_path = '' as $$
+begin
+  return (
+    select jsonb_object_agg(p.name, jsonb_build_object(
+             'from', private.api_timestamp(p.at - make_interval(hours => 24 * days)), 'before', private.api_timestamp(p.at),
+             'revenue', o.revenue, 'counted_orders', o.revenue_orders, 'orders', o.orders,
+             'completed', o.completed, 'cancelled', o.cancelled, 'refunded', o.orders - o.revenue_orders - o.cancelled,
+             'average_order_value', round(o.revenue / nullif(o.revenue_orders, 0), 2),
+             'active_customers', c.customers,
+             'new_customers', (select count(*) from public.customers u
+                               where u.created_at >= p.at - make_interval(hours => 24 * days) and u.created_at < p.at),
+             'tickets_opened', t.tickets, 'tickets_resolved', t.resolved,
+             'goods', jsonb_build_object('orders', g.orders, 'revenue', g.revenue, 'cost', g.cost,
+                                         'margin', g.revenue - g.cost),
+             'marketing', private.marketing_window_figures(m.first_day, m.last_day)))
+    from (values ('current', as_of), ('previous', as_of - make_interval(hours => 24 * days))) p(name, at)
+    cross join lateral private.health_window_order_figures(p.at, days) o
+    cross join lateral private.health_window_customer_figures(p.at, days) c
+    cross join lateral private.health_ticket_figures(p.at, days) t
+    -- Its campaigns, over the store days the window ends on (45_marketing.sql).
+    cross join lateral private.marketing_days(p.at, days) m
+    -- The window's shipped orders of known cost (30_inventory/50_order_goods.sql), as they stand now.
+    cross join lateral (
+      select count(*) as orders, coalesce(sum(s.total_amount), 0) as revenue, coalesce(sum(s.goods_cost), 0) as cost
+      from private.shipped_order_costs s
+      where s.ordered_at >= p.at - make_interval(hours => 24 * days) and s.ordered_at < p.at
+    ) g
+  );
+end
+$$;
+

@@ -1,0 +1,194 @@
+-- The marketing dimension of business health 2.0 (issue 42; docs/business-health.md "Marketing"): what the
+-- campaigns of a stretch of store days spent (40_campaigns/50_campaign_spend.sql) against the revenue
+-- attribution gives them (40_campaigns/34_attribution_answers.sql). Spend and attribution are kept by store
+-- day, so a report's window reads whole store days: the P days ending today, today so far included.
+
+-- The store days of a report window of `days` days ending at `as_of`, and of the window before it.
+create or replace function private.marketing_days(as_of timestamptz, days integer, out first_day date, out last_day date)
+language sql immutable parallel safe set search_path = '' as $$
+  select private.store_day(as_of) - days + 1, private.store_day(as_of)
+$$;
+
+-- Each campaign of the store days [first_day, last_day]: its spend and the revenue attribution gives it by the
+-- whole cents of its share of each day's revenue (attribution's split before it hands out each day's last
+-- cents, one each: at most a cent a day below attribution's own answer). What the report ranks campaigns by;
+-- the figures it shows come from attribution's answer itself.
+create or replace function private.marketing_campaign_returns(first_day date, last_day date)
+returns table (campaign_id uuid, active_days bigint, spend numeric, recorded boolean, share_revenue numeric)
+language sql stable set search_path = '' as $$
+  with shares as (
+    select d.campaign_id, sum(round(r.revenue * 100)::bigint * d.units / 10000) / 100.0 as revenue
+    from private.campaign_attribution_days d
+    join private.order_daily_revenue_now r on r.order_date = d.attribution_date
+    where d.attribution_date between first_day and last_day
+    group by d.campaign_id
+  )
+  select s.campaign_id, s.active_days, s.spend, s.recorded, coalesce(h.revenue, 0)
+  from private.campaign_spend_between(first_day, last_day) s
+  left join shares h on h.campaign_id = s.campaign_id
+$$;
+
+revoke execute on function private.marketing_campaign_returns(date, date) from public, anon, authenticated;
+
+grant execute on function private.marketing_campaign_returns(date, date) to service_role;
+
+-- The revenue attribution gives all campaigns of [first_day, last_day] together: each day on which some
+-- campaign counts hands out the whole of its revenue (the split's cents add up to the day's), so the total
+-- is those days' revenue, exactly what attribution's answers add up to.
+create or replace function private.marketing_attributed_revenue(first_day date, last_day date)
+returns numeric
+language sql stable set search_path = '' as $$
+  select coalesce(sum(r.revenue), 0)
+  from private.order_daily_revenue_now r
+  where r.order_date between first_day and last_day
+    and exists (select 1 from private.campaign_attribution_days d where d.attribution_date = r.order_date)
+$$;
+
+revoke execute on function private.marketing_attributed_revenue(date, date) from public, anon, authenticated;
+
+grant execute on function private.marketing_attributed_revenue(date, date) to service_role;
+
+-- A campaign's exact attributed revenue over [first_day, last_day]: attribution's own answer, summed.
+create or replace function private.campaign_attributed_revenue(target_campaign uuid, first_day date, last_day date)
+returns numeric
+language sql stable set search_path = '' as $$
+  select coalesce(sum(r.attributed_amount), 0)
+  from private.campaign_attribution_rows(first_day, last_day, null, true, target_campaign) r
+$$;
+
+revoke execute on function private.campaign_attributed_revenue(uuid, date, date) from public, anon;
+
+grant execute on function private.campaign_attributed_revenue(uuid, date, date) to authenticated, service_role;
+
+-- One campaign as an insight names it: its figure (ROAS or pacing), its active days (the insight's
+-- observations) and, for callers who may read campaigns, its id and name; null when there is no campaign.
+create or replace function private.marketing_campaign_word(
+  campaign_id uuid, active_days bigint, with_names boolean, figure numeric
+)
+returns jsonb
+language sql stable set search_path = '' as $$
+  select case when campaign_id is not null then jsonb_build_object(
+    'figure', figure, 'days', active_days,
+    'id', case when with_names then campaign_id end,
+    'name', case when with_names then (select c.name from public.campaigns c where c.id = campaign_id) end)
+  end
+$$;
+
+revoke execute on function private.marketing_campaign_word(uuid, bigint, boolean, numeric) from public, anon, authenticated;
+
+grant execute on function private.marketing_campaign_word(uuid, bigint, boolean, numeric) to service_role;
+
+-- What the report's marketing score and its insights read, for the store days of a window: how many campaigns
+-- ran or spent, what they spent, what attribution gave them, ROAS; the campaigns with the best and the worst
+-- return (among those that spent), and the one furthest ahead of its days (private.campaign_pacing, above 1.2),
+-- each with its exact ROAS, its active days in the window and, when `with_names`, its id and name.
+create or replace function private.health_marketing_figures(first_day date, last_day date, with_names boolean)
+returns jsonb
+language sql stable set search_path = '' as $$
+  with returns as materialized (
+    select m.* from private.marketing_campaign_returns(first_day, last_day) m
+  ),
+  best as (
+    select m.campaign_id, m.active_days, m.spend from returns m
+    where m.spend > 0 order by m.share_revenue / m.spend desc, m.campaign_id limit 1
+  ),
+  worst as (
+    select m.campaign_id, m.active_days, m.spend from returns m
+    where m.spend > 0 order by m.share_revenue / m.spend, m.campaign_id limit 1
+  ),
+  ahead as (
+    select m.campaign_id, m.active_days, p.pacing from returns m
+    cross join lateral private.campaign_pacing(m.campaign_id) p
+    where m.recorded and p.pacing > 1.2 order by p.pacing desc, m.campaign_id limit 1
+  ),
+  totals as (
+    select count(*) as campaigns, coalesce(sum(m.spend), 0) as spend,
+           private.marketing_attributed_revenue(first_day, last_day) as revenue
+    from returns m
+  )
+  select jsonb_build_object(
+    'campaigns', t.campaigns, 'spend', t.spend, 'attributed_revenue', t.revenue,
+    'roas', round(t.revenue / nullif(t.spend, 0), 2),
+    'best', (select private.marketing_campaign_word(b.campaign_id, b.active_days, with_names,
+               round(private.campaign_attributed_revenue(b.campaign_id, first_day, last_day) / b.spend, 2)) from best b),
+    'worst', (select private.marketing_campaign_word(w.campaign_id, w.active_days, with_names,
+                round(private.campaign_attributed_revenue(w.campaign_id, first_day, last_day) / w.spend, 2)) from worst w),
+    'ahead', (select private.marketing_campaign_word(a.campaign_id, a.active_days, with_names, round(a.pacing, 2))
+              from ahead a))
+  from totals t
+$$;
+
+revoke execute on function private.health_marketing_figures(date, date, boolean) from public, anon, authenticated;
+
+grant execute on function private.health_marketing_figures(date, date, boolean) to service_role;
+
+-- The marketing figures of a window for the staff (the figures route): spend, attributed revenue, ROAS, the
+-- attributed margin (each campaign day's share of the margin of that day's orders whose goods cost is known,
+-- private.shipped_order_costs) and margin ROAS, and the window's campaigns by spend (at most 20), each with
+-- attribution's exact answer for it.
+create or replace function private.marketing_window_figures(first_day date, last_day date)
+returns jsonb
+language sql stable set search_path = '' as $$
+  with returns as materialized (
+    select m.* from private.marketing_campaign_returns(first_day, last_day) m
+  ),
+  margins as (
+    select private.store_day(s.ordered_at) as day, sum(s.total_amount - s.goods_cost) as margin
+    from private.shipped_order_costs s
+    where s.ordered_at >= private.store_day_start(first_day) and s.ordered_at < private.store_day_start(last_day + 1)
+    group by 1
+  ),
+  totals as (
+    select coalesce(sum(m.spend), 0) as spend, count(*) as campaigns,
+           private.marketing_attributed_revenue(first_day, last_day) as revenue,
+           (select coalesce(sum(g.margin), 0) from margins g
+            where exists (select 1 from private.campaign_attribution_days d where d.attribution_date = g.day)) as margin
+    from returns m
+  ),
+  listed as (
+    select m.campaign_id, c.name, m.spend, m.recorded, m.active_days,
+           private.campaign_attributed_revenue(m.campaign_id, first_day, last_day) as revenue
+    from returns m join public.campaigns c on c.id = m.campaign_id
+    order by m.spend desc, m.campaign_id
+    limit 20
+  )
+  select jsonb_build_object(
+    'first_day', first_day, 'last_day', last_day, 'campaigns', t.campaigns, 'spend', t.spend,
+    'attributed_revenue', t.revenue, 'roas', round(t.revenue / nullif(t.spend, 0), 2),
+    'attributed_margin', t.margin, 'margin_roas', round(t.margin / nullif(t.spend, 0), 2),
+    'top_campaigns', coalesce((select jsonb_agg(jsonb_build_object(
+        'id', l.campaign_id, 'name', l.name, 'spend', l.spend, 'spend_recorded', l.recorded,
+        'active_days', l.active_days, 'attributed_revenue', l.revenue,
+        'roas', round(l.revenue / nullif(l.spend, 0), 2)) order by l.spend desc, l.campaign_id)
+      from listed l), '[]'::jsonb))
+  from totals t
+$$;
+
+revoke execute on function private.marketing_window_figures(date, date) from public, anon, authenticated;
+
+grant execute on function private.marketing_window_figures(date, date) to service_role;
+
+-- How version 2.0's marketing score came about, for the report (ratios only, as the whole report): `status`
+-- `scored`, or why it is 0 (`no_campaigns`: none ran or spent in the window; `no_spend`: they spent nothing)
+-- with the reason in the report's words; how many campaigns, their ROAS, and the store days read.
+create or replace function private.health_marketing_details(marketing jsonb, as_of timestamptz, days integer, language text)
+returns jsonb
+language sql stable set search_path = '' as $$
+  select jsonb_build_object(
+    'status', s.status,
+    'reason', case s.status when 'no_campaigns' then private.health_word('本期沒有進行中的活動', language)
+                            when 'no_spend' then private.health_word('本期的活動沒有花費', language) end,
+    'campaigns', (marketing ->> 'campaigns')::bigint,
+    'roas', marketing -> 'roas',
+    'firstDay', d.first_day, 'lastDay', d.last_day)
+  from private.marketing_days(as_of, days) d
+  cross join lateral (
+    select case when (marketing ->> 'campaigns')::bigint = 0 then 'no_campaigns'
+                when (marketing ->> 'spend')::numeric = 0 then 'no_spend'
+                else 'scored' end as status
+  ) s
+$$;
+
+revoke execute on function private.health_marketing_details(jsonb, timestamptz, integer, text) from public, anon, authenticated;
+
+grant execute on function private.health_marketing_details(jsonb, timestamptz, integer, text) to service_role;
