@@ -54,16 +54,28 @@ revoke all on public.campaign_spend from public, anon;
 grant select, insert, update, delete on public.campaign_spend to authenticated, service_role;
 
 -- Each campaign's spend over the store days [first_day, last_day], with how many of those days it counted
--- on and its daily share of budget: recorded spend for a campaign with any record, else the budget spread
--- over its planned days on each day it was active. Campaigns with neither an active day nor a recorded
--- spend in the stretch are left out. Deleted campaigns are left out, as attribution leaves them out. With
--- of_campaign, that campaign's only.
-create or replace function private.campaign_spend_between(first_day date, last_day date, of_campaign uuid default null)
-returns table (campaign_id uuid, active_days bigint, spend numeric, recorded boolean)
-language sql stable set search_path = '' as $$
-  with active as (
-    select d.campaign_id, count(*) as active_days
+-- on: recorded spend for a campaign with any record, else the budget spread over its planned days on each day
+-- it was active. And the revenue attribution gives it, by the whole cents of its share of each day's revenue
+-- (attribution's split before it hands out each day's last cents, one each: at most a cent a day below
+-- attribution's own answer, 34_attribution_answers.sql), what a report ranks campaigns by. Campaigns with
+-- neither an active day nor a recorded spend in the stretch are left out, and deleted ones, as attribution
+-- leaves them out. With of_campaign, that campaign's only.
+create or replace function private.campaign_returns(first_day date, last_day date, of_campaign uuid default null)
+returns table (campaign_id uuid, active_days bigint, spend numeric, recorded boolean, share_revenue numeric)
+-- Planned for each call, on its days: a plan for unknown days expects three rows and sorts 20,000 (30 against 5 ms).
+language plpgsql stable set search_path = '' set plan_cache_mode = 'force_custom_plan' as $$
+#variable_conflict use_column
+begin
+  return query
+  with revenue as (
+    select r.order_date, round(r.revenue * 100)::bigint as cents
+    from private.order_daily_revenue_now r
+    where r.order_date between first_day and last_day
+  ),
+  active as (
+    select d.campaign_id, count(*) as active_days, sum(coalesce(r.cents, 0) * d.units / 10000) / 100.0 as share_revenue
     from private.campaign_attribution_days d
+    left join revenue r on r.order_date = d.attribution_date
     where d.attribution_date between first_day and last_day and (of_campaign is null or d.campaign_id = of_campaign)
     group by d.campaign_id
   ),
@@ -74,19 +86,26 @@ language sql stable set search_path = '' as $$
     group by s.campaign_id
   )
   select c.id, coalesce(a.active_days, 0),
-         case when k.has_records then coalesce(r.spend, 0)
+         case when c.has_records then coalesce(r.spend, 0)
               else round(c.budget * coalesce(a.active_days, 0) / (c.end_date - c.start_date + 1), 2) end,
-         k.has_records
-  from (select a.campaign_id from active a union select r.campaign_id from recorded r) w
-  join public.campaigns c on c.id = w.campaign_id and c.deleted_at is null
-  left join active a on a.campaign_id = w.campaign_id
-  left join recorded r on r.campaign_id = w.campaign_id
-  cross join lateral (select exists (select 1 from public.campaign_spend s where s.campaign_id = c.id) as has_records) k
+         c.has_records, coalesce(a.share_revenue, 0)
+  from active a
+  full join recorded r on r.campaign_id = a.campaign_id
+  -- Each campaign found by its key (`limit 1` keeps the planner from hashing all 100,000 campaigns for the
+  -- few thousand of a stretch, which it cannot foresee).
+  cross join lateral (
+    select c.id, c.budget, c.start_date, c.end_date,
+           exists (select 1 from public.campaign_spend s where s.campaign_id = c.id) as has_records
+    from public.campaigns c
+    where c.id = coalesce(a.campaign_id, r.campaign_id) and c.deleted_at is null
+    limit 1
+  ) c;
+end
 $$;
 
-revoke execute on function private.campaign_spend_between(date, date, uuid) from public, anon;
+revoke execute on function private.campaign_returns(date, date, uuid) from public, anon;
 
-grant execute on function private.campaign_spend_between(date, date, uuid) to authenticated, service_role;
+grant execute on function private.campaign_returns(date, date, uuid) to authenticated, service_role;
 
 -- A campaign's spend to date (its days up to today) against its budget's share of the planned days passed:
 -- pacing = spend ÷ (budget × days passed ÷ planned days). Above 1 it spends ahead of its days; a campaign
@@ -102,7 +121,7 @@ language sql stable set search_path = '' as $$
     select c.end_date - c.start_date + 1 as planned,
            greatest(0, least(private.store_today(), c.end_date) - c.start_date + 1) as passed
   ) p
-  left join lateral private.campaign_spend_between(c.start_date, least(c.end_date, private.store_today()), c.id) s
+  left join lateral private.campaign_returns(c.start_date, least(c.end_date, private.store_today()), c.id) s
     on true
   where c.id = target_campaign and c.deleted_at is null
 $$;
@@ -159,29 +178,6 @@ language sql immutable parallel safe set search_path = '' as $$
   select private.store_day(as_of) - days + 1, private.store_day(as_of)
 $$;
 
--- Each campaign of the store days [first_day, last_day]: its spend and the revenue attribution gives it by the
--- whole cents of its share of each day's revenue (attribution's split before it hands out each day's last
--- cents, one each: at most a cent a day below attribution's own answer). What the report ranks campaigns by;
--- the figures it shows come from attribution's answer itself.
-create or replace function private.marketing_campaign_returns(first_day date, last_day date)
-returns table (campaign_id uuid, active_days bigint, spend numeric, recorded boolean, share_revenue numeric)
-language sql stable set search_path = '' as $$
-  with shares as (
-    select d.campaign_id, sum(round(r.revenue * 100)::bigint * d.units / 10000) / 100.0 as revenue
-    from private.campaign_attribution_days d
-    join private.order_daily_revenue_now r on r.order_date = d.attribution_date
-    where d.attribution_date between first_day and last_day
-    group by d.campaign_id
-  )
-  select s.campaign_id, s.active_days, s.spend, s.recorded, coalesce(h.revenue, 0)
-  from private.campaign_spend_between(first_day, last_day) s
-  left join shares h on h.campaign_id = s.campaign_id
-$$;
-
-revoke execute on function private.marketing_campaign_returns(date, date) from public, anon, authenticated;
-
-grant execute on function private.marketing_campaign_returns(date, date) to service_role;
-
 -- The revenue attribution gives all campaigns of [first_day, last_day] together: each day on which some
 -- campaign counts hands out the whole of its revenue (the split's cents add up to the day's), so the total
 -- is those days' revenue, exactly what attribution's answers add up to.
@@ -210,44 +206,42 @@ revoke execute on function private.campaign_attributed_revenue(uuid, date, date)
 
 grant execute on function private.campaign_attributed_revenue(uuid, date, date) to authenticated, service_role;
 
--- One campaign as an insight names it: its figure (ROAS or pacing), its active days (the insight's
--- observations) and, for callers who may read campaigns, its id and name; null when there is no campaign.
-create or replace function private.marketing_campaign_word(
-  campaign_id uuid, active_days bigint, with_names boolean, figure numeric
-)
+-- One campaign as an insight names it: its figure (ROAS or pacing) and, for callers who may read campaigns, its
+-- id and name; null when there is no such campaign.
+create or replace function private.marketing_campaign_word(campaign_id uuid, with_names boolean, figure numeric)
 returns jsonb
 language sql stable set search_path = '' as $$
   select case when campaign_id is not null then jsonb_build_object(
-    'figure', figure, 'days', active_days,
+    'figure', figure,
     'id', case when with_names then campaign_id end,
     'name', case when with_names then (select c.name from public.campaigns c where c.id = campaign_id) end)
   end
 $$;
 
-revoke execute on function private.marketing_campaign_word(uuid, bigint, boolean, numeric) from public, anon, authenticated;
+revoke execute on function private.marketing_campaign_word(uuid, boolean, numeric) from public, anon, authenticated;
 
-grant execute on function private.marketing_campaign_word(uuid, bigint, boolean, numeric) to service_role;
+grant execute on function private.marketing_campaign_word(uuid, boolean, numeric) to service_role;
 
 -- What the report's marketing score and its insights read, for the store days of a window: how many campaigns
 -- ran or spent, what they spent, what attribution gave them, ROAS; the campaigns with the best and the worst
 -- return (among those that spent), and the one furthest ahead of its days (private.campaign_pacing, above 1.2),
--- each with its exact ROAS, its active days in the window and, when `with_names`, its id and name.
+-- each with its exact ROAS (or pacing) and, when `with_names`, its id and name.
 create or replace function private.health_marketing_figures(first_day date, last_day date, with_names boolean)
 returns jsonb
 language sql stable set search_path = '' as $$
   with returns as materialized (
-    select m.* from private.marketing_campaign_returns(first_day, last_day) m
+    select m.* from private.campaign_returns(first_day, last_day) m
   ),
   best as (
-    select m.campaign_id, m.active_days, m.spend from returns m
+    select m.campaign_id, m.spend from returns m
     where m.spend > 0 order by m.share_revenue / m.spend desc, m.campaign_id limit 1
   ),
   worst as (
-    select m.campaign_id, m.active_days, m.spend from returns m
+    select m.campaign_id, m.spend from returns m
     where m.spend > 0 order by m.share_revenue / m.spend, m.campaign_id limit 1
   ),
   ahead as (
-    select m.campaign_id, m.active_days, p.pacing from returns m
+    select m.campaign_id, p.pacing from returns m
     cross join lateral private.campaign_pacing(m.campaign_id) p
     where m.recorded and p.pacing > 1.2 order by p.pacing desc, m.campaign_id limit 1
   ),
@@ -259,11 +253,11 @@ language sql stable set search_path = '' as $$
   select jsonb_build_object(
     'campaigns', t.campaigns, 'spend', t.spend, 'attributed_revenue', t.revenue,
     'roas', round(t.revenue / nullif(t.spend, 0), 2),
-    'best', (select private.marketing_campaign_word(b.campaign_id, b.active_days, with_names,
+    'best', (select private.marketing_campaign_word(b.campaign_id, with_names,
                round(private.campaign_attributed_revenue(b.campaign_id, first_day, last_day) / b.spend, 2)) from best b),
-    'worst', (select private.marketing_campaign_word(w.campaign_id, w.active_days, with_names,
+    'worst', (select private.marketing_campaign_word(w.campaign_id, with_names,
                 round(private.campaign_attributed_revenue(w.campaign_id, first_day, last_day) / w.spend, 2)) from worst w),
-    'ahead', (select private.marketing_campaign_word(a.campaign_id, a.active_days, with_names, round(a.pacing, 2))
+    'ahead', (select private.marketing_campaign_word(a.campaign_id, with_names, round(a.pacing, 2))
               from ahead a))
   from totals t
 $$;
@@ -280,7 +274,7 @@ create or replace function private.marketing_window_figures(first_day date, last
 returns jsonb
 language sql stable set search_path = '' as $$
   with returns as materialized (
-    select m.* from private.marketing_campaign_returns(first_day, last_day) m
+    select m.* from private.campaign_returns(first_day, last_day) m
   ),
   margins as (
     select private.store_day(s.ordered_at) as day, sum(s.total_amount - s.goods_cost) as margin
@@ -368,15 +362,12 @@ language sql stable set search_path = '' as $$
     select (f.marketing -> 'best' ->> 'figure')::numeric as best_roas,
            coalesce('「' || (f.marketing -> 'best' ->> 'name') || '」', '一檔活動') as best_zh,
            coalesce('"' || (f.marketing -> 'best' ->> 'name') || '"', 'A campaign') as best_en,
-           (f.marketing -> 'best' ->> 'days')::bigint as best_days,
            (f.marketing -> 'worst' ->> 'figure')::numeric as worst_roas,
            coalesce('「' || (f.marketing -> 'worst' ->> 'name') || '」', '一檔活動') as worst_zh,
            coalesce('"' || (f.marketing -> 'worst' ->> 'name') || '"', 'A campaign') as worst_en,
-           (f.marketing -> 'worst' ->> 'days')::bigint as worst_days,
            (f.marketing -> 'ahead' ->> 'figure')::numeric as pacing,
            coalesce('「' || (f.marketing -> 'ahead' ->> 'name') || '」', '一檔活動') as ahead_zh,
-           coalesce('"' || (f.marketing -> 'ahead' ->> 'name') || '"', 'A campaign') as ahead_en,
-           (f.marketing -> 'ahead' ->> 'days')::bigint as ahead_days
+           coalesce('"' || (f.marketing -> 'ahead' ->> 'name') || '"', 'A campaign') as ahead_en
   ) m
   cross join lateral (
     values
@@ -500,21 +491,21 @@ language sql stable set search_path = '' as $$
      format('%s本期的 ROAS 為 %s：每花 1 元帶回 %s 元營收。', m.best_zh, m.best_roas, m.best_roas),
      format('%s has a ROAS of %s this period: every 1 spent brought back %s in revenue.', m.best_en, m.best_roas,
             m.best_roas),
-     'opportunity', case when m.best_roas >= 3 then 'medium' else 'low' end, m.best_days, 'marketing',
+     'opportunity', case when m.best_roas >= 3 then 'medium' else 'low' end, f.orders, 'marketing',
      array['提高這檔活動的預算', '把這檔活動的做法用在其他商品'],
      array['Give this campaign more budget', 'Use what works in this campaign for other products']),
     (16, f.version >= 2 and m.worst_roas < 1,
      '回報偏低的活動', 'Campaign not paying back',
      format('%s本期的 ROAS 只有 %s：帶回的營收還不到花費。', m.worst_zh, m.worst_roas),
      format('%s has a ROAS of only %s this period: it brought back less than it spent.', m.worst_en, m.worst_roas),
-     'warning', case when m.worst_roas < 0.5 then 'high' else 'medium' end, m.worst_days, 'marketing',
+     'warning', case when m.worst_roas < 0.5 then 'high' else 'medium' end, f.orders, 'marketing',
      array['檢討這檔活動的目標客群與素材', '暫停這檔活動或降低預算'],
      array['Review the audience and the creative of this campaign', 'Pause this campaign or cut its budget']),
     (17, f.version >= 2 and m.pacing > 1.2,
      '活動花費超前', 'Campaign spending ahead',
      format('%s到今天已花掉其天數應花預算的 %s%%。', m.ahead_zh, round(m.pacing * 100)),
      format('%s has spent %s%% of what its days so far allow of its budget.', m.ahead_en, round(m.pacing * 100)),
-     'warning', 'medium', m.ahead_days, 'marketing',
+     'warning', case when m.pacing >= 2 then 'high' else 'medium' end, f.orders, 'marketing',
      array['檢查這檔活動在廣告平台上的每日上限', '調整這檔活動的預算或結束日期'],
      array['Check the daily cap of this campaign on the ad platform', 'Change the budget or the end date of this campaign'])
   ) v
@@ -639,8 +630,11 @@ begin
     stage := 'marketing';
     marketing := (select private.health_marketing_figures(d.first_day, d.last_day, with_names)
                   from private.marketing_days(as_of, days) d);
-    marketing_score := coalesce(private.health_marketing_score(
-      (marketing ->> 'attributed_revenue')::numeric / nullif((marketing ->> 'spend')::numeric, 0)), 0);
+    -- Nothing spent is a 0 (marketingDetails says why), not a ROAS to scale.
+    if (marketing ->> 'spend')::numeric > 0 then
+      marketing_score := private.health_marketing_score(
+        (marketing ->> 'attributed_revenue')::numeric / (marketing ->> 'spend')::numeric);
+    end if;
   end if;
 
   metrics := jsonb_build_object(

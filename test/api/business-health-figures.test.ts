@@ -7,7 +7,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startFunctions } from '../../scripts/lib/stack.mjs';
 import { seedDemo } from '../../scripts/seed-demo.mjs';
-import { call, createUser, scratchDatabase, tokens } from '../support/client.ts';
+import { call, createUser, rolledBack, scratchDatabase, tokens } from '../support/client.ts';
 import { storeInstant, storeToday, STORE_TIME_ZONE } from '../support/store-day.ts';
 import { addDays } from '../support/campaigns.ts';
 
@@ -181,5 +181,160 @@ describe('GET /store', () => {
     expect(Math.abs(Date.parse(body.data.now) - (dbNow as Date).getTime())).toBeLessThan(60_000);
     expect((await get('store', tokens.anon)).status).toBe(401);
     expect((await get('store', null)).status).toBe(401);
+  });
+});
+
+// Business health 2.0 (issue 42, CONTRACT §5): the same store, asked for version 2.0.
+const V2 = { accept: 'application/vnd.api+json;version=2.0' };
+const report = (body: unknown, token: string | null = tokens.admin, headers: Record<string, string> = {}) =>
+  call('business-health-analytics', { method: 'POST', token, body, headers, base: functions.url });
+const withoutTimestamp = (text: string) => text.replace(/"timestamp":"[^"]+"/, '');
+
+/**
+ * Each campaign of the store days [first, last] recomputed from attribution's own function, day by day: its active
+ * days (the days it is in the answer), the revenue it is given of each day's revenue (the orders placed that day and
+ * counted now), and its spend (recorded, or the budget spread over its planned days on its active days).
+ */
+async function recomputedMarketing(first: string, last: string) {
+  const campaigns = await sql`
+    with days as (
+      select d::date as day, (select sum(o.total_amount) from public.orders o
+                               where o.order_date = d::date and o.counted_until = 'infinity') as revenue
+      from generate_series(${first}::date, ${last}::date, interval '1 day') d
+    ),
+    given as (
+      select (a ->> 'campaign_id')::uuid as id, count(*) as active_days,
+             sum(coalesce((a ->> 'attributed_amount')::numeric, 0)) as attributed
+      from days cross join lateral jsonb_array_elements(
+        public.calculate_campaign_attributions(days.day, days.revenue) -> 'attributions') a
+      group by 1
+    ),
+    recorded as (select campaign_id as id, sum(amount) as spend from public.campaign_spend
+                 where spend_date between ${first}::date and ${last}::date group by 1)
+    select c.id::text, coalesce(g.active_days, 0)::int as active_days, coalesce(g.attributed, 0) as attributed,
+           case when exists (select 1 from public.campaign_spend s where s.campaign_id = c.id) then coalesce(r.spend, 0)
+                else round(c.budget * coalesce(g.active_days, 0) / (c.end_date - c.start_date + 1), 2) end as spend
+    from public.campaigns c left join given g on g.id = c.id left join recorded r on r.id = c.id
+    where (g.id is not null or r.id is not null) and c.deleted_at is null`;
+  const spend = campaigns.reduce((sum, c) => sum + Number(c.spend), 0);
+  const attributed = campaigns.reduce((sum, c) => sum + Number(c.attributed), 0);
+  return { campaigns, spend: Math.round(spend * 100) / 100, attributed: Math.round(attributed * 100) / 100 };
+}
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
+
+describe('business health 2.0: the marketing dimension (Accept: application/vnd.api+json;version=2.0)', () => {
+  it("1.0 stays the seeds' report byte for byte: asked for or not, and whatever the campaigns spend", async () => {
+    const plain = await report({ period: '30d' });
+    const asked = await report({ period: '30d' }, tokens.admin, { accept: 'application/vnd.api+json;version=1.0' });
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get('api-version')).toBe('1.0.0');
+    expect(withoutTimestamp(asked.text)).toBe(withoutTimestamp(plain.text));
+    expect(plain.body.data.metrics.marketing).toBe(0);
+    expect(Object.keys(plain.body.data)).toEqual(['metrics', 'scoreDetails', 'trends', 'insights', 'timestamp']);
+    expect(plain.body.data.insights.every((i: object) => !('campaign_id' in i))).toBe(true);
+    const [campaign] = await sql`select id from public.campaigns where deleted_at is null order by id limit 1`;
+    await sql`insert into public.campaign_spend (campaign_id, spend_date, amount) values (${campaign.id}, private.store_today(), 1e9)`;
+    try {
+      const v2 = await report({ period: '30d' }, tokens.admin, V2);
+      expect(v2.body.data.marketingDetails.status).toBe('scored');
+      expect(withoutTimestamp((await report({ period: '30d' })).text)).toBe(withoutTimestamp(plain.text));
+    } finally {
+      await sql`delete from public.campaign_spend where campaign_id = ${campaign.id}`;
+    }
+    // 1.0 refuses what only 2.0 takes, with the seeds' 400.
+    const custom = await report({ period: 'custom' });
+    expect(custom.status).toBe(400);
+    expect(custom.body.details).toMatchObject({ parameter: 'period', expected: ['7d', '30d', '90d'] });
+  });
+
+  it('2.0 is answered as 2.0; a version no route has is a 406 naming the versions there are', async () => {
+    const v2 = await report({ period: '7d' }, tokens.anon, V2);
+    expect(v2.status).toBe(200);
+    expect(v2.headers.get('api-version')).toBe('2.0.0');
+    for (const version of ['2', '2.0.0']) {
+      expect((await report({}, tokens.anon, { accept: `application/vnd.api+json;version=${version}` })).headers.get('api-version')).toBe('2.0.0');
+    }
+    const unknown = await report({}, tokens.anon, { accept: 'application/vnd.api+json;version=3.0' });
+    expect(unknown.status).toBe(406);
+    expect(unknown.body.details).toMatchObject({ supported_versions: ['1.0', '2.0'] });
+    // Routes without a 2.0 refuse it, as every route did before.
+    const figures = await call('business-health-analytics/figures', { base: functions.url, headers: V2 });
+    expect(figures.status).toBe(406);
+    expect(figures.body.details).toMatchObject({ supported_versions: ['1.0'] });
+  });
+
+  it.each([7, 30, 90])('%s days: spend, attributed revenue and ROAS equal a recompute from calculate_campaign_attributions, and score it', async (days) => {
+    const today = storeToday();
+    const expected = await recomputedMarketing(addDays(today, 1 - days), today);
+    expect(expected.campaigns.length, 'the store has campaigns in the window').toBeGreaterThan(0);
+    const { body } = await get(`business-health-analytics/figures?period=${days}d`);
+    const marketing = body.data.current.marketing;
+    expect(marketing).toMatchObject({
+      first_day: addDays(today, 1 - days), last_day: today, campaigns: expected.campaigns.length,
+      spend: expected.spend, attributed_revenue: expected.attributed, roas: round2(expected.attributed / expected.spend),
+    });
+    expect(body.data.previous.marketing.last_day).toBe(addDays(today, -days));
+    for (const listed of marketing.top_campaigns) {
+      const again = expected.campaigns.find((c) => c.id === listed.id)!;
+      expect({ spend: listed.spend, attributed_revenue: listed.attributed_revenue, active_days: listed.active_days })
+        .toEqual({ spend: Number(again.spend), attributed_revenue: Number(again.attributed), active_days: again.active_days });
+    }
+    const spends = marketing.top_campaigns.map((c: { spend: number }) => c.spend);
+    expect(spends).toEqual([...spends].sort((a, b) => b - a));
+
+    const v2 = await report({ period: `${days}d` }, tokens.admin, V2);
+    const roas = expected.attributed / expected.spend;
+    expect(v2.body.data.marketingDetails).toEqual({
+      status: 'scored', reason: null, campaigns: expected.campaigns.length, roas: round2(roas),
+      firstDay: addDays(today, 1 - days), lastDay: today,
+    });
+    expect(v2.body.data.metrics.marketing).toBeCloseTo(10 * Math.min(1, Math.max(0, (roas - 1) / 2)), 2);
+    // Everything else is the 1.0 report's.
+    const v1 = await report({ period: `${days}d` });
+    expect({ ...v2.body.data.metrics, marketing: 0 }).toEqual(v1.body.data.metrics);
+    expect(v2.body.data.scoreDetails).toEqual(v1.body.data.scoreDetails);
+  });
+
+  it('0 with its reason when no campaign ran or nothing was spent', async () => {
+    const [{ none }] = await sql`
+      select private.health_report('7d', false, false, false, private.now() - interval '20 years', 'en', 2) as none`;
+    expect(none.metrics.marketing).toBe(0);
+    expect(none.marketingDetails).toMatchObject({ status: 'no_campaigns', reason: 'No campaign ran in this period', roas: null });
+    await rolledBack(sql as never, async (tx) => {
+      await tx`update public.campaigns set budget = 0`;
+      const [{ free }] = await tx`select private.health_report('30d', false, false, false, private.now(), 'zh-TW', 2) as free`;
+      expect(free.metrics.marketing).toBe(0);
+      expect(free.marketingDetails).toMatchObject({ status: 'no_spend', reason: '本期的活動沒有花費', roas: null });
+    });
+  });
+
+  it('recorded spend replaces the budget spread; a campaign spending ahead of its days is named to those who may read it', async () => {
+    const today = storeToday();
+    const created = await call('campaigns', {
+      method: 'POST', base: functions.url,
+      body: { name: 'Pacing test', start_date: addDays(today, -1), end_date: addDays(today, 18), campaign_type: 'brand_week', budget: 20000 },
+    });
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.data.id;
+    expect((await call(`campaigns/${id}`, { method: 'PUT', base: functions.url, body: { status: 'active' } })).status).toBe(200);
+    // Two of twenty planned days passed, the whole budget spent: pacing 10.
+    await sql`insert into public.campaign_spend (campaign_id, spend_date, amount)
+              values (${id}, ${addDays(today, -1)}, 12000), (${id}, ${today}, 8000)`;
+    const metrics = await call(`campaigns/${id}/metrics`, { base: functions.url });
+    expect(metrics.body.data.metrics).toMatchObject({ spend_to_date: 20000, spend_recorded: true, pacing: 10 });
+    expect(metrics.body.data.metrics.roas).toBe(round2(metrics.body.data.metrics.attributed_revenue / 20000));
+
+    const named = await report({ period: '7d', includeSystemHealth: false }, tokens.admin, V2);
+    const ahead = named.body.data.insights.find((i: { title: string }) => i.title === '活動花費超前');
+    expect(ahead).toMatchObject({ campaign_id: id, category: 'marketing', action_targets: ['campaign', 'campaign'] });
+    expect(ahead.description).toContain('「Pacing test」');
+    expect(ahead.description).toContain('1000%');
+    const anonymous = await report({ period: '7d', includeSystemHealth: false }, tokens.anon, V2);
+    const unnamed = anonymous.body.data.insights.find((i: { title: string }) => i.title === '活動花費超前');
+    expect(unnamed).toMatchObject({ campaign_id: null });
+    expect(unnamed.description).not.toContain('Pacing test');
+    const { campaigns } = await recomputedMarketing(addDays(today, -6), today);
+    expect(Number(campaigns.find((c) => c.id === id)!.spend)).toBe(20000);
   });
 });

@@ -164,6 +164,27 @@ describe('row level security and grants', () => {
     }
   });
 
+  it("a campaign's recorded spend: administrators write it, signed-in callers read it, never negative, anon nothing", async () => {
+    const id = await campaignIn([]);
+    const day = freshDay();
+    const byCustomer = await asRole(sql, customer, (tx) => tx`
+      insert into public.campaign_spend (campaign_id, spend_date, amount) values (${id}, ${day}, 10)`);
+    expect(byCustomer.error?.code).toBe('42501');
+    const negative = await asRole(sql, admin, (tx) => tx`
+      insert into public.campaign_spend (campaign_id, spend_date, amount) values (${id}, ${day}, -1)`);
+    expect(negative.error?.constraint_name).toBe('campaign_spend_amount_not_negative');
+    const seen = await asRole(sql, admin, async (tx) => {
+      await tx`insert into public.campaign_spend (campaign_id, spend_date, amount) values (${id}, ${day}, 10)`;
+      await tx`select set_config('request.jwt.claims', ${JSON.stringify(customer)}, true)`;
+      const read = await tx`select amount from public.campaign_spend where campaign_id = ${id}`;
+      const changed = await tx`update public.campaign_spend set amount = 0 where campaign_id = ${id} returning 1`;
+      return { read: read.length, changed: changed.length };
+    });
+    expect(seen.result).toEqual({ read: 1, changed: 0 });
+    const { error } = await asRole(sql, anon, (tx) => tx`select * from public.campaign_spend limit 1`);
+    expect(error?.code).toBe('42501');
+  });
+
   it('the exclusion constraint holds for direct writes: two overlapping active site-wide campaigns fail with 23P01', async () => {
     const start = freshDay();
     const a = await campaignIn([], { campaign_type: 'anniversary_sale', start_date: start, end_date: addDays(start, 3) });

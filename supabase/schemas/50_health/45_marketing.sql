@@ -9,29 +9,6 @@ language sql immutable parallel safe set search_path = '' as $$
   select private.store_day(as_of) - days + 1, private.store_day(as_of)
 $$;
 
--- Each campaign of the store days [first_day, last_day]: its spend and the revenue attribution gives it by the
--- whole cents of its share of each day's revenue (attribution's split before it hands out each day's last
--- cents, one each: at most a cent a day below attribution's own answer). What the report ranks campaigns by;
--- the figures it shows come from attribution's answer itself.
-create or replace function private.marketing_campaign_returns(first_day date, last_day date)
-returns table (campaign_id uuid, active_days bigint, spend numeric, recorded boolean, share_revenue numeric)
-language sql stable set search_path = '' as $$
-  with shares as (
-    select d.campaign_id, sum(round(r.revenue * 100)::bigint * d.units / 10000) / 100.0 as revenue
-    from private.campaign_attribution_days d
-    join private.order_daily_revenue_now r on r.order_date = d.attribution_date
-    where d.attribution_date between first_day and last_day
-    group by d.campaign_id
-  )
-  select s.campaign_id, s.active_days, s.spend, s.recorded, coalesce(h.revenue, 0)
-  from private.campaign_spend_between(first_day, last_day) s
-  left join shares h on h.campaign_id = s.campaign_id
-$$;
-
-revoke execute on function private.marketing_campaign_returns(date, date) from public, anon, authenticated;
-
-grant execute on function private.marketing_campaign_returns(date, date) to service_role;
-
 -- The revenue attribution gives all campaigns of [first_day, last_day] together: each day on which some
 -- campaign counts hands out the whole of its revenue (the split's cents add up to the day's), so the total
 -- is those days' revenue, exactly what attribution's answers add up to.
@@ -60,44 +37,42 @@ revoke execute on function private.campaign_attributed_revenue(uuid, date, date)
 
 grant execute on function private.campaign_attributed_revenue(uuid, date, date) to authenticated, service_role;
 
--- One campaign as an insight names it: its figure (ROAS or pacing), its active days (the insight's
--- observations) and, for callers who may read campaigns, its id and name; null when there is no campaign.
-create or replace function private.marketing_campaign_word(
-  campaign_id uuid, active_days bigint, with_names boolean, figure numeric
-)
+-- One campaign as an insight names it: its figure (ROAS or pacing) and, for callers who may read campaigns, its
+-- id and name; null when there is no such campaign.
+create or replace function private.marketing_campaign_word(campaign_id uuid, with_names boolean, figure numeric)
 returns jsonb
 language sql stable set search_path = '' as $$
   select case when campaign_id is not null then jsonb_build_object(
-    'figure', figure, 'days', active_days,
+    'figure', figure,
     'id', case when with_names then campaign_id end,
     'name', case when with_names then (select c.name from public.campaigns c where c.id = campaign_id) end)
   end
 $$;
 
-revoke execute on function private.marketing_campaign_word(uuid, bigint, boolean, numeric) from public, anon, authenticated;
+revoke execute on function private.marketing_campaign_word(uuid, boolean, numeric) from public, anon, authenticated;
 
-grant execute on function private.marketing_campaign_word(uuid, bigint, boolean, numeric) to service_role;
+grant execute on function private.marketing_campaign_word(uuid, boolean, numeric) to service_role;
 
 -- What the report's marketing score and its insights read, for the store days of a window: how many campaigns
 -- ran or spent, what they spent, what attribution gave them, ROAS; the campaigns with the best and the worst
 -- return (among those that spent), and the one furthest ahead of its days (private.campaign_pacing, above 1.2),
--- each with its exact ROAS, its active days in the window and, when `with_names`, its id and name.
+-- each with its exact ROAS (or pacing) and, when `with_names`, its id and name.
 create or replace function private.health_marketing_figures(first_day date, last_day date, with_names boolean)
 returns jsonb
 language sql stable set search_path = '' as $$
   with returns as materialized (
-    select m.* from private.marketing_campaign_returns(first_day, last_day) m
+    select m.* from private.campaign_returns(first_day, last_day) m
   ),
   best as (
-    select m.campaign_id, m.active_days, m.spend from returns m
+    select m.campaign_id, m.spend from returns m
     where m.spend > 0 order by m.share_revenue / m.spend desc, m.campaign_id limit 1
   ),
   worst as (
-    select m.campaign_id, m.active_days, m.spend from returns m
+    select m.campaign_id, m.spend from returns m
     where m.spend > 0 order by m.share_revenue / m.spend, m.campaign_id limit 1
   ),
   ahead as (
-    select m.campaign_id, m.active_days, p.pacing from returns m
+    select m.campaign_id, p.pacing from returns m
     cross join lateral private.campaign_pacing(m.campaign_id) p
     where m.recorded and p.pacing > 1.2 order by p.pacing desc, m.campaign_id limit 1
   ),
@@ -109,11 +84,11 @@ language sql stable set search_path = '' as $$
   select jsonb_build_object(
     'campaigns', t.campaigns, 'spend', t.spend, 'attributed_revenue', t.revenue,
     'roas', round(t.revenue / nullif(t.spend, 0), 2),
-    'best', (select private.marketing_campaign_word(b.campaign_id, b.active_days, with_names,
+    'best', (select private.marketing_campaign_word(b.campaign_id, with_names,
                round(private.campaign_attributed_revenue(b.campaign_id, first_day, last_day) / b.spend, 2)) from best b),
-    'worst', (select private.marketing_campaign_word(w.campaign_id, w.active_days, with_names,
+    'worst', (select private.marketing_campaign_word(w.campaign_id, with_names,
                 round(private.campaign_attributed_revenue(w.campaign_id, first_day, last_day) / w.spend, 2)) from worst w),
-    'ahead', (select private.marketing_campaign_word(a.campaign_id, a.active_days, with_names, round(a.pacing, 2))
+    'ahead', (select private.marketing_campaign_word(a.campaign_id, with_names, round(a.pacing, 2))
               from ahead a))
   from totals t
 $$;
@@ -130,7 +105,7 @@ create or replace function private.marketing_window_figures(first_day date, last
 returns jsonb
 language sql stable set search_path = '' as $$
   with returns as materialized (
-    select m.* from private.marketing_campaign_returns(first_day, last_day) m
+    select m.* from private.campaign_returns(first_day, last_day) m
   ),
   margins as (
     select private.store_day(s.ordered_at) as day, sum(s.total_amount - s.goods_cost) as margin

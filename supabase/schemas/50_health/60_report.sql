@@ -27,15 +27,12 @@ language sql stable set search_path = '' as $$
     select (f.marketing -> 'best' ->> 'figure')::numeric as best_roas,
            coalesce('「' || (f.marketing -> 'best' ->> 'name') || '」', '一檔活動') as best_zh,
            coalesce('"' || (f.marketing -> 'best' ->> 'name') || '"', 'A campaign') as best_en,
-           (f.marketing -> 'best' ->> 'days')::bigint as best_days,
            (f.marketing -> 'worst' ->> 'figure')::numeric as worst_roas,
            coalesce('「' || (f.marketing -> 'worst' ->> 'name') || '」', '一檔活動') as worst_zh,
            coalesce('"' || (f.marketing -> 'worst' ->> 'name') || '"', 'A campaign') as worst_en,
-           (f.marketing -> 'worst' ->> 'days')::bigint as worst_days,
            (f.marketing -> 'ahead' ->> 'figure')::numeric as pacing,
            coalesce('「' || (f.marketing -> 'ahead' ->> 'name') || '」', '一檔活動') as ahead_zh,
-           coalesce('"' || (f.marketing -> 'ahead' ->> 'name') || '"', 'A campaign') as ahead_en,
-           (f.marketing -> 'ahead' ->> 'days')::bigint as ahead_days
+           coalesce('"' || (f.marketing -> 'ahead' ->> 'name') || '"', 'A campaign') as ahead_en
   ) m
   cross join lateral (
     values
@@ -159,21 +156,21 @@ language sql stable set search_path = '' as $$
      format('%s本期的 ROAS 為 %s：每花 1 元帶回 %s 元營收。', m.best_zh, m.best_roas, m.best_roas),
      format('%s has a ROAS of %s this period: every 1 spent brought back %s in revenue.', m.best_en, m.best_roas,
             m.best_roas),
-     'opportunity', case when m.best_roas >= 3 then 'medium' else 'low' end, m.best_days, 'marketing',
+     'opportunity', case when m.best_roas >= 3 then 'medium' else 'low' end, f.orders, 'marketing',
      array['提高這檔活動的預算', '把這檔活動的做法用在其他商品'],
      array['Give this campaign more budget', 'Use what works in this campaign for other products']),
     (16, f.version >= 2 and m.worst_roas < 1,
      '回報偏低的活動', 'Campaign not paying back',
      format('%s本期的 ROAS 只有 %s：帶回的營收還不到花費。', m.worst_zh, m.worst_roas),
      format('%s has a ROAS of only %s this period: it brought back less than it spent.', m.worst_en, m.worst_roas),
-     'warning', case when m.worst_roas < 0.5 then 'high' else 'medium' end, m.worst_days, 'marketing',
+     'warning', case when m.worst_roas < 0.5 then 'high' else 'medium' end, f.orders, 'marketing',
      array['檢討這檔活動的目標客群與素材', '暫停這檔活動或降低預算'],
      array['Review the audience and the creative of this campaign', 'Pause this campaign or cut its budget']),
     (17, f.version >= 2 and m.pacing > 1.2,
      '活動花費超前', 'Campaign spending ahead',
      format('%s到今天已花掉其天數應花預算的 %s%%。', m.ahead_zh, round(m.pacing * 100)),
      format('%s has spent %s%% of what its days so far allow of its budget.', m.ahead_en, round(m.pacing * 100)),
-     'warning', 'medium', m.ahead_days, 'marketing',
+     'warning', case when m.pacing >= 2 then 'high' else 'medium' end, f.orders, 'marketing',
      array['檢查這檔活動在廣告平台上的每日上限', '調整這檔活動的預算或結束日期'],
      array['Check the daily cap of this campaign on the ad platform', 'Change the budget or the end date of this campaign'])
   ) v
@@ -316,8 +313,11 @@ begin
     stage := 'marketing';
     marketing := (select private.health_marketing_figures(d.first_day, d.last_day, with_names)
                   from private.marketing_days(as_of, days) d);
-    marketing_score := coalesce(private.health_marketing_score(
-      (marketing ->> 'attributed_revenue')::numeric / nullif((marketing ->> 'spend')::numeric, 0)), 0);
+    -- Nothing spent is a 0 (marketingDetails says why), not a ROAS to scale.
+    if (marketing ->> 'spend')::numeric > 0 then
+      marketing_score := private.health_marketing_score(
+        (marketing ->> 'attributed_revenue')::numeric / (marketing ->> 'spend')::numeric);
+    end if;
   end if;
 
   metrics := jsonb_build_object(
