@@ -207,7 +207,11 @@ describe.skipIf(!hasChromium)(
       step = 'health';
       const answer = page.waitForResponse((r) => r.url().endsWith('/functions/v1/business-health-analytics') && r.request().method() === 'POST');
       await page.getByLabel('7 days').check();
-      const report = (await (await answer).json()).data;
+      const response = await answer;
+      const report = (await response.json()).data;
+      // The console asks for version 2.0 (marketing scored) and says how marketing came about.
+      expect(response.request().headers().accept).toBe('application/vnd.api+json;version=2.0');
+      expect(response.headers()['api-version']).toBe('2.0.0');
       await page.waitForURL(/#\/health\?period=7d$/);
       await waitForScreen(page, 'health');
       const rows = await chartRows(page, 'dimensions-chart');
@@ -230,7 +234,11 @@ describe.skipIf(!hasChromium)(
         products_low_stock: /^#\/inventory\?status=low_stock$/,
         products: /^#\/inventory$/,
         new_campaign: /^#\/campaigns\?edit=new$/,
+        campaign: /^#\/campaigns\?tab=list&id=[0-9a-f-]{36}$/,
       };
+      const marketing = report.marketingDetails;
+      expect(await page.getByTestId('marketing-details').textContent()).toContain(
+        marketing.status === 'scored' ? `ROAS ${Number(marketing.roas.toFixed(2))}` : marketing.reason);
       for (const [target, link] of links) expect(link, target).toMatch(expected[target]);
       await shot(page, '1-health');
     });
@@ -239,10 +247,22 @@ describe.skipIf(!hasChromium)(
       step = 'health-figures';
       await page.goto(`${base}#/health?period=30d`);
       await waitForScreen(page, 'health');
-      expect(await page.locator('#dimensions-chart').locator('xpath=..').textContent()).toContain('Marketing reads 0 in this version');
+      expect(await page.getByTestId('marketing-details').textContent()).toMatch(/^Marketing(: ROAS [\d.,]+ \(revenue attributed to| is 0: )/);
       const figures = page.getByTestId('health-figures');
       // The figures of 30 days, not the 7 the previous step showed (the same page, a new hash).
       await figures.locator('th', { hasText: 'Last 30 days up to now' }).waitFor();
+      await waitForScreen(page, 'health');
+      // The campaigns behind the marketing score: spend in NT$, each campaign a link to its page.
+      const spend = await page.getByTestId('health-campaigns').locator('td[data-marketing="spend"]').textContent();
+      expect(spend).toMatch(/^NT\$[\d,]+$/);
+      const top = page.getByTestId('health-top-campaigns').locator('tbody tr').first();
+      expect(await top.locator('a').getAttribute('href')).toMatch(/^#\/campaigns\?tab=list&id=[0-9a-f-]{36}$/);
+      // Its page shows what it spent to date, its ROAS and its pacing.
+      await top.locator('a').click();
+      await waitForScreen(page, 'campaigns');
+      expect(await page.getByTestId('campaign-spend').textContent())
+        .toMatch(/^Spent to date NT\$[\d,]+ \((as recorded|its budget spread over its days)\) · ROAS [\d.,—]+ · Pacing: \d+%/);
+      await page.goBack();
       await waitForScreen(page, 'health');
       // A rolling window says so, with its moment: it is not 30 store days, and it moves with the clock.
       expect(await page.getByTestId('rolling-window').textContent())
@@ -1216,7 +1236,7 @@ describe.skipIf(!hasChromium)(
           const where = `${width}px ${view}`;
           // The console's own words (headings, labels, column heads, buttons, states, prose), with the Latin
           // the staff read as such in Chinese too: SKU, ID, CSV, the currency, a key's name.
-          const foreign = (await consoleWords(p)).join(' ').replace(/SKU|ID|CSV|p95|RFM|AOV|NT\$|Enter|UTC/g, '')
+          const foreign = (await consoleWords(p)).join(' ').replace(/SKU|ID|CSV|p95|RFM|AOV|ROAS|NT\$|Enter|UTC/g, '')
             .match(/[A-Za-z]{3,}/g);
           if (foreign) found[`${where} (language)`] = [...new Set(foreign)];
           const codes = (await ownWords(p)).match(SNAKE_CASE);

@@ -55,6 +55,11 @@ export const campaignsText = defineMessages({
   attributedRevenue: 'Attributed revenue',
   metricsLine: (revenue: string, days: number, average: string, alongside: number) =>
     `${revenue} over ${fmt.int(days)} ${days === 1 ? 'day' : 'days'} (avg ${average} a day) · ${fmt.int(alongside)} ${alongside === 1 ? 'campaign' : 'campaigns'} alongside · competition`,
+  spendLine: (spend: string, recorded: boolean, roas: string) =>
+    `Spent to date ${spend} (${recorded ? 'as recorded' : 'its budget spread over its days'}) · ROAS ${roas}`,
+  pacing: (share: string) => `Pacing: ${share} of what its days so far allow`,
+  pacingAhead: 'spending ahead of its days',
+  noSpendYet: 'No spend yet: it has had no day.',
   'competition.high': 'high',
   'competition.medium': 'medium',
   'competition.low': 'low',
@@ -139,6 +144,11 @@ export const campaignsText = defineMessages({
   attributedRevenue: '歸因營收',
   metricsLine: (revenue: string, days: number, average: string, alongside: number) =>
     `${fmt.int(days)} 天共 ${revenue}（平均每天 ${average}）· 同期 ${fmt.int(alongside)} 個活動 · 競爭程度`,
+  spendLine: (spend: string, recorded: boolean, roas: string) =>
+    `至今花費 ${spend}（${recorded ? '依記錄' : '預算依天數平均攤提'}）· 廣告投報率（ROAS）${roas}`,
+  pacing: (share: string) => `花費進度：已花掉其天數應花預算的 ${share}`,
+  pacingAhead: '花費超前',
+  noSpendYet: '尚無花費：這個活動還沒有任何一天。',
   'competition.high': '高',
   'competition.medium': '中',
   'competition.low': '低',

@@ -1,4 +1,5 @@
 /** The health screen's words; the report's own words (rating, trend, insights) come from the API in the same language. */
+import { fmt } from '../format.tsx';
 import { defineMessages } from './index.ts';
 
 export const healthText = defineMessages({
@@ -27,7 +28,23 @@ export const healthText = defineMessages({
   dimensionsChart: (list: string) => `Bar chart of the seven dimensions: ${list}`,
   dimensionsTable: 'Dimensions',
   dimension: 'Dimension',
-  marketingNote: 'Marketing reads 0 in this version: it is kept for a later version and has no data yet.',
+  marketingScored: (roas: string, campaigns: number, from: string, to: string) =>
+    `Marketing: ROAS ${roas} (revenue attributed to ${fmt.int(campaigns)} ${campaigns === 1 ? 'campaign' : 'campaigns'} ÷ their spend, ${from} – ${to}); 3 or more is healthy, 1 or less scores 0.`,
+  marketingZero: (reason: string) => `Marketing is 0: ${reason}`,
+  'category.marketing': 'marketing',
+  campaignsTitle: 'Campaigns',
+  campaignsLead: (from: string, to: string) =>
+    `Store days ${from} – ${to}. Spend is what was recorded for a campaign, or its budget spread over its planned days on each day it was active; attributed revenue is attribution's.`,
+  'figure.spend': 'Spend',
+  'figure.attributed_revenue': 'Attributed revenue',
+  'figure.roas': 'ROAS',
+  'figure.attributed_margin': 'Attributed margin',
+  'figure.margin_roas': 'Margin ROAS',
+  campaign: 'Campaign',
+  activeDays: 'Active days',
+  spendRecorded: 'recorded',
+  topCampaigns: 'The campaigns that spent most',
+  noCampaigns: 'No campaign ran on these days.',
   trendTitle: 'Trend',
   trendScope: '(this week against the week before)',
   'direction.上升': 'Rising',
@@ -111,7 +128,23 @@ export const healthText = defineMessages({
   dimensionsChart: (list: string) => `七個面向的長條圖：${list}`,
   dimensionsTable: '各面向',
   dimension: '面向',
-  marketingNote: '此版本的行銷分數固定為 0：保留給之後的版本，目前沒有資料來源。',
+  marketingScored: (roas: string, campaigns: number, from: string, to: string) =>
+    `行銷：廣告投報率（ROAS）${roas}（${fmt.int(campaigns)} 個活動的歸因營收 ÷ 其花費，${from} – ${to}）；3 以上為健康，1 以下為 0 分。`,
+  marketingZero: (reason: string) => `行銷分數為 0：${reason}`,
+  'category.marketing': '行銷',
+  campaignsTitle: '活動',
+  campaignsLead: (from: string, to: string) =>
+    `商店日 ${from} – ${to}。花費為活動記錄的花費，沒有記錄時為預算依計畫天數平均、計入其進行中的每一天；歸因營收取自歸因計算。`,
+  'figure.spend': '花費',
+  'figure.attributed_revenue': '歸因營收',
+  'figure.roas': '廣告投報率（ROAS）',
+  'figure.attributed_margin': '歸因毛利',
+  'figure.margin_roas': '毛利投報率',
+  campaign: '活動',
+  activeDays: '進行天數',
+  spendRecorded: '依記錄',
+  topCampaigns: '花費最多的活動',
+  noCampaigns: '這幾天沒有進行中的活動。',
   trendTitle: '趨勢',
   trendScope: '（本週與上週相比）',
   'direction.上升': '上升',

@@ -302,6 +302,17 @@ function MetricsView({ m }: { m: Ok<paths['/campaigns/{id}/metrics']['get']>['da
         {t.metricsLine(fmt.money(m.metrics.attributed_revenue), m.metrics.attribution_days, fmt.money(m.metrics.avg_daily_revenue), m.metrics.collaboration_campaigns)}{' '}
         <Badge kind={`impact-${m.metrics.competition_intensity}`}>{t[`competition.${m.metrics.competition_intensity}`]}</Badge>
       </p>
+      {m.metrics.spend_to_date === null ? <p class="muted">{t.noSpendYet}</p> : (
+        <p data-testid="campaign-spend">
+          {t.spendLine(fmt.money(m.metrics.spend_to_date), m.metrics.spend_recorded, fmt.num(m.metrics.roas))}
+          {m.metrics.pacing !== null && (
+            <>
+              {' · '}{t.pacing(fmt.pct(m.metrics.pacing, 0))}
+              {m.metrics.pacing > 1.2 && <> <Badge kind="warning">{t.pacingAhead}</Badge></>}
+            </>
+          )}
+        </p>
+      )}
       {m.daily_attribution.length === 0 ? <Empty>{t.neverCounted}</Empty> : (
         <Chart key={few ? 'bar' : 'line'} config={config} height={200} label={t.dailyChart(m.daily_attribution.length)}
           table={{ caption: t.dailyTable, columns: [t.date, t.amount, t.sharePct], rows: m.daily_attribution.map((d) => [fmt.day(d.date), fmt.money(d.attributed_amount), d.attribution_percentage]) }} />

@@ -10,7 +10,10 @@ import { healthText } from '../i18n/health.ts';
 import { text } from '../i18n/index.ts';
 import { href, navigate, type Route } from '../router.ts';
 
-type Report = Ok<paths['/business-health-analytics']['post']>['data'];
+/** The report as version 2.0 answers it (the screen asks for 2.0: marketing scored, insights naming campaigns). */
+type Report = Extract<Ok<paths['/business-health-analytics']['post']>['data'], { marketingDetails: unknown }>;
+type Marketing = Window['marketing'];
+const VERSION_2 = { accept: 'application/vnd.api+json;version=2.0' };
 type Figures = Ok<paths['/business-health-analytics/figures']['get']>['data'];
 type Window = Figures['current'];
 type Days = Ok<paths['/business-health-analytics/days']['get']>['data'];
@@ -25,7 +28,7 @@ export function HealthScreen({ route, isAdmin }: { route: Route; isAdmin: boolea
   const requested = route.params.get('period');
   const period: Period = PERIODS.find((p) => p === requested) ?? '30d';
   const load = useLoad(
-    (signal) => api('post', '/business-health-analytics', { body: { period }, signal }).then((r) => r.data),
+    (signal) => api('post', '/business-health-analytics', { body: { period }, headers: VERSION_2, signal }).then((r) => r.data as Report),
     [period],
   );
 
@@ -108,7 +111,12 @@ function HealthReport({ report, period }: { report: Report; period: Period }) {
             label={t.dimensionsChart(dimensions.map((d) => `${d.label} ${d.value === null ? t.notMeasured : d.value.toFixed(2)}`).join(', '))}
             table={{ caption: t.dimensionsTable, columns: [t.dimension, t.score], rows: dimensions.map((d) => [d.label, d.value === null ? t.notMeasured : d.value.toFixed(2)]) }}
           />
-          <p class="muted">{t.marketingNote}</p>
+          <p class="muted" data-testid="marketing-details">
+            {report.marketingDetails.status === 'scored'
+              ? t.marketingScored(fmt.num(report.marketingDetails.roas), report.marketingDetails.campaigns,
+                fmt.day(report.marketingDetails.firstDay), fmt.day(report.marketingDetails.lastDay))
+              : t.marketingZero(report.marketingDetails.reason ?? '')}
+          </p>
         </section>
         <section class="card" aria-labelledby="trend-title">
           <h2 id="trend-title">{t.trendTitle} <span class="muted">{t.trendScope}</span></h2>
@@ -142,13 +150,13 @@ function HealthReport({ report, period }: { report: Report; period: Period }) {
                   <Badge kind={insight.type}>{t[`type.${insight.type}`]}</Badge> <Badge kind={`impact-${insight.impact}`}>{t[`impact.${insight.impact}`]}</Badge>{' '}
                   <span class="muted">{t.confidence(fmt.pct(insight.confidence, 0), categoryWord(insight.category))}</span>
                 </p>
-                <p>{insight.description}</p>
+                <p>{insight.campaign_id ? withCampaignName(insight.description) : insight.description}</p>
                 {insight.actions.length > 0 && (
                   <>
                     <h4>{t.whatToDo}</h4>
                     <ul>
                       {insight.actions.map((a, j) => {
-                        const to = actionLink(insight.action_targets[j], report.timestamp, period);
+                        const to = actionLink(insight.action_targets[j], report.timestamp, period, insight.campaign_id);
                         return <li key={a}>{to ? <a href={to} data-action-target={insight.action_targets[j]}>{a}</a> : a}</li>;
                       })}
                     </ul>
@@ -189,9 +197,15 @@ type ActionTarget = (typeof enums.insight_action_target)[number];
 
 /**
  * The screen an insight's action is carried out on: the orders of the report's period in the state it names
- * (as of the report's moment), the products by stock status, a new campaign.
+ * (as of the report's moment), the products by stock status, a new campaign, the insight's own campaign (named
+ * only to those who may read campaigns).
  */
-function actionLink(target: ActionTarget | null | undefined, asOf: string, period: Period): string | undefined {
+function actionLink(
+  target: ActionTarget | null | undefined,
+  asOf: string,
+  period: Period,
+  campaignId: string | null | undefined,
+): string | undefined {
   const window = { ordered_from: new Date(Date.parse(asOf) - Number(period.slice(0, -1)) * 86_400_000).toISOString(), ordered_before: asOf, as_of: asOf };
   switch (target) {
     case 'orders_awaiting_shipment': return href('orders', { ...window, status: 'paid' });
@@ -201,8 +215,16 @@ function actionLink(target: ActionTarget | null | undefined, asOf: string, perio
     case 'products_low_stock': return href('inventory', { status: 'low_stock' });
     case 'products': return href('inventory');
     case 'new_campaign': return href('campaigns', { edit: 'new' });
+    case 'campaign': return campaignId ? href('campaigns', { tab: 'list', id: campaignId }) : undefined;
     default: return undefined;
   }
+}
+
+/** An insight's words with the campaign name it quotes (「…」 or "…") marked as the store's own text. */
+function withCampaignName(description: string) {
+  return description.split(/(「[^」]*」|"[^"]*")/).map((part, i) =>
+    i % 2 === 1 ? <span key={i} data-user-text>{part}</span> : part
+  );
 }
 
 /** An insight's category in words (the API's codes; an unknown one as it came). */
@@ -338,9 +360,79 @@ function HealthFigures({ period }: { period: Period }) {
               </tbody>
             </table>
           </div>
+          <HealthCampaigns current={f.current.marketing} previous={f.previous.marketing} days={days} />
           </>
         )}
       </Loaded>
+    </section>
+  );
+}
+
+const MARKETING_ROWS = [
+  { key: 'spend', money: true },
+  { key: 'attributed_revenue', money: true },
+  { key: 'roas' },
+  { key: 'attributed_margin', money: true },
+  { key: 'margin_roas' },
+] as const;
+
+/** The marketing score's figures (spend, attributed revenue, ROAS) and the campaigns behind them, each linked. */
+function HealthCampaigns({ current, previous, days }: { current: Marketing; previous: Marketing; days: string }) {
+  const t = text(healthText);
+  const shown = (value: number | null, money?: boolean) => (money ? fmt.money(value) : fmt.num(value));
+  return (
+    <section aria-labelledby="campaigns-title" data-testid="health-campaigns">
+      <h3 id="campaigns-title">{t.campaignsTitle}</h3>
+      <p class="muted">{t.campaignsLead(fmt.day(current.first_day), fmt.day(current.last_day))}</p>
+      <div class="table-wrap" tabIndex={0} role="region" aria-labelledby="campaigns-title">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">{t.figure}</th>
+              <th scope="col" class="num">{t.lastPeriod(days)}</th>
+              <th scope="col" class="num">{t.periodBefore(days)}</th>
+              <th scope="col" class="num">{t.figureChange}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {MARKETING_ROWS.map((row) => (
+              <tr key={row.key}>
+                <th scope="row">{t[`figure.${row.key}`]}</th>
+                <td class="num" data-marketing={row.key}>{shown(current[row.key], 'money' in row)}</td>
+                <td class="num">{shown(previous[row.key], 'money' in row)}</td>
+                <td class="num">{change(current[row.key], previous[row.key])}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <h4>{t.topCampaigns}</h4>
+      {current.top_campaigns.length === 0 ? <Empty>{t.noCampaigns}</Empty> : (
+        <div class="table-wrap" tabIndex={0} role="region" aria-label={t.topCampaigns}>
+          <table data-testid="health-top-campaigns">
+            <thead>
+              <tr>
+                <th scope="col">{t.campaign}</th>
+                <th scope="col" class="num">{t['figure.spend']}</th>
+                <th scope="col" class="num">{t['figure.attributed_revenue']}</th>
+                <th scope="col" class="num">{t['figure.roas']}</th>
+                <th scope="col" class="num">{t.activeDays}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {current.top_campaigns.map((c) => (
+                <tr key={c.id}>
+                  <th scope="row"><a href={href('campaigns', { tab: 'list', id: c.id })} data-user-text>{c.name}</a></th>
+                  <td class="num">{fmt.money(c.spend)}{c.spend_recorded && <span class="muted"> ({t.spendRecorded})</span>}</td>
+                  <td class="num">{fmt.money(c.attributed_revenue)}</td>
+                  <td class="num">{fmt.num(c.roas)}</td>
+                  <td class="num">{fmt.int(c.active_days)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
     </section>
   );
 }
