@@ -10,7 +10,11 @@ function stat(pid) {
     // The command name may hold spaces; the fields after it are space-separated.
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return { ppid: Number(fields[1]), self: Number(fields[11]) + Number(fields[12]), reaped: Number(fields[13]) + Number(fields[14]) };
+    return {
+      ppid: Number(fields[1]),
+      self: Number(fields[11]) + Number(fields[12]),
+      reaped: Number(fields[13]) + Number(fields[14]),
+    };
   } catch {
     return undefined; // gone between the listing and the read
   }

@@ -12,14 +12,22 @@ if (!existsSync(path.join(ROOT, '.data', 'bench', 'dataset.json'))) {
   console.error('No bench data set: run npm run bench first.');
   process.exit(1);
 }
-const db = await startEmbeddedPostgres({ dataDir: path.join(ROOT, '.data', 'bench', 'postgres'), port: await freePort() });
+const db = await startEmbeddedPostgres({
+  dataDir: path.join(ROOT, '.data', 'bench', 'postgres'),
+  port: await freePort(),
+});
 // How many customers place them (the argument; 20,000 by default).
 const CUSTOMERS = Number(process.argv[2] ?? 20000);
 const sql = postgres(db.url, { max: 1, onnotice: () => {} });
 const p50 = async (tx, period) => {
   const t = [];
-  for (let i = 0; i < 12; i++) { const s = performance.now(); await tx`select private.health_report(${period}, true, true, true, private.now()) as report`; if (i >= 2) t.push(performance.now() - s); }
-  t.sort((a, b) => a - b); return t[Math.floor(t.length / 2)].toFixed(1);
+  for (let i = 0; i < 12; i++) {
+    const s = performance.now();
+    await tx`select private.health_report(${period}, true, true, true, private.now()) as report`;
+    if (i >= 2) t.push(performance.now() - s);
+  }
+  t.sort((a, b) => a - b);
+  return t[Math.floor(t.length / 2)].toFixed(1);
 };
 try {
   await sql.begin(async (tx) => {
@@ -31,7 +39,17 @@ try {
              from generate_series(1, 20000) i
              join (select id, row_number() over (order by id) n from public.customers) c on c.n = 1 + (i * 7) % ${CUSTOMERS}`;
     await tx`select private.fold_order_changes(true)`;
-    console.log(`with 20,000 orders of ${CUSTOMERS} customers in the current hour`, await p50(tx, '7d'), await p50(tx, '30d'), await p50(tx, '90d'));
+    console.log(
+      `with 20,000 orders of ${CUSTOMERS} customers in the current hour`,
+      await p50(tx, '7d'),
+      await p50(tx, '30d'),
+      await p50(tx, '90d'),
+    );
     throw new Error('rollback');
-  }).catch((e) => { if (e.message !== 'rollback') throw e; });
-} finally { await sql.end(); await db.stop(); }
+  }).catch((e) => {
+    if (e.message !== 'rollback') throw e;
+  });
+} finally {
+  await sql.end();
+  await db.stop();
+}

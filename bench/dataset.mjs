@@ -58,7 +58,20 @@ export async function stockInvariantViolations(url) {
   }
 }
 
-const SEARCH_WORDS = ['spring', 'summer', 'autumn', 'winter', 'tea', 'coffee', 'vip', 'member', 'flash', 'bundle', 'brand', 'launch'];
+const SEARCH_WORDS = [
+  'spring',
+  'summer',
+  'autumn',
+  'winter',
+  'tea',
+  'coffee',
+  'vip',
+  'member',
+  'flash',
+  'bundle',
+  'brand',
+  'launch',
+];
 
 /**
  * Campaigns for the list/search, attribution and metrics scenarios: `total` campaigns over the last two

@@ -46,7 +46,8 @@ async function measure(connections: number) {
   );
   const elapsed = performance.now() - started;
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] : 0;
+  const at = (q: number) =>
+    latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] : 0;
   return { requests_per_sec: latencies.length / (elapsed / 1000), p50: at(0.5), p99: at(0.99), errors };
 }
 

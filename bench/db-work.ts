@@ -5,7 +5,14 @@
 import type { Caller } from '../supabase/functions/_shared/caller.ts';
 import type { Tx } from '../supabase/functions/_shared/db.ts';
 // @ts-types="./scenarios.d.mts"
-import { adjustment, deliveryLines, ORDER_LIST_PRESETS, orderListQuery, orderSearchTerm, searchTerm } from './scenarios.mjs';
+import {
+  adjustment,
+  deliveryLines,
+  ORDER_LIST_PRESETS,
+  orderListQuery,
+  orderSearchTerm,
+  searchTerm,
+} from './scenarios.mjs';
 import { cataloguePage } from '../supabase/functions/campaign-types/handlers.ts';
 import { campaignMetrics, campaignPage } from '../supabase/functions/campaigns/handlers.ts';
 import { ordersPage } from '../supabase/functions/orders/handlers.ts';
@@ -32,9 +39,9 @@ const ADMIN: Caller = {
 };
 const SERVICE: Caller = { kind: 'service', role: 'service_role', userId: null, claims: { role: 'service_role' } };
 
-const health = (period: string): Work => ({
+const health = (period: string, version = 1): Work => ({
   caller: SERVICE,
-  run: (tx) => tx`select health.business_health(${period}, true, true, true) as report`,
+  run: (tx) => tx`select health.business_health(${period}, true, true, true, 'zh-TW', ${version}) as report`,
 });
 
 export const databaseWork: Record<string, Work> = {
@@ -91,9 +98,16 @@ export const databaseWork: Record<string, Work> = {
   ...Object.fromEntries(ORDER_LIST_PRESETS.map(([name, preset]): [string, Work] => [name, {
     caller: ADMIN,
     run: (tx, _, { orderWindows }) =>
-      ordersPage(tx, Object.fromEntries(new URLSearchParams(orderListQuery(preset, orderWindows))), new Date().toISOString()),
+      ordersPage(
+        tx,
+        Object.fromEntries(new URLSearchParams(orderListQuery(preset, orderWindows))),
+        new Date().toISOString(),
+      ),
   }])),
   'business health 7d': health('7d'),
   'business health 30d': health('30d'),
   'business health 90d': health('90d'),
+  'business health 2.0 7d': health('7d', 2),
+  'business health 2.0 30d': health('30d', 2),
+  'business health 2.0 90d': health('90d', 2),
 };

@@ -14,7 +14,9 @@ import { parseArgs } from 'node:util';
 import postgres from 'postgres';
 import { freePort, prepareDatabase, ROOT, startEmbeddedPostgres } from '../scripts/lib/stack.mjs';
 
-const { values } = parseArgs({ options: { stores: { type: 'string' }, hour: { type: 'string' }, runs: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { stores: { type: 'string' }, hour: { type: 'string' }, runs: { type: 'string' } },
+});
 const STORES = (values.stores ?? 'bench-100k,bench,bench-10m').split(',');
 const RUNS = Number(values.runs ?? 7);
 const HOUR = new Date(values.hour ?? new Date().toISOString().slice(0, 13) + ':00:00Z');
@@ -49,7 +51,9 @@ for (const store of STORES) {
           row[period] = Number(median(times).toFixed(1));
         }
         rows.push(row);
-        process.stderr.write(`${store} (${orders} orders), minute ${minute}: ${PERIODS.map((p) => `${p} ${row[p]} ms`).join(', ')}\n`);
+        process.stderr.write(
+          `${store} (${orders} orders), minute ${minute}: ${PERIODS.map((p) => `${p} ${row[p]} ms`).join(', ')}\n`,
+        );
       }
       stores.push({ store, orders, rows });
     } finally {
@@ -67,9 +71,13 @@ const text = [
   '',
   `The report as of minutes 0–55 of ${out.hour}, with trends, insights and the system dimension, median ms of ${RUNS}.`,
   '',
-  `| minute | ${stores.flatMap((s) => PERIODS.map((p) => `${s.orders.toLocaleString('en')} orders ${p}`)).join(' | ')} |`,
+  `| minute | ${
+    stores.flatMap((s) => PERIODS.map((p) => `${s.orders.toLocaleString('en')} orders ${p}`)).join(' | ')
+  } |`,
   `|---:|${stores.flatMap(() => PERIODS.map(() => '---:')).join('|')}|`,
-  ...MINUTES.map((minute, i) => `| ${minute} | ${stores.flatMap((s) => PERIODS.map((p) => s.rows[i][p].toFixed(1))).join(' | ')} |`),
+  ...MINUTES.map((minute, i) =>
+    `| ${minute} | ${stores.flatMap((s) => PERIODS.map((p) => s.rows[i][p].toFixed(1))).join(' | ')} |`
+  ),
   '',
 ].join('\n');
 await writeFile(`${RESULTS}.md`, text);

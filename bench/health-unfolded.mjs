@@ -18,7 +18,10 @@ const RUNS = Number(values.runs ?? 3);
 const RESULTS = path.join(ROOT, 'bench/results/health-unfolded');
 class RolledBack extends Error {}
 
-const database = await startEmbeddedPostgres({ dataDir: path.join(ROOT, '.data', 'bench', 'postgres'), port: await freePort() });
+const database = await startEmbeddedPostgres({
+  dataDir: path.join(ROOT, '.data', 'bench', 'postgres'),
+  port: await freePort(),
+});
 await prepareDatabase(database.url);
 const sql = postgres(database.url, { max: 1, onnotice: () => {} });
 const median = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length / 2)];
@@ -35,7 +38,9 @@ try {
         fold.push(await measure(size, period, true));
       }
       results.push({ unfolded: size, period, report_ms: median(report), fold_ms: median(fold) });
-      process.stderr.write(`${size} unfolded, ${period}: report ${median(report).toFixed(1)} ms, fold ${median(fold).toFixed(1)} ms\n`);
+      process.stderr.write(
+        `${size} unfolded, ${period}: report ${median(report).toFixed(1)} ms, fold ${median(fold).toFixed(1)} ms\n`,
+      );
     }
   }
   const out = { generated_at: new Date().toISOString(), orders, runs: RUNS, results };
@@ -82,4 +87,3 @@ async function measure(size, period, foldOnly) {
                    private.order_daily_revenue`;
   return ms;
 }
-

@@ -5,7 +5,10 @@
 // behind Node's HTTP server instead (bench/node-front.mjs), for the comparison in docs/reliability.md.
 import { serveFront, timeoutsFromEnv } from '../scripts/lib/tcp-front.ts';
 
-const body = JSON.stringify({ success: true, data: Array.from({ length: 14 }, (_, i) => ({ type_code: `type_${i}`, default_weight: 1.5 })) });
+const body = JSON.stringify({
+  success: true,
+  data: Array.from({ length: 14 }, (_, i) => ({ type_code: `type_${i}`, default_weight: 1.5 })),
+});
 const handler = () => new Response(body, { headers: { 'content-type': 'application/json' } });
 const port = Number(Deno.env.get('PORT'));
 

@@ -22,7 +22,9 @@ export async function stockedProducts(sql, count, units) {
     returning id`).map((r) => r.id);
   await sql.begin(async (tx) => {
     await tx`select set_config('request.jwt.claims', ${SERVICE_CLAIMS}, true)`;
-    for (const id of ids) await tx`select public.stock_in(${id}, ${units}, 'purchase_order', null, null, null, null, null, 40)`;
+    for (const id of ids) {
+      await tx`select public.stock_in(${id}, ${units}, 'purchase_order', null, null, null, null, null, 40)`;
+    }
   });
   return ids;
 }

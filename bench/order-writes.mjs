@@ -111,7 +111,8 @@ async function generateStore() {
     from generate_series(1, ${ORDERS}) i
     cross join lateral (select private.now() - make_interval(mins => ((i::bigint * 7919) % (400 * 24 * 60))::int) as at) t
     join (select id, row_number() over (order by id) as n from public.customers) c on c.n = 1 + i % ${ORDERS / 10}`;
-  const [{ id }] = await sql`insert into public.customers (email, name) values ('heavy@bench.test', 'Heavy') returning id`;
+  const [{ id }] =
+    await sql`insert into public.customers (email, name) values ('heavy@bench.test', 'Heavy') returning id`;
   await sql`
     insert into public.orders (customer_id, status, total_amount, ordered_at)
     select ${id}, 'paid', 50 + i % 500, private.now() - make_interval(mins => (i * 52) % (365 * 24 * 60))
@@ -139,7 +140,12 @@ async function measureGoods() {
   const customers = await newCustomerIds(32);
   const single = {};
   for (const copies of [false, true]) {
-    single[copies ? 'copies' : 'place_order'] = await singlePlacements(database.url, { customer, products, count: GOODS_PLACEMENTS, copies });
+    single[copies ? 'copies' : 'place_order'] = await singlePlacements(database.url, {
+      customer,
+      products,
+      count: GOODS_PLACEMENTS,
+      copies,
+    });
   }
   const concurrent = [];
   for (const copies of [false, true]) {
@@ -150,7 +156,13 @@ async function measureGoods() {
       writers: 8,
       lines: 3,
       copies,
-      ...(await concurrentPlacements(database.url, { customers, writers: 8, durationMs: GOODS_DURATION_MS, copies, linesFor })),
+      ...(await concurrentPlacements(database.url, {
+        customers,
+        writers: 8,
+        durationMs: GOODS_DURATION_MS,
+        copies,
+        linesFor,
+      })),
     });
   }
   log('32 writers of 1-unit orders, each its own product…');
@@ -192,7 +204,9 @@ async function singleInserts(table, customers) {
   try {
     for (const [i, customer] of ids.entries()) {
       const start = performance.now();
-      await connection`insert into ${connection('public.' + table)} (customer_id, status, total_amount) values (${customer}, 'paid', 120)`;
+      await connection`insert into ${
+        connection('public.' + table)
+      } (customer_id, status, total_amount) values (${customer}, 'paid', 120)`;
       if (i >= ids.length / 10) times.push(performance.now() - start);
     }
   } finally {
@@ -224,7 +238,9 @@ async function concurrentInserts(writers, table) {
       for (let i = 0; Date.now() < end; i++) {
         const customer = customers[w * 50 + (i % 50)];
         try {
-          await pool`insert into ${pool('public.' + table)} (customer_id, status, total_amount) values (${customer}, 'paid', 99)`;
+          await pool`insert into ${
+            pool('public.' + table)
+          } (customer_id, status, total_amount) values (${customer}, 'paid', 99)`;
           orders++;
         } catch (error) {
           errors[error.code ?? error.message] = (errors[error.code ?? error.message] ?? 0) + 1;
@@ -240,29 +256,45 @@ async function concurrentInserts(writers, table) {
 
 function markdown(report) {
   const n = (value, digits = 0) => Number(value).toFixed(digits);
-  const ceiling = (writers) => report.concurrent.find((c) => c.writers === writers && c.table === 'orders_without_triggers');
+  const ceiling = (writers) =>
+    report.concurrent.find((c) => c.writers === writers && c.table === 'orders_without_triggers');
   const single = (table, who) => report.single[table][who];
   const ratio = (who) => n(single('orders', who).p50 / single('orders_without_triggers', who).p50, 2);
   return [
     `# Order writes (${report.generated_at})`,
     '',
-    `Store: ${report.orders} orders generated in ${n(report.generate_seconds, 1)} s (inserted in ${n(report.insert_seconds, 1)} s, one statement, then folded in ${n(report.fold.store.seconds, 1)} s), plus one customer with ${report.heavy_customer_orders} orders.`,
+    `Store: ${report.orders} orders generated in ${n(report.generate_seconds, 1)} s (inserted in ${
+      n(report.insert_seconds, 1)
+    } s, one statement, then folded in ${
+      n(report.fold.store.seconds, 1)
+    } s), plus one customer with ${report.heavy_customer_orders} orders.`,
     '',
     '| single insert, one transaction each | orders p50 ms | p99 ms | trigger-less copy p50 ms | p99 ms | p50 ratio |',
     '|---|---:|---:|---:|---:|---:|',
     ...['new_customer', 'heavy_customer'].map((who) =>
-      `| ${who === 'new_customer' ? 'new customer' : `customer with ${report.heavy_customer_orders} orders`} | ${n(single('orders', who).p50, 2)} | ${n(single('orders', who).p99, 2)} | ${n(single('orders_without_triggers', who).p50, 2)} | ${n(single('orders_without_triggers', who).p99, 2)} | ${ratio(who)}x |`),
+      `| ${who === 'new_customer' ? 'new customer' : `customer with ${report.heavy_customer_orders} orders`} | ${
+        n(single('orders', who).p50, 2)
+      } | ${n(single('orders', who).p99, 2)} | ${n(single('orders_without_triggers', who).p50, 2)} | ${
+        n(single('orders_without_triggers', who).p99, 2)
+      } | ${ratio(who)}x |`
+    ),
     '',
     '| writers | table | orders/s | ratio to the trigger-less copy | samples with a lock wait | waiters seen, by lock type | errors |',
     '|---:|---|---:|---:|---:|---|---|',
     ...report.concurrent.map((c) =>
-      `| ${c.writers} | ${c.table} | ${n(c.orders_per_second)} | ${n(c.orders_per_second / ceiling(c.writers).orders_per_second, 2)}x | ${c.lock_wait_samples} of ${c.samples} | ${JSON.stringify(c.waits)} | ${JSON.stringify(c.errors)} |`
+      `| ${c.writers} | ${c.table} | ${n(c.orders_per_second)} | ${
+        n(c.orders_per_second / ceiling(c.writers).orders_per_second, 2)
+      }x | ${c.lock_wait_samples} of ${c.samples} | ${JSON.stringify(c.waits)} | ${JSON.stringify(c.errors)} |`
     ),
     '',
     '| fold | changes | seconds | changes/s |',
     '|---|---:|---:|---:|',
-    `| the generated store | ${report.fold.store.changes} | ${n(report.fold.store.seconds, 2)} | ${n(report.fold.store.changes_per_second)} |`,
-    `| what the concurrent writers appended | ${report.fold.writers.changes} | ${n(report.fold.writers.seconds, 2)} | ${n(report.fold.writers.changes_per_second)} |`,
+    `| the generated store | ${report.fold.store.changes} | ${n(report.fold.store.seconds, 2)} | ${
+      n(report.fold.store.changes_per_second)
+    } |`,
+    `| what the concurrent writers appended | ${report.fold.writers.changes} | ${n(report.fold.writers.seconds, 2)} | ${
+      n(report.fold.writers.changes_per_second)
+    } |`,
     '',
     ...goodsMarkdown(report.goods, n),
   ].join('\n');
@@ -277,20 +309,34 @@ function goodsMarkdown(goods, n) {
     '| one writer, an order of 3 lines a transaction | p50 ms | p99 ms |',
     '|---|---:|---:|',
     `| public.place_order (reserves) | ${n(goods.single.place_order.p50, 2)} | ${n(goods.single.place_order.p99, 2)} |`,
-    `| the same order and lines into trigger-less copies | ${n(goods.single.copies.p50, 2)} | ${n(goods.single.copies.p99, 2)} |`,
+    `| the same order and lines into trigger-less copies | ${n(goods.single.copies.p50, 2)} | ${
+      n(goods.single.copies.p99, 2)
+    } |`,
     `| ratio | ${n(goods.single.place_order.p50 / goods.single.copies.p50, 2)}x | |`,
     '',
     '| writers | orders of | where | orders/s | ratio to the copies | p50 ms | p99 ms | errors |',
     '|---:|---|---|---:|---:|---:|---:|---|',
     ...goods.concurrent.map((c) =>
-      `| ${c.writers} | 3 lines, different products | ${c.copies ? 'trigger-less copies' : 'public.place_order'} | ${n(c.orders_per_second)} | ${n(c.orders_per_second / copies.orders_per_second, 2)}x | ${n(c.p50, 2)} | ${n(c.p99, 2)} | ${JSON.stringify(c.errors)} |`
+      `| ${c.writers} | 3 lines, different products | ${c.copies ? 'trigger-less copies' : 'public.place_order'} | ${
+        n(c.orders_per_second)
+      } | ${n(c.orders_per_second / copies.orders_per_second, 2)}x | ${n(c.p50, 2)} | ${n(c.p99, 2)} | ${
+        JSON.stringify(c.errors)
+      } |`
     ),
-    `| 32 | 1 unit, a product each | public.place_order | ${n(goods.spread.orders_per_second)} | | ${n(goods.spread.p50, 2)} | ${n(goods.spread.p99, 2)} | ${JSON.stringify(goods.spread.errors)} |`,
-    `| 32 | 1 unit, one product (flash sale) | public.place_order | ${n(flash.orders_per_second)} | ${n(flash.orders_per_second / goods.spread.orders_per_second, 2)}x of a product each | ${n(flash.p50, 2)} | ${n(flash.p99, 2)} | ${JSON.stringify(flash.errors)} |`,
+    `| 32 | 1 unit, a product each | public.place_order | ${n(goods.spread.orders_per_second)} | | ${
+      n(goods.spread.p50, 2)
+    } | ${n(goods.spread.p99, 2)} | ${JSON.stringify(goods.spread.errors)} |`,
+    `| 32 | 1 unit, one product (flash sale) | public.place_order | ${n(flash.orders_per_second)} | ${
+      n(flash.orders_per_second / goods.spread.orders_per_second, 2)
+    }x of a product each | ${n(flash.p50, 2)} | ${n(flash.p99, 2)} | ${JSON.stringify(flash.errors)} |`,
     '',
-    `Flash sale: ${flash.placed} placed of ${flash.units} units, then ${flash.errors.INSUFFICIENT_STOCK ?? 0} refused (INSUFFICIENT_STOCK); ` +
-      `the product after: ${flash.stock.on_hand} on hand, ${flash.stock.reserved} reserved, ${flash.stock.available} available. ` +
-      `8 writers placing at ${n(placing.orders_per_second / copies.orders_per_second, 2)}x the copies. Deadlocks in the run: ${goods.deadlocks}.`,
+    `Flash sale: ${flash.placed} placed of ${flash.units} units, then ${
+      flash.errors.INSUFFICIENT_STOCK ?? 0
+    } refused (INSUFFICIENT_STOCK); ` +
+    `the product after: ${flash.stock.on_hand} on hand, ${flash.stock.reserved} reserved, ${flash.stock.available} available. ` +
+    `8 writers placing at ${
+      n(placing.orders_per_second / copies.orders_per_second, 2)
+    }x the copies. Deadlocks in the run: ${goods.deadlocks}.`,
     '',
     `| shipping an order of 3 lines (public.update_order_status) | p50 ms | p99 ms |`,
     '|---|---:|---:|',

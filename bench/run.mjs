@@ -70,15 +70,32 @@ const FULL_DATASET = {
   orderLines: '2-3',
 };
 const DATASET = smoke
-  ? { orders: 2_000, customers: 300, tickets: 100, seed: 7, products: 200, lotsPerProduct: 3, campaigns: 2_000, activeToday: 100 }
+  ? {
+    orders: 2_000,
+    customers: 300,
+    tickets: 100,
+    seed: 7,
+    products: 200,
+    lotsPerProduct: 3,
+    campaigns: 2_000,
+    activeToday: 100,
+  }
   : FULL_DATASET;
 // The scale run's smaller store: a tenth of the orders, customers and tickets; the same catalogue of
 // products and campaigns, so only the order history grows between the two.
 const SCALE_DATASETS = [
-  { name: '100k orders', dir: 'bench-100k', dataset: { ...FULL_DATASET, orders: 100_000, customers: 10_000, tickets: 5_000 } },
+  {
+    name: '100k orders',
+    dir: 'bench-100k',
+    dataset: { ...FULL_DATASET, orders: 100_000, customers: 10_000, tickets: 5_000 },
+  },
   { name: '1M orders', dir: 'bench', dataset: FULL_DATASET },
   ...(values['ten-million']
-    ? [{ name: '10M orders', dir: 'bench-10m', dataset: { ...FULL_DATASET, orders: 10_000_000, customers: 1_000_000, tickets: 500_000 } }]
+    ? [{
+      name: '10M orders',
+      dir: 'bench-10m',
+      dataset: { ...FULL_DATASET, orders: 10_000_000, customers: 1_000_000, tickets: 500_000 },
+    }]
     : []),
 ];
 const SCALE_SCENARIOS = /^(business health|attribution|campaign metrics)/;
@@ -103,10 +120,18 @@ async function openDatabase(dir = 'bench', settings = {}) {
   if (smoke) {
     const dir = await mkdtemp(path.join(tmpdir(), 'store-bench-'));
     await chmod(dir, 0o755);
-    const database = await startEmbeddedPostgres({ dataDir: path.join(dir, 'data'), port: await freePort(), tuneForTests: true });
+    const database = await startEmbeddedPostgres({
+      dataDir: path.join(dir, 'data'),
+      port: await freePort(),
+      tuneForTests: true,
+    });
     return { ...database, stop: async () => (await database.stop(), await rm(dir, { recursive: true, force: true })) };
   }
-  return startEmbeddedPostgres({ dataDir: path.join(ROOT, '.data', dir, 'postgres'), port: await freePort(), settings });
+  return startEmbeddedPostgres({
+    dataDir: path.join(ROOT, '.data', dir, 'postgres'),
+    port: await freePort(),
+    settings,
+  });
 }
 
 const datasetMarker = (dir) => path.join(ROOT, '.data', dir, 'dataset.json');
@@ -223,7 +248,10 @@ function runDeno(script, env) {
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(output)) : reject(new Error(`${script} failed (${code})`))));
+    child.on(
+      'close',
+      (code) => (code === 0 ? resolve(JSON.parse(output)) : reject(new Error(`${script} failed (${code})`))),
+    );
   });
 }
 
@@ -236,16 +264,35 @@ async function httpCeiling({ behindFront = false } = {}) {
   const folder = behindFront === 'node' ? await mkdtemp(path.join(tmpdir(), 'node-front-')) : undefined;
   const upstream = folder && path.join(folder, 'http.sock');
   const env = { ...process.env, PORT: String(port) };
-  const child = spawn(DENO, ['run', '--quiet', '--allow-net', '--allow-env', '--allow-read', `--allow-write=${tmpdir()}`, 'bench/http-ceiling.ts'], {
+  const child = spawn(DENO, [
+    'run',
+    '--quiet',
+    '--allow-net',
+    '--allow-env',
+    '--allow-read',
+    `--allow-write=${tmpdir()}`,
+    'bench/http-ceiling.ts',
+  ], {
     cwd: ROOT,
-    env: { ...env, ...(behindFront === 'node' ? { BEHIND_FRONT: 'node', UPSTREAM: upstream } : behindFront ? { BEHIND_FRONT: '1' } : {}) },
+    env: {
+      ...env,
+      ...(behindFront === 'node'
+        ? { BEHIND_FRONT: 'node', UPSTREAM: upstream }
+        : behindFront
+        ? { BEHIND_FRONT: '1' }
+        : {}),
+    },
     stdio: 'ignore',
   });
   let front;
   try {
     if (upstream) {
       for (let i = 0; i < 100 && !existsSync(upstream); i++) await new Promise((resolve) => setTimeout(resolve, 100));
-      front = spawn(process.execPath, ['bench/node-front.mjs'], { cwd: ROOT, env: { ...env, UPSTREAM: upstream }, stdio: 'ignore' });
+      front = spawn(process.execPath, ['bench/node-front.mjs'], {
+        cwd: ROOT,
+        env: { ...env, UPSTREAM: upstream },
+        stdio: 'ignore',
+      });
     }
     for (let i = 0; i < 100; i++) {
       try {
@@ -261,7 +308,9 @@ async function httpCeiling({ behindFront = false } = {}) {
     const before = cpu();
     const result = await runAutocannon(`http://127.0.0.1:${port}`, [{ method: 'GET', path: '/' }]);
     const after = cpu();
-    const per = (name) => (before[name] === undefined || !result.requests ? null : (after[name] - before[name]) / result.requests);
+    const per = (
+      name,
+    ) => (before[name] === undefined || !result.requests ? null : (after[name] - before[name]) / result.requests);
     return { ...result, cpu_ms_per_request: front ? { deno: per('deno'), node: per('node') } : { deno: per('deno') } };
   } finally {
     for (const proc of [front, child].filter(Boolean)) {
@@ -381,7 +430,9 @@ async function benchmark() {
       });
     }
     const invariants = await stockInvariantViolations(database.url);
-    log(`Stock invariants after the write scenarios: ${invariants.violations} of ${invariants.products} products in violation`);
+    log(
+      `Stock invariants after the write scenarios: ${invariants.violations} of ${invariants.products} products in violation`,
+    );
     const report = {
       generated_at: new Date().toISOString(),
       mode: smoke ? 'smoke' : 'full',
@@ -406,7 +457,8 @@ async function benchmark() {
 /** The analytics scenarios one request at a time on two store sizes, and how much each grew. */
 async function scaleRun() {
   const picked = scenarios.filter((scenario) =>
-    SCALE_SCENARIOS.test(scenario.name) && (!values.only || new RegExp(values.only, 'i').test(scenario.name)));
+    SCALE_SCENARIOS.test(scenario.name) && (!values.only || new RegExp(values.only, 'i').test(scenario.name))
+  );
   const sizes = [];
   for (const { name, dir, dataset } of SCALE_DATASETS) {
     const stack = await openStack(dataset, dir);
@@ -415,7 +467,10 @@ async function scaleRun() {
       for (const scenario of picked) {
         log(`${name}: ${scenario.name} at c=1…`);
         await settle(stack.database.url);
-        results.push({ scenario: scenario.name, single: await withCpu(stack, () => runAutocannon(stack.functions.url, requestsOf(stack, scenario), 1)) });
+        results.push({
+          scenario: scenario.name,
+          single: await withCpu(stack, () => runAutocannon(stack.functions.url, requestsOf(stack, scenario), 1)),
+        });
       }
       sizes.push({ name, dataset, results });
     } finally {
@@ -445,13 +500,19 @@ function scaleMarkdown(report) {
   const lines = [
     `# Scale run (${report.generated_at})`,
     '',
-    `One request at a time, ${report.duration_seconds} s per measurement, on ${names.join(', ')} (same products and campaigns).`,
+    `One request at a time, ${report.duration_seconds} s per measurement, on ${
+      names.join(', ')
+    } (same products and campaigns).`,
     '',
-    `| scenario | ${names.map((name) => `${name} p50 ms`).join(' | ')} | ${growths.join(' | ')} | ${names.map((name) => `${name} PG CPU ms/req`).join(' | ')} |`,
+    `| scenario | ${names.map((name) => `${name} p50 ms`).join(' | ')} | ${growths.join(' | ')} | ${
+      names.map((name) => `${name} PG CPU ms/req`).join(' | ')
+    } |`,
     `|---|${[...names, ...growths, ...names].map(() => '---:').join('|')}|`,
     ...sizes[0].results.map((r, i) => {
       const results = sizes.map((size) => size.results[i].single);
-      return `| ${r.scenario} | ${results.map((x) => n(x.p50)).join(' | ')} | ${results.slice(1).map((x, j) => `${n(x.p50 / results[j].p50, 2)}×`).join(' | ')} | ${results.map((x) => n(x.cpu_ms_per_request.postgres)).join(' | ')} |`;
+      return `| ${r.scenario} | ${results.map((x) => n(x.p50)).join(' | ')} | ${
+        results.slice(1).map((x, j) => `${n(x.p50 / results[j].p50, 2)}×`).join(' | ')
+      } | ${results.map((x) => n(x.cpu_ms_per_request.postgres)).join(' | ')} |`;
     }),
     '',
   ];
@@ -464,17 +525,43 @@ function markdown(report) {
   const lines = [
     `# Benchmarks (${report.mode}, ${report.generated_at})`,
     '',
-    `Concurrency ${report.connections}, ${report.mode === 'smoke' ? `${SMOKE_REQUESTS} requests` : `${report.duration_seconds} s`} per measurement, pool ${report.pool_size}; data set ${JSON.stringify(report.dataset)}.`,
-    `HTTP ceiling (bare Deno.serve): ${n(report.http_ceiling.requests_per_sec)} req/s, p50 ${n(report.http_ceiling.p50, 1)} ms, p99 ${n(report.http_ceiling.p99, 1)} ms, Deno CPU ${cpu(report.http_ceiling.cpu_ms_per_request.deno, 3)} ms/req.`,
-    `HTTP ceiling behind the TCP front (the local server's deadlines): ${n(report.http_ceiling_behind_front.requests_per_sec)} req/s, p50 ${n(report.http_ceiling_behind_front.p50, 1)} ms, p99 ${n(report.http_ceiling_behind_front.p99, 1)} ms, Deno CPU ${cpu(report.http_ceiling_behind_front.cpu_ms_per_request.deno, 3)} ms/req.`,
+    `Concurrency ${report.connections}, ${
+      report.mode === 'smoke' ? `${SMOKE_REQUESTS} requests` : `${report.duration_seconds} s`
+    } per measurement, pool ${report.pool_size}; data set ${JSON.stringify(report.dataset)}.`,
+    `HTTP ceiling (bare Deno.serve): ${n(report.http_ceiling.requests_per_sec)} req/s, p50 ${
+      n(report.http_ceiling.p50, 1)
+    } ms, p99 ${n(report.http_ceiling.p99, 1)} ms, Deno CPU ${
+      cpu(report.http_ceiling.cpu_ms_per_request.deno, 3)
+    } ms/req.`,
+    `HTTP ceiling behind the TCP front (the local server's deadlines): ${
+      n(report.http_ceiling_behind_front.requests_per_sec)
+    } req/s, p50 ${n(report.http_ceiling_behind_front.p50, 1)} ms, p99 ${
+      n(report.http_ceiling_behind_front.p99, 1)
+    } ms, Deno CPU ${cpu(report.http_ceiling_behind_front.cpu_ms_per_request.deno, 3)} ms/req.`,
     ...(report.http_ceiling_behind_node
-      ? [`HTTP ceiling behind Node's HTTP server (the same deadlines, bench/node-front.mjs; measured for comparison): ${n(report.http_ceiling_behind_node.requests_per_sec)} req/s, p50 ${n(report.http_ceiling_behind_node.p50, 1)} ms, p99 ${n(report.http_ceiling_behind_node.p99, 1)} ms, Deno CPU ${cpu(report.http_ceiling_behind_node.cpu_ms_per_request.deno, 3)} + Node CPU ${cpu(report.http_ceiling_behind_node.cpu_ms_per_request.node, 3)} ms/req.`]
+      ? [
+        `HTTP ceiling behind Node's HTTP server (the same deadlines, bench/node-front.mjs; measured for comparison): ${
+          n(report.http_ceiling_behind_node.requests_per_sec)
+        } req/s, p50 ${n(report.http_ceiling_behind_node.p50, 1)} ms, p99 ${
+          n(report.http_ceiling_behind_node.p99, 1)
+        } ms, Deno CPU ${cpu(report.http_ceiling_behind_node.cpu_ms_per_request.deno, 3)} + Node CPU ${
+          cpu(report.http_ceiling_behind_node.cpu_ms_per_request.node, 3)
+        } ms/req.`,
+      ]
       : []),
     '',
     `| scenario | req/s | p50 ms | p99 ms | non-2xx | Deno CPU ms/req | PG CPU ms/req | DB ceiling req/s | DB p50 ms | DB p99 ms | ratio to DB ceiling | ratio to HTTP ceiling | c=1 p50 ms | c=1 p99 ms | c=1 DB p50 ms |`,
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...report.results.map((r) =>
-      `| ${r.scenario} | ${n(r.endpoint.requests_per_sec)} | ${n(r.endpoint.p50, 1)} | ${n(r.endpoint.p99, 1)} | ${r.endpoint.non_2xx} | ${cpu(r.endpoint.cpu_ms_per_request.deno)} | ${cpu(r.endpoint.cpu_ms_per_request.postgres)} | ${n(r.database_ceiling.requests_per_sec)} | ${n(r.database_ceiling.p50, 1)} | ${n(r.database_ceiling.p99, 1)} | ${n(r.ratio_to_database_ceiling * 100)}% | ${n(r.ratio_to_http_ceiling * 100)}% | ${n(r.single.endpoint.p50, 1)} | ${n(r.single.endpoint.p99, 1)} | ${n(r.single.database_ceiling.p50, 1)} |`
+      `| ${r.scenario} | ${n(r.endpoint.requests_per_sec)} | ${n(r.endpoint.p50, 1)} | ${
+        n(r.endpoint.p99, 1)
+      } | ${r.endpoint.non_2xx} | ${cpu(r.endpoint.cpu_ms_per_request.deno)} | ${
+        cpu(r.endpoint.cpu_ms_per_request.postgres)
+      } | ${n(r.database_ceiling.requests_per_sec)} | ${n(r.database_ceiling.p50, 1)} | ${
+        n(r.database_ceiling.p99, 1)
+      } | ${n(r.ratio_to_database_ceiling * 100)}% | ${n(r.ratio_to_http_ceiling * 100)}% | ${
+        n(r.single.endpoint.p50, 1)
+      } | ${n(r.single.endpoint.p99, 1)} | ${n(r.single.database_ceiling.p50, 1)} |`
     ),
     '',
     `Stock invariants after the write scenarios (never negative; lots = stock = ledger sum): ${report.stock_invariants.violations} violations over ${report.stock_invariants.products} products.`,

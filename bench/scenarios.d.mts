@@ -1,4 +1,7 @@
-export function adjustment(n: number, productIds: string[]): { product_id: string; adjust_quantity: number; reason: string };
+export function adjustment(
+  n: number,
+  productIds: string[],
+): { product_id: string; adjust_quantity: number; reason: string };
 export function searchTerm(n: number): string;
 export function deliveryLines(n: number, productIds: string[], today: string): {
   product_id: string;
@@ -8,4 +11,7 @@ export function deliveryLines(n: number, productIds: string[], today: string): {
 }[];
 export function orderSearchTerm(n: number): string;
 export const ORDER_LIST_PRESETS: [string, string][];
-export function orderListQuery(preset: string, orderWindows: Record<string, { ordered_from: string; ordered_before: string }>): string;
+export function orderListQuery(
+  preset: string,
+  orderWindows: Record<string, { ordered_from: string; ordered_before: string }>,
+): string;

@@ -9,6 +9,19 @@ const health = (period) => ({
   request: () => ({ method: 'POST', path: '/functions/v1/business-health-analytics', body: { period } }),
 });
 
+/** Version 2.0 of the report (issue 42): the same, with marketing scored from the campaigns' return. */
+const health2 = (period) => ({
+  name: `business health 2.0 ${period}`,
+  kind: 'read',
+  caller: 'service',
+  request: () => ({
+    method: 'POST',
+    path: '/functions/v1/business-health-analytics',
+    body: { period },
+    headers: { accept: 'application/vnd.api+json;version=2.0' },
+  }),
+});
+
 /** The 50 lines of the bench's n-th delivery. */
 export function deliveryLines(n, productIds, today) {
   const expires = new Date(Date.parse(`${today}T00:00:00Z`) + 180 * 86_400_000).toISOString().slice(0, 10);
@@ -101,7 +114,10 @@ export const scenarios = [
     name: 'attribution (1,000 active campaigns)',
     kind: 'read',
     caller: 'admin',
-    request: (_n, { today }) => ({ method: 'GET', path: `/functions/v1/campaigns/attribution?date=${today}&order_amount=1000` }),
+    request: (_n, { today }) => ({
+      method: 'GET',
+      path: `/functions/v1/campaigns/attribution?date=${today}&order_amount=1000`,
+    }),
   },
   {
     // As a browser asks for it: the 334 KB answer gzipped (once per distinct answer, _shared/http.ts).
@@ -118,7 +134,10 @@ export const scenarios = [
     name: 'campaign metrics',
     kind: 'read',
     caller: 'admin',
-    request: (n, { campaignIds }) => ({ method: 'GET', path: `/functions/v1/campaigns/${campaignIds[n % campaignIds.length]}/metrics` }),
+    request: (n, { campaignIds }) => ({
+      method: 'GET',
+      path: `/functions/v1/campaigns/${campaignIds[n % campaignIds.length]}/metrics`,
+    }),
   },
   {
     name: 'campaign list search (100,000 campaigns)',
@@ -137,9 +156,15 @@ export const scenarios = [
     name,
     kind: 'read',
     caller: 'admin',
-    request: (_, { orderWindows }) => ({ method: 'GET', path: `/functions/v1/orders?${orderListQuery(preset, orderWindows)}` }),
+    request: (_, { orderWindows }) => ({
+      method: 'GET',
+      path: `/functions/v1/orders?${orderListQuery(preset, orderWindows)}`,
+    }),
   })),
   health('7d'),
   health('30d'),
   health('90d'),
+  health2('7d'),
+  health2('30d'),
+  health2('90d'),
 ];

@@ -143,6 +143,61 @@ revoke execute on function private.marketing_window_figures(date, date) from pub
 
 grant execute on function private.marketing_window_figures(date, date) to service_role;
 
+-- Version 2.0's insight rules (docs/business-health.md "Insights of 2.0"), as private.health_insight_rules
+-- writes the seeds' (60_report.sql) and beside them in the ranking: the campaigns with the best and the worst
+-- return and the one spending furthest ahead of its days, from `figures`' `marketing`
+-- (private.health_marketing_figures), named for callers who may read campaigns. None applies in 1.0.
+create or replace function private.health_marketing_insight_rules(figures jsonb)
+returns table (
+  n integer, applies boolean, title text, title_en text, description text, description_en text, type text,
+  impact text, observations bigint, category text, actions text[], actions_en text[]
+)
+language sql stable set search_path = '' as $$
+  select v.*
+  from jsonb_to_record(figures) as f(orders bigint, version integer, marketing jsonb)
+  cross join lateral (
+    select (f.marketing -> 'best' ->> 'figure')::numeric as best_roas,
+           coalesce('「' || (f.marketing -> 'best' ->> 'name') || '」', '一檔活動') as best_zh,
+           coalesce('"' || (f.marketing -> 'best' ->> 'name') || '"', 'A campaign') as best_en,
+           (f.marketing -> 'worst' ->> 'figure')::numeric as worst_roas,
+           coalesce('「' || (f.marketing -> 'worst' ->> 'name') || '」', '一檔活動') as worst_zh,
+           coalesce('"' || (f.marketing -> 'worst' ->> 'name') || '"', 'A campaign') as worst_en,
+           (f.marketing -> 'ahead' ->> 'figure')::numeric as pacing,
+           coalesce('「' || (f.marketing -> 'ahead' ->> 'name') || '」', '一檔活動') as ahead_zh,
+           coalesce('"' || (f.marketing -> 'ahead' ->> 'name') || '"', 'A campaign') as ahead_en
+  ) m
+  cross join lateral (
+    values
+    (15, m.best_roas >= 1,
+     '回報最佳的活動', 'Best-returning campaign',
+     format('%s本期的廣告投報率（ROAS）為 %s：每花 1 元帶回 %s 元營收。', m.best_zh, m.best_roas, m.best_roas),
+     format('%s has a ROAS of %s this period: every 1 spent brought back %s in revenue.', m.best_en, m.best_roas,
+            m.best_roas),
+     'opportunity', case when m.best_roas >= 3 then 'medium' else 'low' end, f.orders, 'marketing',
+     array['提高這檔活動的預算', '把這檔活動的做法用在其他商品'],
+     array['Give this campaign more budget', 'Use what works in this campaign for other products']),
+    (16, m.worst_roas < 1,
+     '回報偏低的活動', 'Campaign not paying back',
+     format('%s本期的廣告投報率（ROAS）只有 %s：帶回的營收還不到花費。', m.worst_zh, m.worst_roas),
+     format('%s has a ROAS of only %s this period: it brought back less than it spent.', m.worst_en, m.worst_roas),
+     'warning', case when m.worst_roas < 0.5 then 'high' else 'medium' end, f.orders, 'marketing',
+     array['檢討這檔活動的目標客群與素材', '暫停這檔活動或降低預算'],
+     array['Review the audience and the creative of this campaign', 'Pause this campaign or cut its budget']),
+    (17, m.pacing > 1.2,
+     '活動花費超前', 'Campaign spending ahead',
+     format('%s到今天已花掉其天數應花預算的 %s%%。', m.ahead_zh, round(m.pacing * 100)),
+     format('%s has spent %s%% of what its days so far allow of its budget.', m.ahead_en, round(m.pacing * 100)),
+     'warning', case when m.pacing >= 2 then 'high' else 'medium' end, f.orders, 'marketing',
+     array['檢查這檔活動在廣告平台上的每日上限', '調整這檔活動的預算或結束日期'],
+     array['Check the daily cap of this campaign on the ad platform', 'Change the budget or the end date of this campaign'])
+  ) v
+  where coalesce(f.version, 1) >= 2
+$$;
+
+revoke execute on function private.health_marketing_insight_rules(jsonb) from public, anon, authenticated;
+
+grant execute on function private.health_marketing_insight_rules(jsonb) to service_role;
+
 -- How version 2.0's marketing score came about, for the report (ratios only, as the whole report): `status`
 -- `scored`, or why it is 0 (`no_campaigns`: none ran or spent in the window; `no_spend`: they spent nothing)
 -- with the reason in the report's words; how many campaigns, their ROAS, and the store days read.

@@ -21,19 +21,7 @@ language sql stable set search_path = '' as $$
     rated bigint, average_rating numeric, response_score numeric, average_response_hours numeric,
     products bigint, in_stock_share numeric, sold_share numeric,
     revenue_score numeric, customer_quality numeric, overall numeric,
-    system_requests bigint, system_failures bigint, system_p95_ms numeric, version integer, marketing jsonb)
-  -- Version 2.0's campaigns (private.health_marketing_figures): named for callers who may read campaigns.
-  cross join lateral (
-    select (f.marketing -> 'best' ->> 'figure')::numeric as best_roas,
-           coalesce('「' || (f.marketing -> 'best' ->> 'name') || '」', '一檔活動') as best_zh,
-           coalesce('"' || (f.marketing -> 'best' ->> 'name') || '"', 'A campaign') as best_en,
-           (f.marketing -> 'worst' ->> 'figure')::numeric as worst_roas,
-           coalesce('「' || (f.marketing -> 'worst' ->> 'name') || '」', '一檔活動') as worst_zh,
-           coalesce('"' || (f.marketing -> 'worst' ->> 'name') || '"', 'A campaign') as worst_en,
-           (f.marketing -> 'ahead' ->> 'figure')::numeric as pacing,
-           coalesce('「' || (f.marketing -> 'ahead' ->> 'name') || '」', '一檔活動') as ahead_zh,
-           coalesce('"' || (f.marketing -> 'ahead' ->> 'name') || '"', 'A campaign') as ahead_en
-  ) m
+    system_requests bigint, system_failures bigint, system_p95_ms numeric)
   cross join lateral (
     values
     (1, f.previous_revenue > 0 and f.revenue < 0.9 * f.previous_revenue,
@@ -150,29 +138,7 @@ language sql stable set search_path = '' as $$
      format('Overall health score %s, rated "%s".', round(f.overall, 1), private.health_word(private.health_rating(f.overall), 'en')),
      'info', 'low', f.orders, 'overall',
      array['維持目前的營運節奏', '每週追蹤趨勢，及早發現下滑'],
-     array['Keep up the current pace', 'Follow the trend every week to catch a decline early']),
-    (15, f.version >= 2 and m.best_roas >= 1,
-     '回報最佳的活動', 'Best-returning campaign',
-     format('%s本期的廣告投報率（ROAS）為 %s：每花 1 元帶回 %s 元營收。', m.best_zh, m.best_roas, m.best_roas),
-     format('%s has a ROAS of %s this period: every 1 spent brought back %s in revenue.', m.best_en, m.best_roas,
-            m.best_roas),
-     'opportunity', case when m.best_roas >= 3 then 'medium' else 'low' end, f.orders, 'marketing',
-     array['提高這檔活動的預算', '把這檔活動的做法用在其他商品'],
-     array['Give this campaign more budget', 'Use what works in this campaign for other products']),
-    (16, f.version >= 2 and m.worst_roas < 1,
-     '回報偏低的活動', 'Campaign not paying back',
-     format('%s本期的廣告投報率（ROAS）只有 %s：帶回的營收還不到花費。', m.worst_zh, m.worst_roas),
-     format('%s has a ROAS of only %s this period: it brought back less than it spent.', m.worst_en, m.worst_roas),
-     'warning', case when m.worst_roas < 0.5 then 'high' else 'medium' end, f.orders, 'marketing',
-     array['檢討這檔活動的目標客群與素材', '暫停這檔活動或降低預算'],
-     array['Review the audience and the creative of this campaign', 'Pause this campaign or cut its budget']),
-    (17, f.version >= 2 and m.pacing > 1.2,
-     '活動花費超前', 'Campaign spending ahead',
-     format('%s到今天已花掉其天數應花預算的 %s%%。', m.ahead_zh, round(m.pacing * 100)),
-     format('%s has spent %s%% of what its days so far allow of its budget.', m.ahead_en, round(m.pacing * 100)),
-     'warning', case when m.pacing >= 2 then 'high' else 'medium' end, f.orders, 'marketing',
-     array['檢查這檔活動在廣告平台上的每日上限', '調整這檔活動的預算或結束日期'],
-     array['Check the daily cap of this campaign on the ad platform', 'Change the budget or the end date of this campaign'])
+     array['Keep up the current pace', 'Follow the trend every week to catch a decline early'])
   ) v
 $$;
 
@@ -232,7 +198,10 @@ language sql stable set search_path = '' as $$
     select r.*, coalesce(private.health_confidence(r.observations), 1.00) as confidence,
            case r.impact when 'high' then 3 when 'medium' then 2 else 1 end as rank,
            (figures ->> 'language' = 'en') is true as english
-    from private.health_insight_rules(figures) r
+    from (select * from private.health_insight_rules(figures)
+          union all
+          -- Version 2.0's: not even read for a 1.0 report.
+          select * from private.health_marketing_insight_rules(figures) where (figures ->> 'version')::integer >= 2) r
     where r.applies
     order by rank desc, confidence desc, n
     limit 5
