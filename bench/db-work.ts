@@ -110,4 +110,11 @@ export const databaseWork: Record<string, Work> = {
   'business health 2.0 7d': health('7d', 2),
   'business health 2.0 30d': health('30d', 2),
   'business health 2.0 90d': health('90d', 2),
+  'business health 2.0 custom 365 days': {
+    caller: SERVICE,
+    run: (tx, _, { today }) => {
+      const { from, to } = yearOfDays(today);
+      return tx`select health.business_health('custom', true, true, true, 'zh-TW', 2, ${from}, ${to}) as report`;
+    },
+  },
 };

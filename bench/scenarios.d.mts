@@ -15,3 +15,4 @@ export function orderListQuery(
   preset: string,
   orderWindows: Record<string, { ordered_from: string; ordered_before: string }>,
 ): string;
+export function yearOfDays(today: string): { from: string; to: string };

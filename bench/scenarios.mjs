@@ -9,6 +9,24 @@ const health = (period) => ({
   request: () => ({ method: 'POST', path: '/functions/v1/business-health-analytics', body: { period } }),
 });
 
+/** The store days of a custom period: the 365 days ending `today`. */
+export function yearOfDays(today) {
+  return { from: new Date(Date.parse(`${today}T00:00:00Z`) - 364 * 86_400_000).toISOString().slice(0, 10), to: today };
+}
+
+/** Version 2.0's custom period of a year of store days, against the year before it. */
+const health2Custom = {
+  name: 'business health 2.0 custom 365 days',
+  kind: 'read',
+  caller: 'service',
+  request: (_n, { today }) => ({
+    method: 'POST',
+    path: '/functions/v1/business-health-analytics',
+    body: { period: 'custom', ...yearOfDays(today) },
+    headers: { accept: 'application/vnd.api+json;version=2.0' },
+  }),
+};
+
 /** Version 2.0 of the report (issue 42): the same, with marketing scored from the campaigns' return. */
 const health2 = (period) => ({
   name: `business health 2.0 ${period}`,
@@ -167,4 +185,5 @@ export const scenarios = [
   health2('7d'),
   health2('30d'),
   health2('90d'),
+  health2Custom,
 ];

@@ -89,7 +89,7 @@ begin
   else
     truncate private.order_changes, private.order_daily_revenue, private.health_figure_changes,
       private.health_figure_changes_by_10_minutes, private.customer_scores, private.order_day_figures,
-      private.customer_order_figures;
+      private.customer_order_figures, private.customer_counted_orders;
   end if;
   return null;
 end
@@ -179,6 +179,7 @@ begin
 
     perform private.apply_order_figure_changes(changes);
     perform private.apply_order_list_changes(changes);
+    perform private.apply_counted_order_changes(changes);
     select array_agg(c.customer_id order by c.customer_id), array_agg(c.first_change order by c.customer_id)
     into customers, first_changes
     from (select n.customer_id, min(n.first_change) as first_change
@@ -207,7 +208,7 @@ begin
   lock table public.orders in share mode;
   truncate private.order_changes, private.order_daily_revenue, private.health_figure_changes,
     private.health_figure_changes_by_10_minutes, private.customer_scores, private.order_day_figures,
-    private.customer_order_figures;
+    private.customer_order_figures, private.customer_counted_orders;
   insert into private.order_changes (sign, order_id, customer_id, status, total_amount, ordered_at, order_date,
                                      promised_at, delivered_at, completed_at, cancelled_at, counted_until)
   select 1, o.id, o.customer_id, o.status, o.total_amount, o.ordered_at, o.order_date, o.promised_at,

@@ -7,7 +7,9 @@
 -- and end at store midnights) is summed from the orders, as before.
 
 -- Each store day's orders as they are now: placed, counted (revenue: private.counts_as_revenue), completed,
--- cancelled and refunded (neither counted nor cancelled), summed from the log's signed versions.
+-- cancelled and refunded (neither counted nor cancelled), summed from the log's signed versions; and, for
+-- business health's custom periods (50_health/55_custom_periods.sql), those promised a delivery and not
+-- cancelled, and of those the ones delivered by their promise.
 create table private.order_day_figures (
   order_date date primary key,
   orders integer not null,
@@ -15,7 +17,9 @@ create table private.order_day_figures (
   revenue numeric(14, 2) not null,
   completed integer not null,
   cancelled integer not null,
-  refunded integer not null
+  refunded integer not null,
+  promised integer not null default 0,
+  on_time integer not null default 0
 );
 
 alter table private.order_day_figures enable row level security;
@@ -69,15 +73,17 @@ begin
   with sums as materialized (
     select * from private.order_list_sums(changes)
   ), days as (
-    insert into private.order_day_figures as f (order_date, orders, counted_orders, revenue, completed, cancelled, refunded)
-    select s.key_date, s.orders, s.counted_orders, s.revenue, s.completed, s.cancelled, s.refunded
+    insert into private.order_day_figures as f (order_date, orders, counted_orders, revenue, completed, cancelled, refunded,
+                                                promised, on_time)
+    select s.key_date, s.orders, s.counted_orders, s.revenue, s.completed, s.cancelled, s.refunded, s.promised, s.on_time
     from sums s
     where s.key_date is not null
     order by s.key_date
     on conflict (order_date) do update
       set orders = f.orders + excluded.orders, counted_orders = f.counted_orders + excluded.counted_orders,
           revenue = f.revenue + excluded.revenue, completed = f.completed + excluded.completed,
-          cancelled = f.cancelled + excluded.cancelled, refunded = f.refunded + excluded.refunded
+          cancelled = f.cancelled + excluded.cancelled, refunded = f.refunded + excluded.refunded,
+          promised = f.promised + excluded.promised, on_time = f.on_time + excluded.on_time
   ), merged as (
     select b.key_customer as customer_id, coalesce(f.orders, 0) + b.orders as orders,
            coalesce(f.counted_orders, 0) + b.counted_orders as counted_orders, coalesce(f.revenue, 0) + b.revenue as revenue,
@@ -119,11 +125,12 @@ end
 $$;
 
 -- A batch's signed sums by store day (key_date) and by customer (key_customer), in one pass: placed, counted,
--- revenue, completed, cancelled, refunded, and for customers the latest day among the versions added and
--- among those removed.
+-- revenue, completed, cancelled, refunded, for customers the latest day among the versions added and among those
+-- removed, and promised a delivery (and not cancelled) and delivered by the promise.
 create or replace function private.order_list_sums(changes private.order_changes[])
 returns table (key_date date, key_customer uuid, orders integer, counted_orders integer, revenue numeric,
-               completed integer, cancelled integer, refunded integer, added_last date, removed_last date)
+               completed integer, cancelled integer, refunded integer, added_last date, removed_last date,
+               promised integer, on_time integer)
 language sql immutable set search_path = '' as $$
   select c.order_date, c.customer_id, sum(c.sign)::integer,
          coalesce(sum(c.sign) filter (where k.counted), 0)::integer,
@@ -131,7 +138,9 @@ language sql immutable set search_path = '' as $$
          coalesce(sum(c.sign) filter (where c.completed_at is not null), 0)::integer,
          coalesce(sum(c.sign) filter (where c.cancelled_at is not null), 0)::integer,
          coalesce(sum(c.sign) filter (where not k.counted and c.cancelled_at is null), 0)::integer,
-         max(c.order_date) filter (where c.sign > 0), max(c.order_date) filter (where c.sign < 0)
+         max(c.order_date) filter (where c.sign > 0), max(c.order_date) filter (where c.sign < 0),
+         coalesce(sum(c.sign) filter (where c.promised_at is not null and c.cancelled_at is null), 0)::integer,
+         coalesce(sum(c.sign) filter (where c.cancelled_at is null and c.delivered_at <= c.promised_at), 0)::integer
   from unnest(changes) c
   cross join lateral (select private.counts_as_revenue(c.counted_until) as counted) k
   group by grouping sets ((c.order_date), (c.customer_id))

@@ -338,3 +338,107 @@ describe('business health 2.0: the marketing dimension (Accept: application/vnd.
     expect(Number(campaigns.find((c) => c.id === id)!.spend)).toBe(20000);
   });
 });
+
+/**
+ * The customer quality of [from, before) recomputed from the orders: the customers with an order placed in it
+ * that counts now, each scored by the seeds' formula as of `before` from their counted orders before it.
+ */
+async function recomputedQuality(from: string, before: string) {
+  const [row] = await sql`
+    with population as (
+      select distinct o.customer_id from public.orders o
+      where o.ordered_at >= ${from}::timestamptz and o.ordered_at < ${before}::timestamptz and o.counted_until = 'infinity'
+    ),
+    scored as (
+      select extract(epoch from ${before}::timestamptz - max(o.ordered_at)) / 86400 as recency_days,
+             count(*) filter (where o.ordered_at >= ${before}::timestamptz - interval '8760 hours') as orders,
+             coalesce(sum(o.total_amount) filter (where o.ordered_at >= ${before}::timestamptz - interval '8760 hours'), 0) as spend
+      from population p
+      join public.orders o on o.customer_id = p.customer_id and o.ordered_at < ${before}::timestamptz and o.counted_until = 'infinity'
+      group by p.customer_id
+    )
+    select count(*)::int as customers,
+           coalesce(private.health_average_rfm_score(array_agg(recency_days), array_agg(orders), array_agg(spend)) / 5 * 100, 0)
+             as quality
+    from scored`;
+  return row as { customers: number; quality: number };
+}
+
+describe('business health 2.0: custom periods of store days', () => {
+  const custom = (from: string, to: string, extra: Record<string, string> = {}) =>
+    new URLSearchParams({ period: 'custom', from, to, ...extra });
+
+  it.each([
+    ['previous', {}],
+    ['last_year', { compare: 'last_year' }],
+    ['custom', { compare: 'custom', compare_from: 'D-40', compare_to: 'D-31' }],
+  ])('the figures of a period and the one it is compared with (%s) are the orders list’s summaries of their days', async (_, extra) => {
+    const today = storeToday();
+    const from = addDays(today, -20);
+    const to = addDays(today, -1);
+    const resolved = Object.fromEntries(Object.entries(extra).map(([k, v]) => [k, v.startsWith('D-') ? addDays(today, -Number(v.slice(2))) : v]));
+    const { status, body } = await get(`business-health-analytics/figures?${custom(from, to, resolved)}`);
+    expect(status, JSON.stringify(body)).toBe(200);
+    const { current, previous } = body.data;
+    expect([current.first_day, current.last_day]).toEqual([from, to]);
+    // A year before, day for day (29 February a year on is 28 February).
+    const yearBefore = (day: string) => `${Number(day.slice(0, 4)) - 1}${day.slice(4)}`.replace(/-02-29$/, '-02-28');
+    const expected = { previous: [addDays(from, -20), addDays(from, -1)], last_year: [yearBefore(from), yearBefore(to)],
+                       custom: [resolved.compare_from, resolved.compare_to] }[extra.compare ?? 'previous'];
+    expect([previous.first_day, previous.last_day]).toEqual(expected);
+    expect(Date.parse(current.from)).toBe(storeInstant(from, '00:00'));
+    expect(Date.parse(current.before)).toBe(storeInstant(today, '00:00'));
+    for (const window of [current, previous]) {
+      const list = await get(`orders?${new URLSearchParams({ ordered_from: window.from, ordered_before: window.before, per_page: '1' })}`);
+      const figures = ['orders', 'counted_orders', 'revenue', 'completed', 'cancelled', 'refunded', 'average_order_value'] as const;
+      expect(Object.fromEntries(figures.map((f) => [f, window[f]])), window.first_day)
+        .toEqual(Object.fromEntries(figures.map((f) => [f, list.body.summary[f]])));
+      expect(window.active_customers).toBe((await recomputedQuality(window.from, window.before)).customers);
+    }
+    expect(current.orders, 'the data set has orders in the period').toBeGreaterThan(0);
+  });
+
+  it("2.0 scores a custom period as of its end and trends it against the period it is compared with", async () => {
+    const today = storeToday();
+    const from = addDays(today, -44);
+    const to = addDays(today, -15);
+    const v2 = await report({ period: 'custom', from, to, compare: 'previous', includeSystemHealth: false }, tokens.admin, V2);
+    expect(v2.status, v2.text).toBe(200);
+    const { data } = v2.body;
+    const figures = (await get(`business-health-analytics/figures?${custom(from, to)}`)).body.data;
+    expect(data.window).toEqual({ period: 'custom', from: figures.current.from, before: figures.current.before,
+                                  compareFrom: figures.previous.from, compareBefore: figures.previous.before });
+    const now = await recomputedQuality(figures.current.from, figures.current.before);
+    const before = await recomputedQuality(figures.previous.from, figures.previous.before);
+    expect(now.customers).toBeGreaterThan(0);
+    expect(data.scoreDetails.customerQuality).toBeCloseTo(now.quality, 2);
+    expect(data.scoreDetails.operationalEfficiency).toBeCloseTo(figures.current.completed / figures.current.orders * 100, 2);
+    const [{ revenue }] = await sql`select round(private.health_revenue_score(${figures.current.revenue}, ${figures.previous.revenue}), 2) as revenue`;
+    expect(data.metrics.revenue).toBe(revenue);
+    const change = (a: number, b: number) => (b === 0 ? (a > 0 ? 100 : 0) : (a - b) / b * 100);
+    expect(data.trends.customerChange).toBeCloseTo(change(now.quality, before.quality), 1);
+    expect(data.marketingDetails).toMatchObject({ firstDay: from, lastDay: to });
+  });
+
+  it('a custom period is checked: its days, 366 at most, up to today, its comparison; 1.0 takes none of it', async () => {
+    const today = storeToday();
+    const refused = async (body: Record<string, unknown>, parameter: string) => {
+      const res = await report({ period: 'custom', ...body }, tokens.anon, V2);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body.details.parameter, JSON.stringify(body)).toBe(parameter);
+      return res.body.details;
+    };
+    await refused({ to: today }, 'from');
+    await refused({ from: addDays(today, -3), to: addDays(today, -4) }, 'to');
+    await refused({ from: addDays(today, -366), to: today }, 'to');
+    await refused({ from: addDays(today, -3), to: addDays(today, 1) }, 'to');
+    await refused({ from: addDays(today, -3), to: today, compare: 'custom' }, 'compare_from');
+    expect(await refused({ from: addDays(today, -3), to: today, compare: 'lastyear' }, 'compare'))
+      .toMatchObject({ expected: ['previous', 'last_year', 'custom'] });
+    const notCustom = await report({ period: '7d', from: today }, tokens.anon, V2);
+    expect(notCustom.body.details).toMatchObject({ parameter: 'from' });
+    expect((await report({ period: 'custom', from: addDays(today, -365), to: today }, tokens.anon, V2)).status).toBe(200);
+    const v1 = await report({ period: '7d', from: today });
+    expect(v1.body.details).toMatchObject({ parameter: 'from', expected: ['period', 'includeSystemHealth', 'includeTrends', 'includeInsights'] });
+  });
+});

@@ -153,21 +153,38 @@ describe("the orders list's kept figures", () => {
                     where f.order_date < '1975-01-01' and f.orders <> 0) as days,
                    (select coalesce(jsonb_agg(jsonb_build_object('order_date', r.order_date, 'orders', r.orders,
                              'counted_orders', r.counted_orders, 'revenue', r.revenue, 'completed', r.completed,
-                             'cancelled', r.cancelled, 'refunded', r.refunded) order by r.order_date), '[]')
+                             'cancelled', r.cancelled, 'refunded', r.refunded, 'promised', r.promised,
+                             'on_time', r.on_time) order by r.order_date), '[]')
                     from (select o.order_date, count(*)::int as orders, count(*) filter (where k.counted)::int as counted_orders,
                                  coalesce(sum(o.total_amount) filter (where k.counted), 0) as revenue,
                                  count(*) filter (where o.completed_at is not null)::int as completed,
                                  count(*) filter (where o.cancelled_at is not null)::int as cancelled,
-                                 count(*) filter (where not k.counted and o.cancelled_at is null)::int as refunded
+                                 count(*) filter (where not k.counted and o.cancelled_at is null)::int as refunded,
+                                 count(*) filter (where o.promised_at is not null and o.cancelled_at is null)::int as promised,
+                                 count(*) filter (where o.cancelled_at is null and o.delivered_at <= o.promised_at)::int
+                                   as on_time
                           from public.orders o cross join lateral (select private.counts_as_revenue(o.counted_until) as counted) k
                           where o.order_date < '1975-01-01' group by o.order_date) r) as days_recomputed,
                    (select coalesce(jsonb_agg(to_jsonb(f) order by f.customer_id), '[]') from private.customer_order_figures f
                     where f.customer_id = any(${customers}::uuid[])) as customers,
                    (select coalesce(jsonb_agg(to_jsonb(n) order by n.customer_id), '[]')
-                    from private.customer_order_figures_now(${customers}::uuid[]) n) as customers_recomputed`;
+                    from private.customer_order_figures_now(${customers}::uuid[]) n) as customers_recomputed,
+                   (select coalesce(jsonb_agg(to_jsonb(k) order by k.customer_id), '[]') from private.customer_counted_orders k
+                    where k.customer_id = any(${customers}::uuid[])) as counted,
+                   (select coalesce(jsonb_agg(jsonb_build_object('customer_id', c.customer_id, 'placed_at', c.placed_at,
+                                                                 'running_spend', c.running_spend) order by c.customer_id), '[]')
+                    from (select o.customer_id, array_agg(o.ordered_at order by o.ordered_at, o.total_amount) as placed_at,
+                                 array_agg(o.running order by o.ordered_at, o.total_amount) as running_spend
+                          from (select o.*, sum(o.total_amount) over (partition by o.customer_id order by o.ordered_at, o.total_amount
+                                                                      rows unbounded preceding) as running
+                                from public.orders o
+                                where o.customer_id = any(${customers}::uuid[]) and o.counted_until = 'infinity') o
+                          group by o.customer_id) c) as counted_recomputed`;
           if (Number(row.unfolded) === 0) {
             expect(row.days, `step ${step}`).toEqual(row.days_recomputed);
             expect(row.customers, `step ${step}`).toEqual(row.customers_recomputed);
+            // Each customer's counted orders as custom periods read them (50_health/55_custom_periods.sql).
+            expect(row.counted, `step ${step}`).toEqual(row.counted_recomputed);
           }
         }
       }

@@ -32,6 +32,7 @@ const EXPECTED: Record<string, Partial<Record<(typeof ROLES)[number], string>>> 
   'private.campaign_attribution_days': readOnly,
   'private.campaign_attribution_months': {},
   'private.campaign_attribution_pending': {},
+  'private.customer_counted_orders': readOnly,
   'private.customer_order_figures': readOnly,
   'private.customer_scores': {},
   'private.function_requests': { service_role: READ },
@@ -91,7 +92,7 @@ const EXPECTED_COLUMNS: Record<string, string> = {
 };
 
 /** The functions `anon` can call: EXECUTE on the function and USAGE on its schema. */
-const ANON_CALLABLE = ['health.business_health(text,boolean,boolean,boolean,text,integer)'];
+const ANON_CALLABLE = ['health.business_health(text,boolean,boolean,boolean,text,integer,date,date,text,date,date)'];
 
 describe('privileges of the API roles', () => {
   it('every relation × role × privilege in public, private and health is exactly the expected table: no unexpected grant', async () => {

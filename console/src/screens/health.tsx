@@ -5,7 +5,8 @@ import type { paths } from '../api/openapi.gen.ts';
 import { Chart } from '../components/chart.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader } from '../components/screen.tsx';
-import { Badge, fmt, storeZoneName } from '../format.tsx';
+import { RangeForm } from '../components/filters.tsx';
+import { Badge, fmt, storeToday, storeZoneName } from '../format.tsx';
 import { healthText } from '../i18n/health.ts';
 import { text } from '../i18n/index.ts';
 import { href, navigate, type Route } from '../router.ts';
@@ -18,8 +19,17 @@ type Figures = Ok<paths['/business-health-analytics/figures']['get']>['data'];
 type Window = Figures['current'];
 type Days = Ok<paths['/business-health-analytics/days']['get']>['data'];
 type Day = Days['today'];
-const PERIODS = ['7d', '30d', '90d'] as const;
+const PERIODS = ['7d', '30d', '90d', 'custom'] as const;
 type Period = (typeof PERIODS)[number];
+/** What a custom period is compared with, as the screen offers it (the API also takes other days). */
+const COMPARISONS = ['previous', 'last_year'] as const;
+type Comparison = (typeof COMPARISONS)[number];
+/** A custom period: store days, and what they are compared with. */
+interface Custom {
+  from: string;
+  to: string;
+  compare: Comparison;
+}
 
 const DIMENSIONS = ['revenue', 'satisfaction', 'fulfillment', 'support', 'products', 'marketing', 'system'] as const;
 
@@ -27,9 +37,19 @@ export function HealthScreen({ route, isAdmin }: { route: Route; isAdmin: boolea
   const t = text(healthText);
   const requested = route.params.get('period');
   const period: Period = PERIODS.find((p) => p === requested) ?? '30d';
+  // A custom period's days: the last 30 store days until the URL says otherwise.
+  const custom: Custom | undefined = period === 'custom'
+    ? {
+      from: route.params.get('from') ?? storeToday(-29),
+      to: route.params.get('to') ?? storeToday(),
+      compare: COMPARISONS.find((c) => c === route.params.get('compare')) ?? 'previous',
+    }
+    : undefined;
   const load = useLoad(
-    (signal) => api('post', '/business-health-analytics', { body: { period }, headers: VERSION_2, signal }).then((r) => r.data as Report),
-    [period],
+    (signal) =>
+      api('post', '/business-health-analytics', { body: { period, ...custom }, headers: VERSION_2, signal })
+        .then((r) => r.data as Report),
+    [period, custom?.from, custom?.to, custom?.compare],
   );
 
   return (
@@ -45,12 +65,31 @@ export function HealthScreen({ route, isAdmin }: { route: Route; isAdmin: boolea
           ))}
         </fieldset>
       </ScreenHeader>
+      {custom && <CustomPeriodForm custom={custom} />}
       <Loaded load={load} label={t.computing}>
         {(report) => <HealthReport report={report} period={period} />}
       </Loaded>
       {isAdmin && <HealthDays />}
-      {isAdmin && <HealthFigures period={period} />}
+      {isAdmin && <HealthFigures period={period} custom={custom} />}
     </section>
+  );
+}
+
+/** A custom period's store days (at most 366, checked before they are sent) and what they are compared with. */
+function CustomPeriodForm({ custom }: { custom: Custom }) {
+  const t = text(healthText);
+  return (
+    <div class="custom-period" data-testid="custom-period">
+      <RangeForm from={custom.from} to={custom.to} label={t.customPeriod}
+        onChange={(from, to) => navigate('health', { period: 'custom', from, to, compare: custom.compare })} />
+      <label class="field">
+        <span>{t.compareWith}</span>
+        <select name="compare" value={custom.compare}
+          onChange={(e) => navigate('health', { period: 'custom', from: custom.from, to: custom.to, compare: e.currentTarget.value })}>
+          {COMPARISONS.map((c) => <option key={c} value={c}>{t[`compare.${c}`]}</option>)}
+        </select>
+      </label>
+    </div>
   );
 }
 
@@ -104,7 +143,9 @@ function HealthReport({ report, period }: { report: Report; period: Period }) {
       </div>
       <div class="two-columns">
         <section class="card" aria-labelledby="dimensions-title">
-          <h2 id="dimensions-title">{t.dimensionsTitle} <span class="muted">{t.dimensionsScale(t[`period.${period}`])}</span></h2>
+          <h2 id="dimensions-title">{t.dimensionsTitle} <span class="muted">{period === 'custom'
+            ? t.dimensionsRange(fmt.day(report.marketingDetails.firstDay), fmt.day(report.marketingDetails.lastDay))
+            : t.dimensionsScale(t[`period.${period}`])}</span></h2>
           <Chart
             id="dimensions-chart"
             config={config}
@@ -156,7 +197,7 @@ function HealthReport({ report, period }: { report: Report; period: Period }) {
                     <h4>{t.whatToDo}</h4>
                     <ul>
                       {insight.actions.map((a, j) => {
-                        const to = actionLink(insight.action_targets[j], report.timestamp, period, insight.campaign_id);
+                        const to = actionLink(insight.action_targets[j], report.window, insight.campaign_id);
                         return <li key={a}>{to ? <a href={to} data-action-target={insight.action_targets[j]}>{a}</a> : a}</li>;
                       })}
                     </ul>
@@ -196,17 +237,20 @@ const FIGURE_KEYS = {
 type ActionTarget = (typeof enums.insight_action_target)[number];
 
 /**
- * The screen an insight's action is carried out on: the orders of the report's period in the state it names
- * (as of the report's moment), the products by stock status, a new campaign, the insight's own campaign (named
+ * The screen an insight's action is carried out on: the orders of the report's window in the state it names, the products by stock status, a new campaign, the insight's own campaign (named
  * only to those who may read campaigns).
  */
 function actionLink(
   target: ActionTarget | null | undefined,
-  asOf: string,
-  period: Period,
+  reported: Report['window'],
   campaignId: string | null | undefined,
 ): string | undefined {
-  const window = { ordered_from: new Date(Date.parse(asOf) - Number(period.slice(0, -1)) * 86_400_000).toISOString(), ordered_before: asOf, as_of: asOf };
+  // A rolling window as it stood at its end; a custom period's store days as they are now.
+  const window = {
+    ordered_from: reported.from,
+    ordered_before: reported.before,
+    as_of: reported.period === 'custom' ? undefined : reported.before,
+  };
   switch (target) {
     case 'orders_awaiting_shipment': return href('orders', { ...window, status: 'paid' });
     case 'orders_shipped': return href('orders', { ...window, status: 'shipped' });
@@ -316,28 +360,39 @@ function HealthDays() {
   );
 }
 
+/** A window's heading: a rolling window's words, or a custom period's store days. */
+function windowName(w: Window, rolling: string | undefined) {
+  return rolling ?? `${fmt.day(w.first_day!)} – ${fmt.day(w.last_day!)}`;
+}
+
 /** The figures behind the scores (administrators only): this period, the one before, the change. */
-function HealthFigures({ period }: { period: Period }) {
+function HealthFigures({ period, custom }: { period: Period; custom?: Custom }) {
   const t = text(healthText);
   const load = useLoad(
-    (signal) => api('get', '/business-health-analytics/figures', { query: { period }, signal }).then((r) => r.data),
-    [period],
+    (signal) => api('get', '/business-health-analytics/figures', { query: { period, ...custom }, signal }).then((r) => r.data),
+    [period, custom?.from, custom?.to, custom?.compare],
   );
   const days = t[`period.${period}`];
+  const asOfEnd = period !== 'custom';
   return (
     <section class="card" aria-labelledby="figures-title">
       <h2 id="figures-title">{t.figuresTitle}</h2>
       <Loaded load={load} label={t.loadingFigures}>
         {(f) => (
           <>
-          <p class="muted" data-testid="rolling-window">{t.rollingWindow(days, fmt.dateTime(f.current.from), fmt.dateTime(f.current.before))}</p>
+          <p class="muted" data-testid="rolling-window">{asOfEnd
+            ? t.rollingWindow(days, fmt.dateTime(f.current.from), fmt.dateTime(f.current.before))
+            : t.customWindows(fmt.day(f.current.first_day!), fmt.day(f.current.last_day!), fmt.day(f.previous.first_day!),
+              fmt.day(f.previous.last_day!))}</p>
           <div class="table-wrap" tabIndex={0} role="region" aria-labelledby="figures-title">
             <table data-testid="health-figures">
               <thead>
                 <tr>
                   <th scope="col">{t.figure}</th>
-                  <th scope="col" class="num">{t.lastPeriod(days)} <a href={ordersOf(f.current)} aria-label={t.ordersOfWindow(t.lastPeriod(days))}>{t.orders}</a></th>
-                  <th scope="col" class="num">{t.periodBefore(days)} <a href={ordersOf(f.previous)} aria-label={t.ordersOfWindow(t.periodBefore(days))}>{t.orders}</a></th>
+                  <th scope="col" class="num">{windowName(f.current, asOfEnd ? t.lastPeriod(days) : undefined)}{' '}
+                    <a href={ordersOf(f.current, undefined, asOfEnd)} aria-label={t.ordersOfWindow(windowName(f.current, asOfEnd ? t.lastPeriod(days) : undefined))}>{t.orders}</a></th>
+                  <th scope="col" class="num">{windowName(f.previous, asOfEnd ? t.periodBefore(days) : undefined)}{' '}
+                    <a href={ordersOf(f.previous, undefined, asOfEnd)} aria-label={t.ordersOfWindow(windowName(f.previous, asOfEnd ? t.periodBefore(days) : undefined))}>{t.orders}</a></th>
                   <th scope="col" class="num">{t.figureChange}</th>
                 </tr>
               </thead>
@@ -346,7 +401,7 @@ function HealthFigures({ period }: { period: Period }) {
                   const show = (w: Window) => {
                     const value = w[row.key] as number | null;
                     const shown = row.money ? fmt.money(value) : fmt.int(value);
-                    return row.orders ? <a href={ordersOf(w, row.key)} data-figure={row.key}>{shown}</a> : <span data-figure={row.key}>{shown}</span>;
+                    return row.orders ? <a href={ordersOf(w, row.key, asOfEnd)} data-figure={row.key}>{shown}</a> : <span data-figure={row.key}>{shown}</span>;
                   };
                   return (
                     <tr key={row.key}>
@@ -360,7 +415,8 @@ function HealthFigures({ period }: { period: Period }) {
               </tbody>
             </table>
           </div>
-          <HealthCampaigns current={f.current.marketing} previous={f.previous.marketing} days={days} />
+          <HealthCampaigns current={f.current.marketing} previous={f.previous.marketing}
+            names={[windowName(f.current, asOfEnd ? t.lastPeriod(days) : undefined), windowName(f.previous, asOfEnd ? t.periodBefore(days) : undefined)]} />
           </>
         )}
       </Loaded>
@@ -377,7 +433,7 @@ const MARKETING_ROWS = [
 ] as const;
 
 /** The marketing score's figures (spend, attributed revenue, ROAS) and the campaigns behind them, each linked. */
-function HealthCampaigns({ current, previous, days }: { current: Marketing; previous: Marketing; days: string }) {
+function HealthCampaigns({ current, previous, names }: { current: Marketing; previous: Marketing; names: [string, string] }) {
   const t = text(healthText);
   const shown = (value: number | null, money?: boolean) => (money ? fmt.money(value) : fmt.num(value));
   return (
@@ -389,8 +445,8 @@ function HealthCampaigns({ current, previous, days }: { current: Marketing; prev
           <thead>
             <tr>
               <th scope="col">{t.figure}</th>
-              <th scope="col" class="num">{t.lastPeriod(days)}</th>
-              <th scope="col" class="num">{t.periodBefore(days)}</th>
+              <th scope="col" class="num">{names[0]}</th>
+              <th scope="col" class="num">{names[1]}</th>
               <th scope="col" class="num">{t.figureChange}</th>
             </tr>
           </thead>

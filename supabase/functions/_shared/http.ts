@@ -16,7 +16,7 @@ import { checkText, type FieldProblem, type ProblemMapper, queryObject, validate
 
 /** The version every route answers in unless it is asked for another its function has. */
 export const API_VERSION = '1.0.0';
-/** Versions a route may be declared in besides 1.0, each asked for by `Accept: ...;version=X` (checkVersion). */
+/** The versions a route may be declared in, each asked for by `Accept: ...;version=X` (requestedVersion). */
 export const API_VERSIONS = ['1.0', '2.0'] as const;
 export type ApiVersion = (typeof API_VERSIONS)[number];
 export const MAX_BODY_BYTES = 1024 * 1024;

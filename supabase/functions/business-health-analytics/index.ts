@@ -9,7 +9,7 @@ import { healthArea } from '../_shared/errors.ts';
 import { type Dependencies, route, type RouteOptions, serveFunction } from '../_shared/http.ts';
 import { FUNCTION_NAME, healthHandlers, RATE_LIMITS, REPORT_SLOTS } from './handlers.ts';
 import { daysResponse, figuresResponse, reportResponse, reportResponse2 } from './responses.ts';
-import { daysQuery, figuresQuery, parameterProblem, requestBody, requestBody2 } from './schemas.ts';
+import { daysQuery, figuresQuery, parameterProblem, parameterProblem2, requestBody, requestBody2 } from './schemas.ts';
 
 export function createHandler(deps: Dependencies) {
   const handlers = healthHandlers(deps.db);
@@ -40,6 +40,8 @@ export function createHandler(deps: Dependencies) {
         ...report,
         version: '2.0',
         body: requestBody2,
+        problem: parameterProblem2,
+        example: { period: 'custom', from: '2026-10-01', to: '2026-10-31', compare: 'last_year' },
         summary: "Version 2.0 adds the marketing score from the campaigns' return (ROAS), explained in " +
           '`marketingDetails`, and insights naming campaigns',
         response: reportResponse2,
@@ -50,8 +52,9 @@ export function createHandler(deps: Dependencies) {
         path: '/figures',
         query: figuresQuery,
         concurrency: REPORT_SLOTS,
-        summary: 'The figures behind the scores (administrators): revenue, orders, customers and tickets of the ' +
-          'period and the one before it, each as it stood at its end',
+        summary:
+          'The figures behind the scores (administrators): revenue, orders, customers, tickets and campaigns of ' +
+          'the period and the one before it, each as it stood at its end (a custom period: as its store days stand now)',
         response: figuresResponse,
         errors: [403],
         handle: handlers.figures,

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { enums } from '../_shared/enums.ts';
 import { day, success, timestamp } from '../_shared/responses.ts';
-import { PERIODS } from './schemas.ts';
+import { PERIODS_2 } from './schemas.ts';
 
 const score = z.number().min(0).max(10);
 const count = z.number().int();
@@ -61,6 +61,16 @@ export const reportResponse2 = success(report.extend({
     firstDay: day.describe('The first store day read: spend and attribution are kept by store day'),
     lastDay: day.describe('The last store day read: today, so far'),
   }),
+  window: z.object({
+    period: z.enum(PERIODS_2),
+    from: timestamp,
+    before: timestamp.describe("The window's end: now for a window up to now"),
+    compareFrom: timestamp,
+    compareBefore: timestamp,
+  }).describe(
+    'The instants the report reads: the period and the one its trend and revenue compare it with (a custom ' +
+      "period's store days, orders as they are now, customers scored at each window's end)",
+  ),
   insights: z.array(insight.extend({
     campaign_id: z.guid().nullable().describe(
       'The campaign the insight is about, for callers who may read campaigns (signed in, or the service key)',
@@ -68,10 +78,12 @@ export const reportResponse2 = success(report.extend({
   })).optional(),
 }));
 
-/** One window's figures, as it stood at its end (`before`). */
+/** One window's figures, as it stood at its end (`before`); a custom period's, as its store days stand now. */
 const periodFigures = z.object({
   from: timestamp,
   before: timestamp,
+  first_day: day.optional().describe("A custom period's first store day"),
+  last_day: day.optional().describe("A custom period's last store day"),
   revenue: z.number(),
   counted_orders: count,
   orders: count,
@@ -117,7 +129,7 @@ const periodFigures = z.object({
 });
 
 export const figuresResponse = success(z.object({
-  period: z.enum(PERIODS),
+  period: z.enum(PERIODS_2),
   as_of: timestamp,
   current: periodFigures,
   previous: periodFigures,

@@ -198,10 +198,24 @@ revoke execute on function private.health_marketing_insight_rules(jsonb) from pu
 
 grant execute on function private.health_marketing_insight_rules(jsonb) to service_role;
 
+-- The marketing score of a window's figures (private.health_marketing_figures): its ROAS scaled, or 0 when
+-- nothing was spent (marketingDetails says why), not a missing ROAS to scale.
+create or replace function private.health_marketing_metric(marketing jsonb)
+returns numeric
+language sql immutable set search_path = '' as $$
+  select case when (marketing ->> 'spend')::numeric > 0
+              then private.health_marketing_score((marketing ->> 'attributed_revenue')::numeric / (marketing ->> 'spend')::numeric)
+              else 0 end
+$$;
+
+revoke execute on function private.health_marketing_metric(jsonb) from public, anon, authenticated;
+
+grant execute on function private.health_marketing_metric(jsonb) to service_role;
+
 -- How version 2.0's marketing score came about, for the report (ratios only, as the whole report): `status`
 -- `scored`, or why it is 0 (`no_campaigns`: none ran or spent in the window; `no_spend`: they spent nothing)
 -- with the reason in the report's words; how many campaigns, their ROAS, and the store days read.
-create or replace function private.health_marketing_details(marketing jsonb, as_of timestamptz, days integer, language text)
+create or replace function private.health_marketing_details(marketing jsonb, first_day date, last_day date, language text)
 returns jsonb
 language sql stable set search_path = '' as $$
   select jsonb_build_object(
@@ -210,15 +224,14 @@ language sql stable set search_path = '' as $$
                             when 'no_spend' then private.health_word('本期的活動沒有花費', language) end,
     'campaigns', (marketing ->> 'campaigns')::bigint,
     'roas', marketing -> 'roas',
-    'firstDay', d.first_day, 'lastDay', d.last_day)
-  from private.marketing_days(as_of, days) d
-  cross join lateral (
+    'firstDay', first_day, 'lastDay', last_day)
+  from (
     select case when (marketing ->> 'campaigns')::bigint = 0 then 'no_campaigns'
                 when (marketing ->> 'spend')::numeric = 0 then 'no_spend'
                 else 'scored' end as status
   ) s
 $$;
 
-revoke execute on function private.health_marketing_details(jsonb, timestamptz, integer, text) from public, anon, authenticated;
+revoke execute on function private.health_marketing_details(jsonb, date, date, text) from public, anon, authenticated;
 
-grant execute on function private.health_marketing_details(jsonb, timestamptz, integer, text) to service_role;
+grant execute on function private.health_marketing_details(jsonb, date, date, text) to service_role;

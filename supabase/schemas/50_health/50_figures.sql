@@ -332,6 +332,22 @@ begin
 end
 $$;
 
+-- The shipped orders of known cost placed in [first_at, before_at) (30_inventory/50_order_goods.sql), as they
+-- stand now: how many, what they came to, what their goods cost, the margin.
+create or replace function private.health_goods_figures(first_at timestamptz, before_at timestamptz)
+returns jsonb
+language sql stable set search_path = '' as $$
+  select jsonb_build_object('orders', count(*), 'revenue', coalesce(sum(s.total_amount), 0),
+                            'cost', coalesce(sum(s.goods_cost), 0),
+                            'margin', coalesce(sum(s.total_amount), 0) - coalesce(sum(s.goods_cost), 0))
+  from private.shipped_order_costs s
+  where s.ordered_at >= first_at and s.ordered_at < before_at
+$$;
+
+revoke execute on function private.health_goods_figures(timestamptz, timestamptz) from public, anon, authenticated;
+
+grant execute on function private.health_goods_figures(timestamptz, timestamptz) to service_role;
+
 -- The figures behind a report's scores, for the staff (the report itself carries scores only, CONTRACT
 -- §3B): for the window of `days` days ending at `as_of` (`current`) and the one before it (`previous`),
 -- each as it stood at its end, so each equals the orders list's summary of its window at that moment:
@@ -353,8 +369,7 @@ begin
              'new_customers', (select count(*) from public.customers u
                                where u.created_at >= p.at - make_interval(hours => 24 * days) and u.created_at < p.at),
              'tickets_opened', t.tickets, 'tickets_resolved', t.resolved,
-             'goods', jsonb_build_object('orders', g.orders, 'revenue', g.revenue, 'cost', g.cost,
-                                         'margin', g.revenue - g.cost),
+             'goods', private.health_goods_figures(p.at - make_interval(hours => 24 * days), p.at),
              'marketing', private.marketing_window_figures(m.first_day, m.last_day)))
     from (values ('current', as_of), ('previous', as_of - make_interval(hours => 24 * days))) p(name, at)
     cross join lateral private.health_window_order_figures(p.at, days) o
@@ -362,21 +377,15 @@ begin
     cross join lateral private.health_ticket_figures(p.at, days) t
     -- Its campaigns, over the store days the window ends on (45_marketing.sql).
     cross join lateral private.marketing_days(p.at, days) m
-    -- The window's shipped orders of known cost (30_inventory/50_order_goods.sql), as they stand now.
-    cross join lateral (
-      select count(*) as orders, coalesce(sum(s.total_amount), 0) as revenue, coalesce(sum(s.goods_cost), 0) as cost
-      from private.shipped_order_costs s
-      where s.ordered_at >= p.at - make_interval(hours => 24 * days) and s.ordered_at < p.at
-    ) g
   );
 end
 $$;
 
--- Tickets opened in the window. Resolved means resolved before `as_of`; an unanswered ticket's response
+-- Tickets opened in [first_at, before_at). Resolved means resolved before `as_of`; an unanswered ticket's response
 -- time is the time it has waited so far. The response times are summed as intervals, exact and native,
 -- and scored once (private.health_average_response_score), not ticket by ticket in numeric, which was
 -- three quarters of a 90-day report's ticket figures.
-create or replace function private.health_ticket_figures(as_of timestamptz, days integer)
+create or replace function private.health_span_ticket_figures(first_at timestamptz, before_at timestamptz, as_of timestamptz)
 returns table (
   tickets bigint, resolved bigint, rated bigint, average_rating numeric,
   response_score numeric, average_response_hours numeric
@@ -390,7 +399,7 @@ begin
     select t.resolved_at < as_of as is_resolved, t.satisfaction_rating,
            least(t.first_response_at, as_of) - t.opened_at as response_time
     from public.support_tickets t
-    where t.opened_at >= as_of - make_interval(hours => 24 * days) and t.opened_at < as_of
+    where t.opened_at >= first_at and t.opened_at < before_at
   )
   select count(*),
          count(*) filter (where t.is_resolved),
@@ -400,6 +409,16 @@ begin
          extract(epoch from sum(t.response_time)) / 3600 / nullif(count(*), 0)
   from t;
 end
+$$;
+
+-- The window of `days` days ending at `as_of`.
+create or replace function private.health_ticket_figures(as_of timestamptz, days integer)
+returns table (
+  tickets bigint, resolved bigint, rated bigint, average_rating numeric,
+  response_score numeric, average_response_hours numeric
+)
+language sql stable set search_path = '' as $$
+  select * from private.health_span_ticket_figures(as_of - make_interval(hours => 24 * days), as_of, as_of)
 $$;
 
 -- The system dimension's source: this function's own answers in the 15 minutes before `as_of`, and the
@@ -423,7 +442,7 @@ revoke execute on function
   private.health_window_customer_figures(timestamptz, integer),
   private.health_order_figures(timestamptz, integer), private.health_customer_figures(timestamptz, integer),
   private.health_period_figures(timestamptz, integer), private.health_ticket_figures(timestamptz, integer),
-  private.health_system_figures(timestamptz)
+  private.health_span_ticket_figures(timestamptz, timestamptz, timestamptz), private.health_system_figures(timestamptz)
 from public, anon, authenticated;
 
 grant execute on function
@@ -432,15 +451,15 @@ grant execute on function
   private.health_window_customer_figures(timestamptz, integer),
   private.health_order_figures(timestamptz, integer), private.health_customer_figures(timestamptz, integer),
   private.health_period_figures(timestamptz, integer), private.health_ticket_figures(timestamptz, integer),
-  private.health_system_figures(timestamptz)
+  private.health_span_ticket_figures(timestamptz, timestamptz, timestamptz), private.health_system_figures(timestamptz)
 to service_role;
 
 -- The products dimension's figures: active products (active, not deleted, created before `as_of`), the
 -- share of them in stock (some free to sell: available_stock, on hand less what open orders hold), and the
--- share that sold in the window: an order's line shipped (a `sale` movement) or a stock-out booked.
+-- share that sold in [first_at, before_at): an order's line shipped (a `sale` movement) or a stock-out booked.
 -- Stock is read as it is now, also for a past `as_of`, because lots written outside the stock functions
 -- leave no ledger to rewind.
-create or replace function private.health_product_figures(as_of timestamptz, days integer)
+create or replace function private.health_span_product_figures(first_at timestamptz, before_at timestamptz, as_of timestamptz)
 returns table (products bigint, in_stock_share numeric, sold_share numeric)
 language plpgsql stable set search_path = '' as $$
 begin
@@ -454,7 +473,7 @@ begin
     select distinct m.product_id
     from public.stock_movements m
     where m.operation in ('stock_out', 'sale')
-      and m.created_at >= as_of - make_interval(hours => 24 * days) and m.created_at < as_of
+      and m.created_at >= first_at and m.created_at < before_at
   )
   select count(*),
          (count(*) filter (where a.available_stock > 0))::numeric / nullif(count(*), 0),
@@ -464,6 +483,15 @@ begin
 end
 $$;
 
-revoke execute on function private.health_product_figures(timestamptz, integer) from public, anon, authenticated;
+-- The window of `days` days ending at `as_of`.
+create or replace function private.health_product_figures(as_of timestamptz, days integer)
+returns table (products bigint, in_stock_share numeric, sold_share numeric)
+language sql stable set search_path = '' as $$
+  select * from private.health_span_product_figures(as_of - make_interval(hours => 24 * days), as_of, as_of)
+$$;
 
-grant execute on function private.health_product_figures(timestamptz, integer) to service_role;
+revoke execute on function private.health_product_figures(timestamptz, integer),
+  private.health_span_product_figures(timestamptz, timestamptz, timestamptz) from public, anon, authenticated;
+
+grant execute on function private.health_product_figures(timestamptz, integer),
+  private.health_span_product_figures(timestamptz, timestamptz, timestamptz) to service_role;

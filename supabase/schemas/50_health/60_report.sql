@@ -212,6 +212,74 @@ revoke execute on function private.health_insights(jsonb) from public, anon, aut
 
 grant execute on function private.health_insights(jsonb) to service_role;
 
+-- The report's metrics, each rounded to 2 decimals, once every one is found on its scale (0-10) and the
+-- overall score on its own (0-100): a score outside means a formula or its data went wrong, and the report
+-- refuses to answer with it (CALCULATION_ERROR, stage `validation`).
+create or replace function private.health_checked_metrics(metrics jsonb, overall numeric)
+returns jsonb
+language plpgsql immutable set search_path = '' as $$
+declare
+  field text;
+  value numeric;
+begin
+  for field, value in select j.key, (j.value #>> '{}')::numeric from jsonb_each(metrics) j loop
+    if value is not null and not (value between 0 and 10) then
+      perform private.raise_api_error(500, 'CALCULATION_ERROR', 'Health calculation failed',
+        jsonb_build_object('stage', 'validation', 'reason', format('metrics.%s is %s, outside 0-10', field, value)));
+    end if;
+  end loop;
+  if not (overall between 0 and 100) then
+    perform private.raise_api_error(500, 'CALCULATION_ERROR', 'Health calculation failed',
+      jsonb_build_object('stage', 'validation', 'reason', format('overallScore is %s, outside 0-100', overall)));
+  end if;
+  return (select jsonb_object_agg(j.key, case when j.value = 'null'::jsonb then j.value
+                                              else to_jsonb(round((j.value #>> '{}')::numeric, 2)) end)
+          from jsonb_each(metrics) j);
+end
+$$;
+
+revoke execute on function private.health_checked_metrics(jsonb, numeric) from public, anon, authenticated;
+
+grant execute on function private.health_checked_metrics(jsonb, numeric) to service_role;
+
+-- The instants a version 2.0 report read: its window and the one it compared it with.
+create or replace function private.health_window(
+  period text, window_from timestamptz, window_before timestamptz, compare_from timestamptz, compare_before timestamptz
+)
+returns jsonb
+language sql stable set search_path = '' as $$
+  select jsonb_build_object('period', period, 'from', private.api_timestamp(window_from),
+                            'before', private.api_timestamp(window_before),
+                            'compareFrom', private.api_timestamp(compare_from),
+                            'compareBefore', private.api_timestamp(compare_before))
+$$;
+
+revoke execute on function private.health_window(text, timestamptz, timestamptz, timestamptz, timestamptz)
+from public, anon, authenticated;
+
+grant execute on function private.health_window(text, timestamptz, timestamptz, timestamptz, timestamptz) to service_role;
+
+-- The seeds' trend: the last 7 days' customer quality and operational efficiency before `as_of` (their
+-- figures come with a report's, the same pass) against the 7 days before them, a report as of 7 days earlier.
+create or replace function private.health_week_trend(
+  as_of timestamptz, week_average_rfm numeric, week_completed bigint, week_orders bigint
+)
+returns jsonb
+language sql stable set search_path = '' as $$
+  select private.health_trend(
+    private.health_percent_change(
+      coalesce(week_average_rfm / 5 * 100, 0),
+      coalesce((select f.average_rfm / 5 * 100 from private.health_customer_figures(as_of - interval '168 hours', 7) f), 0)),
+    private.health_percent_change(
+      coalesce(week_completed::numeric / nullif(week_orders, 0) * 100, 0),
+      coalesce((select f.completed::numeric / nullif(f.orders, 0) * 100
+                from private.health_order_figures(as_of - interval '168 hours', 7) f), 0)))
+$$;
+
+revoke execute on function private.health_week_trend(timestamptz, numeric, bigint, bigint) from public, anon, authenticated;
+
+grant execute on function private.health_week_trend(timestamptz, numeric, bigint, bigint) to service_role;
+
 -- `language`: the words' language, the seeds' Traditional Chinese unless English (`en`) is asked for; the
 -- numbers and codes are the same in both. `version` 2 scores marketing (45_marketing.sql), says how in
 -- `marketingDetails` and adds the campaigns' insights, naming them `with_names`; version 1 is the seeds'
@@ -224,12 +292,20 @@ create or replace function private.health_report(
   as_of timestamptz,
   language text default 'zh-TW',
   version integer default 1,
-  with_names boolean default false
+  with_names boolean default false,
+  first_day date default null,
+  last_day date default null,
+  compare_first date default null,
+  compare_last date default null
 )
 returns jsonb
 language plpgsql stable set search_path = '' as $$
 declare
-  days integer := case period when '7d' then 7 when '30d' then 30 when '90d' then 90 end;
+  days integer := case period when '7d' then 7 when '30d' then 30 when '90d' then 90
+                              when 'custom' then case when version >= 2 then last_day - first_day + 1 end end;
+  -- The window's instants and those of the one it is compared with, and the store days marketing reads.
+  window_from timestamptz; window_before timestamptz; compare_from timestamptz; compare_before timestamptz;
+  marketing_first date; marketing_last date;
   stage text := 'parameters';
   o record;
   c record;
@@ -237,9 +313,7 @@ declare
   p record;
   sys_requests bigint;
   sys_failures bigint;
-  sys_success numeric;
-  sys_p95 numeric;
-  sys_connections numeric;
+  sys_success numeric; sys_p95 numeric; sys_connections numeric;
   metrics jsonb;
   customer_quality numeric;
   operational_efficiency numeric;
@@ -247,24 +321,33 @@ declare
   overall numeric;
   result jsonb;
   trend jsonb;
-  field text;
-  value numeric;
   marketing jsonb;
   marketing_score numeric := 0;
 begin
   if days is null then
     perform private.raise_api_error(400, 'INVALID_PARAMETER', 'Invalid period', jsonb_build_object(
-      'parameter', 'period', 'provided', period, 'expected', jsonb_build_array('7d', '30d', '90d')));
+      'parameter', 'period', 'provided', period,
+      'expected', case when version >= 2 then jsonb_build_array('7d', '30d', '90d', 'custom')
+                       else jsonb_build_array('7d', '30d', '90d') end));
   end if;
 
-  stage := 'orders';
-  select * into o from private.health_order_figures(as_of, days);
-  stage := 'customers';
-  select * into c from private.health_customer_figures(as_of, days);
-  stage := 'tickets';
-  select * into t from private.health_ticket_figures(as_of, days);
-  stage := 'products';
-  select * into p from private.health_product_figures(as_of, days);
+  if period = 'custom' then
+    -- Store days (55_custom_periods.sql): orders as they are now, customers scored at each window's end.
+    select ws.first_at, ws.before_at, cs.first_at, cs.before_at, first_day, last_day
+    into window_from, window_before, compare_from, compare_before, marketing_first, marketing_last
+    from private.health_days_span(first_day, last_day, as_of) ws, private.health_days_span(compare_first, compare_last, as_of) cs;
+    stage := 'orders'; select * into o from private.health_custom_order_figures(first_day, last_day, compare_first,
+                                                                                   compare_last, as_of);
+    stage := 'customers'; select * into c from private.health_custom_customer_figures(window_from, window_before,
+                                                                                       compare_from, compare_before);
+    stage := 'tickets'; select * into t from private.health_span_ticket_figures(window_from, window_before, as_of);
+    stage := 'products'; select * into p from private.health_span_product_figures(window_from, window_before, as_of);
+  else
+    stage := 'orders'; select * into o from private.health_order_figures(as_of, days);
+    stage := 'customers'; select * into c from private.health_customer_figures(as_of, days);
+    stage := 'tickets'; select * into t from private.health_ticket_figures(as_of, days);
+    stage := 'products'; select * into p from private.health_product_figures(as_of, days);
+  end if;
   if include_system then
     stage := 'system';
     select f.requests, f.failures, f.success_rate, f.p95_ms, f.connection_usage
@@ -280,13 +363,14 @@ begin
   overall := (customer_quality + operational_efficiency + support_effectiveness) / 3;
   if version >= 2 then
     stage := 'marketing';
-    marketing := (select private.health_marketing_figures(d.first_day, d.last_day, with_names)
-                  from private.marketing_days(as_of, days) d);
-    -- Nothing spent is a 0 (marketingDetails says why), not a ROAS to scale.
-    if (marketing ->> 'spend')::numeric > 0 then
-      marketing_score := private.health_marketing_score(
-        (marketing ->> 'attributed_revenue')::numeric / (marketing ->> 'spend')::numeric);
+    if period <> 'custom' then
+      select as_of - make_interval(hours => 24 * days), as_of, as_of - make_interval(hours => 48 * days),
+             as_of - make_interval(hours => 24 * days), d.first_day, d.last_day
+      into window_from, window_before, compare_from, compare_before, marketing_first, marketing_last
+      from private.marketing_days(as_of, days) d;
     end if;
+    marketing := private.health_marketing_figures(marketing_first, marketing_last, with_names);
+    marketing_score := private.health_marketing_metric(marketing);
   end if;
 
   metrics := jsonb_build_object(
@@ -300,23 +384,9 @@ begin
     'system', case when include_system then private.health_system_score(sys_success, sys_p95, sys_connections) end
   );
 
-  -- A score outside its scale means a formula or its data went wrong: refuse to answer with it.
   stage := 'validation';
-  for field, value in select j.key, (j.value #>> '{}')::numeric from jsonb_each(metrics) j loop
-    if value is not null and not (value between 0 and 10) then
-      perform private.raise_api_error(500, 'CALCULATION_ERROR', 'Health calculation failed',
-        jsonb_build_object('stage', 'validation', 'reason', format('metrics.%s is %s, outside 0-10', field, value)));
-    end if;
-  end loop;
-  if not (overall between 0 and 100) then
-    perform private.raise_api_error(500, 'CALCULATION_ERROR', 'Health calculation failed',
-      jsonb_build_object('stage', 'validation', 'reason', format('overallScore is %s, outside 0-100', overall)));
-  end if;
-
   result := jsonb_build_object(
-    'metrics', (select jsonb_object_agg(j.key, case when j.value = 'null'::jsonb then j.value
-                                                   else to_jsonb(round((j.value #>> '{}')::numeric, 2)) end)
-                from jsonb_each(metrics) j),
+    'metrics', private.health_checked_metrics(metrics, overall),
     'scoreDetails', jsonb_build_object(
       'customerQuality', round(customer_quality, 2),
       'operationalEfficiency', round(operational_efficiency, 2),
@@ -327,21 +397,20 @@ begin
   );
 
   if version >= 2 then
-    result := result || jsonb_build_object('marketingDetails', private.health_marketing_details(marketing, as_of, days, language));
+    result := result || jsonb_build_object(
+      'marketingDetails', private.health_marketing_details(marketing, marketing_first, marketing_last, language),
+      'window', private.health_window(period, window_from, window_before, compare_from, compare_before));
   end if;
 
-  -- The trend's current week comes with the period's figures (the same pass, the customers and orders
-  -- of its last 7 days); the previous week is a report as of 7 days earlier.
   if include_trends then
     stage := 'trends';
-    trend := private.health_trend(
-      private.health_percent_change(
-        coalesce(c.week_average_rfm / 5 * 100, 0),
-        coalesce((select f.average_rfm / 5 * 100 from private.health_customer_figures(as_of - interval '168 hours', 7) f), 0)),
-      private.health_percent_change(
-        coalesce(o.week_completed::numeric / nullif(o.week_orders, 0) * 100, 0),
-        coalesce((select f.completed::numeric / nullif(f.orders, 0) * 100
-                  from private.health_order_figures(as_of - interval '168 hours', 7) f), 0)));
+    -- A custom period's trend is the period against the one it is compared with (the records differ by period).
+    if period = 'custom' then
+      trend := private.health_trend(
+        private.health_percent_change(customer_quality, coalesce(c.previous_average_rfm / 5 * 100, 0)),
+        private.health_percent_change(operational_efficiency,
+                                      coalesce(o.previous_completed::numeric / nullif(o.previous_orders, 0) * 100, 0)));
+    else trend := private.health_week_trend(as_of, c.week_average_rfm, o.week_completed, o.week_orders); end if;
     result := result || jsonb_build_object('trends', trend || jsonb_build_object(
       'description', private.health_word(trend ->> 'description', language)));
   end if;
@@ -366,10 +435,12 @@ exception
 end
 $$;
 
-revoke execute on function private.health_report(text, boolean, boolean, boolean, timestamptz, text, integer, boolean)
+revoke execute on function
+  private.health_report(text, boolean, boolean, boolean, timestamptz, text, integer, boolean, date, date, date, date)
 from public, anon, authenticated;
 
-grant execute on function private.health_report(text, boolean, boolean, boolean, timestamptz, text, integer, boolean)
+grant execute on function
+  private.health_report(text, boolean, boolean, boolean, timestamptz, text, integer, boolean, date, date, date, date)
 to service_role;
 
 -- The function's one entry point, in its own schema: not exposed by PostgREST (config.toml exposes
@@ -388,12 +459,22 @@ create or replace function health.business_health(
   include_trends boolean,
   include_insights boolean,
   language text default 'zh-TW',
-  version integer default 1
+  version integer default 1,
+  from_day date default null,
+  to_day date default null,
+  compare text default null,
+  compare_from date default null,
+  compare_to date default null
 )
 returns jsonb
 language plpgsql security definer set search_path = '' as $$
 declare
   banned_until text;
+  -- A custom period's store days, checked, and those of the one it is compared with.
+  first_day date;
+  last_day date;
+  compare_first date;
+  compare_last date;
 begin
   -- A signed token whose account is gone or banned no longer speaks for anyone.
   if auth.role() = 'authenticated' then
@@ -404,41 +485,65 @@ begin
   elsif coalesce(auth.role(), '') not in ('anon', 'service_role') then
     perform private.raise_api_error(403, 'PERMISSION_DENIED', 'This role may not view business health');
   end if;
+  if period = 'custom' and version >= 2 then
+    select * into first_day, last_day, compare_first, compare_last
+    from private.health_custom_days(from_day, to_day, compare, compare_from, compare_to);
+  end if;
   perform private.fold_order_changes(true);
   -- Campaigns are named to the callers who may read them (signed-in users and the service key).
   return private.health_report(period, include_system, include_trends, include_insights, private.now(), language,
-                               version, auth.role() in ('authenticated', 'service_role'));
+                               version, auth.role() in ('authenticated', 'service_role'), first_day, last_day,
+                               compare_first, compare_last);
 end
 $$;
 
-revoke execute on function health.business_health(text, boolean, boolean, boolean, text, integer) from public;
+revoke execute on function health.business_health(text, boolean, boolean, boolean, text, integer, date, date, text, date, date)
+from public;
 
-grant execute on function health.business_health(text, boolean, boolean, boolean, text, integer)
+grant execute on function health.business_health(text, boolean, boolean, boolean, text, integer, date, date, text, date, date)
 to anon, authenticated, service_role;
 
 -- The figures behind the scores (private.health_period_figures), for administrators and the service key
 -- only: they are amounts, which the report, open to anyone, never carries. Folded first, as the report is.
-create or replace function health.business_figures(period text)
+create or replace function health.business_figures(
+  period text,
+  from_day date default null,
+  to_day date default null,
+  compare text default null,
+  compare_from date default null,
+  compare_to date default null
+)
 returns jsonb
 language plpgsql security definer set search_path = '' as $$
 declare
   days integer := case period when '7d' then 7 when '30d' then 30 when '90d' then 90 end;
+  first_day date;
+  last_day date;
+  compare_first date;
+  compare_last date;
 begin
   if not private.is_admin() then
     perform private.raise_api_error(403, 'INSUFFICIENT_PERMISSION', 'Administrator permission is required to see the figures');
   end if;
-  if days is null then
+  if days is null and period is distinct from 'custom' then
     perform private.raise_api_error(400, 'INVALID_PARAMETER', 'Invalid period', jsonb_build_object(
-      'parameter', 'period', 'provided', period, 'expected', jsonb_build_array('7d', '30d', '90d')));
+      'parameter', 'period', 'provided', period, 'expected', jsonb_build_array('7d', '30d', '90d', 'custom')));
+  end if;
+  if period = 'custom' then
+    select * into first_day, last_day, compare_first, compare_last
+    from private.health_custom_days(from_day, to_day, compare, compare_from, compare_to);
   end if;
   perform private.fold_order_changes(true);
-  return jsonb_build_object('period', period, 'as_of', private.api_timestamp(private.now())) || private.health_period_figures(private.now(), days);
+  return jsonb_build_object('period', period, 'as_of', private.api_timestamp(private.now()))
+    || case when period = 'custom'
+         then private.health_days_period_figures(first_day, last_day, compare_first, compare_last, private.now())
+         else private.health_period_figures(private.now(), days) end;
 end
 $$;
 
-revoke execute on function health.business_figures(text) from public, anon;
+revoke execute on function health.business_figures(text, date, date, text, date, date) from public, anon;
 
-grant execute on function health.business_figures(text) to authenticated, service_role;
+grant execute on function health.business_figures(text, date, date, text, date, date) to authenticated, service_role;
 
 -- The store's today so far and yesterday (store days, private.store_day), for administrators and the
 -- service key: each day's orders as the figures route and the orders list count a window, as of now (a

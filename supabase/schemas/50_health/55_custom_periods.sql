@@ -1,0 +1,284 @@
+-- Business health 2.0's custom periods (issue 42; docs/business-health.md "Custom periods"): a stretch of store
+-- days, up to 366, compared with another. Store days are counted as of now, as the store's other days are
+-- (the days route, the orders list's days, attribution): what an order is now decides which figures it is in.
+-- Customers are scored as of the period's end, as the seeds score them at a report's moment: a period of last
+-- year scored by today's recency would say nothing of last year. Read from kept figures only, so a year costs
+-- about what a week does: each day's orders (private.order_day_figures, 26_order_list_figures.sql) and each
+-- customer's counted orders (below).
+
+-- Each customer's counted orders (not refunded, not cancelled: private.counts_as_revenue), as they count now:
+-- the moments they were placed, in order, and the running total of their amounts (the n-th is the first n
+-- orders' sum). So a customer's RFM as of any moment is three binary searches: how many were placed before it,
+-- before the year before it and before a period's start. Kept by the fold of the orders' change log
+-- (25_order_changes.sql), customer by customer from the batch's net.
+create table private.customer_counted_orders (
+  customer_id uuid primary key,
+  placed_at timestamptz[] not null,
+  running_spend numeric[] not null,
+  constraint customer_counted_orders_aligned check (cardinality(placed_at) = cardinality(running_spend))
+);
+
+alter table private.customer_counted_orders enable row level security;
+
+create policy "admins read customer counted orders" on private.customer_counted_orders
+  for select to authenticated
+  using ((select private.is_admin()));
+
+revoke all on private.customer_counted_orders from public, anon, authenticated, service_role;
+
+grant select on private.customer_counted_orders to authenticated, service_role;
+
+-- One batch of the log into the kept counted orders: for each customer whose counted orders the batch changes
+-- (net: a status move takes an order away and adds it back the same), their kept orders plus the batch's net,
+-- in order, with running totals. Reads no order, so it costs the same whatever the history.
+create or replace function private.apply_counted_order_changes(changes private.order_changes[])
+returns void
+language plpgsql set search_path = '' as $$
+begin
+  with net as (
+    select c.customer_id, c.ordered_at, c.total_amount as amount, sum(c.sign) as n
+    from unnest(changes) c
+    where private.counts_as_revenue(c.counted_until)
+    group by c.customer_id, c.ordered_at, c.total_amount
+    having sum(c.sign) <> 0
+  ),
+  touched as (
+    select distinct n.customer_id from net n
+  ),
+  merged as (
+    select u.customer_id, u.ordered_at, u.amount, sum(u.n) as n
+    from (select k.customer_id, t.placed_at as ordered_at, t.spend - coalesce(k.running_spend[t.i - 1], 0) as amount,
+                 1 as n
+          from private.customer_counted_orders k
+          cross join lateral unnest(k.placed_at, k.running_spend) with ordinality t(placed_at, spend, i)
+          where k.customer_id in (select t.customer_id from touched t)
+          union all
+          select n.customer_id, n.ordered_at, n.amount, n.n from net n) u
+    group by u.customer_id, u.ordered_at, u.amount
+  ),
+  each_order as (
+    select m.customer_id, m.ordered_at, m.amount,
+           sum(m.amount) over (partition by m.customer_id order by m.ordered_at, m.amount rows unbounded preceding)
+             as running
+    from merged m
+    cross join generate_series(1, m.n)
+  ),
+  arrays as (
+    select t.customer_id,
+           array_agg(e.ordered_at order by e.ordered_at, e.running) filter (where e.ordered_at is not null) as placed_at,
+           array_agg(e.running order by e.ordered_at, e.running) filter (where e.ordered_at is not null) as running_spend
+    from touched t
+    left join each_order e on e.customer_id = t.customer_id
+    group by t.customer_id
+  ),
+  emptied as (
+    delete from private.customer_counted_orders k
+    using arrays a
+    where k.customer_id = a.customer_id and a.placed_at is null
+  )
+  insert into private.customer_counted_orders as k (customer_id, placed_at, running_spend)
+  select a.customer_id, a.placed_at, a.running_spend
+  from arrays a
+  where a.placed_at is not null
+  order by a.customer_id
+  on conflict (customer_id) do update set placed_at = excluded.placed_at, running_spend = excluded.running_spend;
+end
+$$;
+
+revoke execute on function private.apply_counted_order_changes(private.order_changes[])
+from public, anon, authenticated, service_role;
+
+-- A stretch of store days a request names, checked: both days given (`first_name`, `last_name`), the last on or
+-- after the first, 366 days at most, to today at most. A 400 INVALID_PARAMETER names what is wrong.
+create or replace function private.health_check_days(first_day date, last_day date, first_name text, last_name text)
+returns void
+language plpgsql stable set search_path = '' as $$
+begin
+  if first_day is null or last_day is null then
+    perform private.raise_api_error(400, 'INVALID_PARAMETER', 'A custom period needs its first and last day',
+      jsonb_build_object('parameter', case when first_day is null then first_name else last_name end, 'provided', null,
+                         'expected', jsonb_build_array('a store day, YYYY-MM-DD')));
+  end if;
+  if last_day < first_day or last_day > private.store_today() or last_day - first_day + 1 > 366 then
+    perform private.raise_api_error(400, 'INVALID_PARAMETER', 'Invalid custom period', jsonb_build_object(
+      'parameter', last_name, 'provided', last_day,
+      'expected', jsonb_build_array(format('a store day from %s to %s: 366 days at most, today at most',
+                                           first_day, least(private.store_today(), first_day + 365)))));
+  end if;
+end
+$$;
+
+revoke execute on function private.health_check_days(date, date, text, text) from public, anon, authenticated;
+
+grant execute on function private.health_check_days(date, date, text, text) to service_role;
+
+-- The custom period a request names, checked, and the period it is compared with: `from` to `to` against
+-- `previous` (as many days just before; the default), `last_year` (the same dates a year before: 29 February
+-- a year on is 28 February) or `custom` (compare_from to compare_to, checked alike).
+create or replace function private.health_custom_days(
+  from_day date, to_day date, compare text, compare_from date, compare_to date,
+  out first_day date, out last_day date, out compare_first date, out compare_last date
+)
+language plpgsql stable set search_path = '' as $$
+begin
+  perform private.health_check_days(from_day, to_day, 'from', 'to');
+  if coalesce(compare, 'previous') not in ('previous', 'last_year', 'custom') then
+    perform private.raise_api_error(400, 'INVALID_PARAMETER', 'Invalid comparison', jsonb_build_object(
+      'parameter', 'compare', 'provided', compare, 'expected', jsonb_build_array('previous', 'last_year', 'custom')));
+  end if;
+  if compare = 'custom' then
+    perform private.health_check_days(compare_from, compare_to, 'compare_from', 'compare_to');
+  end if;
+  first_day := from_day;
+  last_day := to_day;
+  compare_first := case coalesce(compare, 'previous')
+    when 'previous' then from_day - (to_day - from_day + 1)
+    when 'last_year' then (from_day - interval '1 year')::date
+    else compare_from end;
+  compare_last := case coalesce(compare, 'previous')
+    when 'previous' then from_day - 1
+    when 'last_year' then (to_day - interval '1 year')::date
+    else compare_to end;
+end
+$$;
+
+revoke execute on function private.health_custom_days(date, date, text, date, date) from public, anon, authenticated;
+
+grant execute on function private.health_custom_days(date, date, text, date, date) to service_role;
+
+-- The instants of the store days [first_day, last_day]: from the first one's midnight to the next midnight
+-- after the last one, or to `as_of` while that day is still going.
+create or replace function private.health_days_span(first_day date, last_day date, as_of timestamptz,
+                                                    out first_at timestamptz, out before_at timestamptz)
+language sql stable set search_path = '' as $$
+  select private.store_day_start(first_day), least(private.store_day_start(last_day + 1), as_of)
+$$;
+
+revoke execute on function private.health_days_span(date, date, timestamptz) from public, anon, authenticated;
+
+grant execute on function private.health_days_span(date, date, timestamptz) to service_role;
+
+-- The order figures of the store days [first_day, last_day] as they are now, from the kept days: placed,
+-- completed, cancelled, refunded, counted and their revenue, and due (promised a delivery before `as_of`, not
+-- cancelled) with those delivered by their promise: the kept days count every promise, so the few promised
+-- for later are taken back, found through the promised_at index.
+create or replace function private.health_days_order_figures(first_day date, last_day date, as_of timestamptz)
+returns table (orders bigint, completed bigint, cancelled bigint, due bigint, on_time bigint, revenue numeric,
+               revenue_orders bigint, refunded bigint)
+language sql stable set search_path = '' as $$
+  select k.orders, k.completed, k.cancelled, k.promised - l.promised, k.on_time - l.on_time, k.revenue, k.counted_orders,
+         k.refunded
+  from (select coalesce(sum(f.orders), 0)::bigint as orders, coalesce(sum(f.completed), 0)::bigint as completed,
+               coalesce(sum(f.cancelled), 0)::bigint as cancelled, coalesce(sum(f.promised), 0)::bigint as promised,
+               coalesce(sum(f.on_time), 0)::bigint as on_time, coalesce(sum(f.revenue), 0) as revenue,
+               coalesce(sum(f.counted_orders), 0)::bigint as counted_orders, coalesce(sum(f.refunded), 0)::bigint as refunded
+        from private.order_day_figures f
+        where f.order_date between first_day and last_day) k,
+       (select count(*) as promised, count(*) filter (where o.delivered_at <= o.promised_at) as on_time
+        from public.orders o
+        where o.promised_at >= as_of and o.cancelled_at is null and o.order_date between first_day and last_day) l
+$$;
+
+revoke execute on function private.health_days_order_figures(date, date, timestamptz) from public, anon, authenticated;
+
+grant execute on function private.health_days_order_figures(date, date, timestamptz) to service_role;
+
+-- RFM of the customers with a counted order placed in [first_at, before_at), each scored as of before_at by the
+-- seeds' formula (private.health_average_rfm_score): days since their last order before it, their orders and
+-- spend in the year before it. How many, their average score and how many have two orders or more in the
+-- year. Their orders as they count now (private.customer_counted_orders).
+create or replace function private.health_span_customer_figures(first_at timestamptz, before_at timestamptz)
+returns table (customers bigint, average_rfm numeric, repeat_customers bigint)
+language sql stable set search_path = '' as $$
+  with placed as (
+    select k.placed_at, k.running_spend,
+           width_bucket(before_at - interval '1 microsecond', k.placed_at) as before_end,
+           width_bucket(first_at - interval '1 microsecond', k.placed_at) as before_start,
+           width_bucket(before_at - make_interval(hours => 24 * b.year_days) - interval '1 microsecond', k.placed_at)
+             as before_year
+    from private.customer_counted_orders k, private.rfm_bands() b
+  ),
+  scored as (
+    select extract(epoch from before_at - p.placed_at[p.before_end]) / 86400 as recency_days,
+           (p.before_end - p.before_year)::bigint as orders,
+           p.running_spend[p.before_end] - coalesce(p.running_spend[p.before_year], 0) as spend
+    from placed p
+    where p.before_end > p.before_start
+  )
+  select count(*), private.health_average_rfm_score(array_agg(s.recency_days), array_agg(s.orders), array_agg(s.spend)),
+         count(*) filter (where s.orders >= (select b.frequency_band_orders[1] from private.rfm_bands() b))
+  from scored s
+$$;
+
+revoke execute on function private.health_span_customer_figures(timestamptz, timestamptz) from public, anon, authenticated;
+
+grant execute on function private.health_span_customer_figures(timestamptz, timestamptz) to service_role;
+
+-- A custom period's order figures and its comparison's: the period's (as private.health_order_figures names
+-- them, previous_revenue being the comparison's revenue) and the comparison's placed and completed orders, the
+-- trend's operational efficiency.
+create or replace function private.health_custom_order_figures(
+  first_day date, last_day date, compare_first date, compare_last date, as_of timestamptz
+)
+returns table (
+  orders bigint, completed bigint, cancelled bigint, due bigint, on_time bigint, revenue numeric, previous_revenue numeric,
+  previous_orders bigint, previous_completed bigint
+)
+language sql stable set search_path = '' as $$
+  select w.orders, w.completed, w.cancelled, w.due, w.on_time, w.revenue, c.revenue, c.orders, c.completed
+  from private.health_days_order_figures(first_day, last_day, as_of) w,
+       private.health_days_order_figures(compare_first, compare_last, as_of) c
+$$;
+
+revoke execute on function private.health_custom_order_figures(date, date, date, date, timestamptz)
+from public, anon, authenticated;
+
+grant execute on function private.health_custom_order_figures(date, date, date, date, timestamptz) to service_role;
+
+-- A custom period's customer figures, and its comparison's average RFM score (the trend's customer quality).
+create or replace function private.health_custom_customer_figures(
+  first_at timestamptz, before_at timestamptz, compare_first_at timestamptz, compare_before_at timestamptz
+)
+returns table (customers bigint, average_rfm numeric, repeat_customers bigint, previous_average_rfm numeric)
+language sql stable set search_path = '' as $$
+  select w.customers, w.average_rfm, w.repeat_customers, c.average_rfm
+  from private.health_span_customer_figures(first_at, before_at) w,
+       private.health_span_customer_figures(compare_first_at, compare_before_at) c
+$$;
+
+revoke execute on function private.health_custom_customer_figures(timestamptz, timestamptz, timestamptz, timestamptz)
+from public, anon, authenticated;
+
+grant execute on function private.health_custom_customer_figures(timestamptz, timestamptz, timestamptz, timestamptz)
+to service_role;
+
+-- The figures of a custom period and of the period it is compared with, for the staff (the figures route), as
+-- private.health_period_figures gives a rolling window's, each window's orders as they are now: so each equals
+-- the orders list's summary of its days (no as_of). Customers are scored as of each window's end.
+create or replace function private.health_days_period_figures(
+  first_day date, last_day date, compare_first date, compare_last date, as_of timestamptz
+)
+returns jsonb
+language sql stable set search_path = '' as $$
+  select jsonb_object_agg(w.name, jsonb_build_object(
+           'from', private.api_timestamp(s.first_at), 'before', private.api_timestamp(s.before_at),
+           'first_day', w.first_day, 'last_day', w.last_day,
+           'revenue', o.revenue, 'counted_orders', o.revenue_orders, 'orders', o.orders,
+           'completed', o.completed, 'cancelled', o.cancelled, 'refunded', o.refunded,
+           'average_order_value', round(o.revenue / nullif(o.revenue_orders, 0), 2),
+           'active_customers', c.customers,
+           'new_customers', (select count(*) from public.customers u where u.created_at >= s.first_at and u.created_at < s.before_at),
+           'tickets_opened', t.tickets, 'tickets_resolved', t.resolved,
+           'goods', private.health_goods_figures(s.first_at, s.before_at),
+           'marketing', private.marketing_window_figures(w.first_day, w.last_day)))
+  from (values ('current', first_day, last_day), ('previous', compare_first, compare_last)) w(name, first_day, last_day)
+  cross join lateral private.health_days_span(w.first_day, w.last_day, as_of) s
+  cross join lateral private.health_days_order_figures(w.first_day, w.last_day, as_of) o
+  cross join lateral private.health_span_customer_figures(s.first_at, s.before_at) c
+  cross join lateral private.health_span_ticket_figures(s.first_at, s.before_at, as_of) t
+$$;
+
+revoke execute on function private.health_days_period_figures(date, date, date, date, timestamptz)
+from public, anon, authenticated;
+
+grant execute on function private.health_days_period_figures(date, date, date, date, timestamptz) to service_role;
