@@ -331,6 +331,31 @@ describe.skipIf(!hasChromium)(
       }
     });
 
+    it('health: a custom period of store days is chosen in a form, compared with last year, and its figures name its days', async () => {
+      step = 'health-custom';
+      await page.goto(`${base}#/health?period=7d`);
+      await waitForScreen(page, 'health');
+      await page.getByLabel('Custom', { exact: true }).check();
+      await page.waitForURL(/period=custom/);
+      await waitForScreen(page, 'health');
+      const form = page.getByTestId('custom-period');
+      const from = addDays(storeToday(), -40);
+      const to = addDays(storeToday(), -11);
+      await form.getByLabel('From').fill(from);
+      await form.getByLabel('To').fill(to);
+      const answer = page.waitForResponse((r) => r.url().endsWith('/functions/v1/business-health-analytics') && r.request().method() === 'POST');
+      await form.getByRole('button', { name: 'Show' }).click();
+      const sent = (await answer).request().postDataJSON();
+      expect(sent).toEqual({ period: 'custom', from, to, compare: 'previous' });
+      await form.getByLabel('Compared with').selectOption('last_year');
+      await page.waitForURL(/compare=last_year/);
+      await waitForScreen(page, 'health');
+      const heads = await page.getByTestId('health-figures').locator('thead th').allTextContents();
+      expect(heads[1]).toContain(from.slice(0, 4));
+      expect(await page.getByTestId('rolling-window').textContent()).toMatch(/^Store days .+ against .+ counted as they are now/);
+      await shot(page, '1-health-custom');
+    });
+
     it("health: today so far and yesterday are the store's days, each a link to its orders", async () => {
       step = 'health-days';
       await page.goto(`${base}#/health?period=7d`);

@@ -165,7 +165,10 @@ grant execute on function private.health_days_span(date, date, timestamptz) to s
 create or replace function private.health_days_order_figures(first_day date, last_day date, as_of timestamptz)
 returns table (orders bigint, completed bigint, cancelled bigint, due bigint, on_time bigint, revenue numeric,
                revenue_orders bigint, refunded bigint)
-language sql stable set search_path = '' as $$
+-- Planned for each call, on its days and moment: the generic plan scanned the orders (250 against 4 ms).
+language plpgsql stable set search_path = '' set plan_cache_mode = 'force_custom_plan' as $$
+begin
+  return query
   select k.orders, k.completed, k.cancelled, k.promised - l.promised, k.on_time - l.on_time, k.revenue, k.counted_orders,
          k.refunded
   from (select coalesce(sum(f.orders), 0)::bigint as orders, coalesce(sum(f.completed), 0)::bigint as completed,
@@ -176,7 +179,8 @@ language sql stable set search_path = '' as $$
         where f.order_date between first_day and last_day) k,
        (select count(*) as promised, count(*) filter (where o.delivered_at <= o.promised_at) as on_time
         from public.orders o
-        where o.promised_at >= as_of and o.cancelled_at is null and o.order_date between first_day and last_day) l
+        where o.promised_at >= as_of and o.cancelled_at is null and o.order_date between first_day and last_day) l;
+end
 $$;
 
 revoke execute on function private.health_days_order_figures(date, date, timestamptz) from public, anon, authenticated;
@@ -184,29 +188,36 @@ revoke execute on function private.health_days_order_figures(date, date, timesta
 grant execute on function private.health_days_order_figures(date, date, timestamptz) to service_role;
 
 -- RFM of the customers with a counted order placed in [first_at, before_at), each scored as of before_at by the
--- seeds' formula (private.health_average_rfm_score): days since their last order before it, their orders and
--- spend in the year before it. How many, their average score and how many have two orders or more in the
--- year. Their orders as they count now (private.customer_counted_orders).
+-- seeds' bands (private.rfm_bands; as private.health_average_rfm_score bands them): days since their last order
+-- before it, their orders and spend in the year before it. How many, their average score (R + F + M) / 3 and how
+-- many have two orders or more in the year. Their orders as they count now (private.customer_counted_orders).
+-- The scores are summed as integers and divided once: a year's 100,000 customers through the per-customer
+-- numeric average took 420 ms, this 100.
 create or replace function private.health_span_customer_figures(first_at timestamptz, before_at timestamptz)
 returns table (customers bigint, average_rfm numeric, repeat_customers bigint)
 language sql stable set search_path = '' as $$
-  with placed as (
+  with bands as (
+    select array(select -d::numeric from unnest(r.recency_band_days) d order by 1) as negated_recency,
+           r.frequency_band_orders::bigint[] as frequency, r.spend_bands as spend, r.year_days
+    from private.rfm_bands() r
+  ),
+  placed as (
     select k.placed_at, k.running_spend,
            width_bucket(before_at - interval '1 microsecond', k.placed_at) as before_end,
            width_bucket(first_at - interval '1 microsecond', k.placed_at) as before_start,
            width_bucket(before_at - make_interval(hours => 24 * b.year_days) - interval '1 microsecond', k.placed_at)
              as before_year
-    from private.customer_counted_orders k, private.rfm_bands() b
+    from private.customer_counted_orders k, bands b
   ),
   scored as (
-    select extract(epoch from before_at - p.placed_at[p.before_end]) / 86400 as recency_days,
-           (p.before_end - p.before_year)::bigint as orders,
-           p.running_spend[p.before_end] - coalesce(p.running_spend[p.before_year], 0) as spend
-    from placed p
+    select 1 + width_bucket(-(extract(epoch from before_at - p.placed_at[p.before_end]) / 86400), b.negated_recency)
+           + 1 + width_bucket((p.before_end - p.before_year)::bigint, b.frequency)
+           + 1 + width_bucket(p.running_spend[p.before_end] - coalesce(p.running_spend[p.before_year], 0), b.spend) as score,
+           p.before_end - p.before_year >= b.frequency[1] as repeat
+    from placed p, bands b
     where p.before_end > p.before_start
   )
-  select count(*), private.health_average_rfm_score(array_agg(s.recency_days), array_agg(s.orders), array_agg(s.spend)),
-         count(*) filter (where s.orders >= (select b.frequency_band_orders[1] from private.rfm_bands() b))
+  select count(*), sum(s.score)::numeric / 3 / nullif(count(*), 0), count(*) filter (where s.repeat)
   from scored s
 $$;
 
