@@ -12,6 +12,7 @@ import {
   orderListQuery,
   orderSearchTerm,
   searchTerm,
+  yearOfDays,
 } from './scenarios.mjs';
 import { cataloguePage } from '../supabase/functions/campaign-types/handlers.ts';
 import { campaignMetrics, campaignPage } from '../supabase/functions/campaigns/handlers.ts';
@@ -114,7 +115,7 @@ export const databaseWork: Record<string, Work> = {
     caller: SERVICE,
     run: (tx, _, { today }) => {
       const { from, to } = yearOfDays(today);
-      return tx`select health.business_health('custom', true, true, true, 'zh-TW', 2, ${from}, ${to}) as report`;
+      return tx`select health.business_health('custom', true, true, true, 'zh-TW', 2, ${from}::date, ${to}::date) as report`;
     },
   },
 };

@@ -341,8 +341,8 @@ describe.skipIf(!hasChromium)(
       const form = page.getByTestId('custom-period');
       const from = addDays(storeToday(), -40);
       const to = addDays(storeToday(), -11);
-      await form.getByLabel('From').fill(from);
-      await form.getByLabel('To').fill(to);
+      await form.getByLabel('From', { exact: true }).fill(from);
+      await form.getByLabel('To', { exact: true }).fill(to);
       const answer = page.waitForResponse((r) => r.url().endsWith('/functions/v1/business-health-analytics') && r.request().method() === 'POST');
       await form.getByRole('button', { name: 'Show' }).click();
       const sent = (await answer).request().postDataJSON();
