@@ -30,7 +30,9 @@ grant select on private.customer_counted_orders to authenticated, service_role;
 
 -- One batch of the log into the kept counted orders: for each customer whose counted orders the batch changes
 -- (net: a status move takes an order away and adds it back the same), their kept orders plus the batch's net,
--- in order, with running totals. Reads no order, so it costs the same whatever the history.
+-- in order, with running totals. The common batch only adds orders placed after a customer's kept ones: those
+-- are appended, their running totals on from the kept one; any other change (an order taken away, or placed
+-- earlier) merges the customer's kept orders with the batch's. Reads no order.
 create or replace function private.apply_counted_order_changes(changes private.order_changes[])
 returns void
 language plpgsql set search_path = '' as $$
@@ -43,15 +45,20 @@ begin
     having sum(c.sign) <> 0
   ),
   touched as (
-    select distinct n.customer_id from net n
+    select n.customer_id, k.placed_at, k.running_spend,
+           bool_and(n.n > 0) and coalesce(min(n.ordered_at) >= k.placed_at[cardinality(k.placed_at)], true) as appends
+    from net n
+    left join private.customer_counted_orders k on k.customer_id = n.customer_id
+    group by n.customer_id, k.placed_at, k.running_spend
   ),
   merged as (
+    -- What each customer has after the batch that adds to their kept orders, or, for the others, all of it.
     select u.customer_id, u.ordered_at, u.amount, sum(u.n) as n
-    from (select k.customer_id, t.placed_at as ordered_at, t.spend - coalesce(k.running_spend[t.i - 1], 0) as amount,
+    from (select t.customer_id, e.placed_at as ordered_at, e.spend - coalesce(t.running_spend[e.i - 1], 0) as amount,
                  1 as n
-          from private.customer_counted_orders k
-          cross join lateral unnest(k.placed_at, k.running_spend) with ordinality t(placed_at, spend, i)
-          where k.customer_id in (select t.customer_id from touched t)
+          from touched t
+          cross join lateral unnest(t.placed_at, t.running_spend) with ordinality e(placed_at, spend, i)
+          where not t.appends
           union all
           select n.customer_id, n.ordered_at, n.amount, n.n from net n) u
     group by u.customer_id, u.ordered_at, u.amount
@@ -65,21 +72,26 @@ begin
   ),
   arrays as (
     select t.customer_id,
-           array_agg(e.ordered_at order by e.ordered_at, e.running) filter (where e.ordered_at is not null) as placed_at,
-           array_agg(e.running order by e.ordered_at, e.running) filter (where e.ordered_at is not null) as running_spend
+           case when t.appends then coalesce(t.placed_at, '{}') end
+             || array_agg(e.ordered_at order by e.ordered_at, e.running) filter (where e.ordered_at is not null)
+             as placed_at,
+           case when t.appends then coalesce(t.running_spend, '{}') end
+             || array_agg(coalesce(t.running_spend[cardinality(t.running_spend)], 0) * t.appends::integer + e.running
+                          order by e.ordered_at, e.running) filter (where e.ordered_at is not null)
+             as running_spend
     from touched t
     left join each_order e on e.customer_id = t.customer_id
-    group by t.customer_id
+    group by t.customer_id, t.appends, t.placed_at, t.running_spend
   ),
   emptied as (
     delete from private.customer_counted_orders k
     using arrays a
-    where k.customer_id = a.customer_id and a.placed_at is null
+    where k.customer_id = a.customer_id and coalesce(cardinality(a.placed_at), 0) = 0
   )
   insert into private.customer_counted_orders as k (customer_id, placed_at, running_spend)
   select a.customer_id, a.placed_at, a.running_spend
   from arrays a
-  where a.placed_at is not null
+  where cardinality(a.placed_at) > 0
   order by a.customer_id
   on conflict (customer_id) do update set placed_at = excluded.placed_at, running_spend = excluded.running_spend;
 end
