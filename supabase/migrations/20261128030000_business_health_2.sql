@@ -13,7 +13,7 @@ drop function if exists health.business_figures(text);
 
 drop function if exists private.health_report(text, boolean, boolean, boolean, timestamptz, text);
 
-drop function private.order_list_sums(private.order_changes[]);
+drop function if exists private.order_list_sums(private.order_changes[]);
 
 drop index public.orders_promised_at_idx;
 
