@@ -397,7 +397,10 @@ async function benchmark() {
       httpBehindNode = await httpCeiling({ behindFront: 'node' });
     }
     const results = [];
-    for (const scenario of scenarios.filter((s) => !values.only || new RegExp(values.only, 'i').test(s.name))) {
+    const picked = scenarios.filter((s) =>
+      (!values.only || new RegExp(values.only, 'i').test(s.name)) && !(smoke && s.sameAs)
+    );
+    for (const scenario of picked) {
       const requests = requestsOf(stack, scenario);
       const databaseCeilings = (concurrencies) =>
         runDeno('bench/db-ceiling.ts', {

@@ -19,7 +19,10 @@ describe('the benchmark harness', () => {
     expect(report.mode).toBe('smoke');
     expect(report.http_ceiling.requests_per_sec).toBeGreaterThan(0);
     expect(report.http_ceiling_behind_front.requests_per_sec).toBeGreaterThan(0);
-    expect(report.results.map((r: any) => r.scenario)).toEqual(scenarios.map((s) => s.name));
+    // Every scenario but those running another's code with another parameter (`sameAs`), which that one covers.
+    const distinct = scenarios.filter((s) => !s.sameAs);
+    expect(distinct.length).toBeLessThan(scenarios.length);
+    expect(report.results.map((r: any) => r.scenario)).toEqual(distinct.map((s) => s.name));
     for (const result of report.results) {
       expect(result.endpoint.requests_per_sec, result.scenario).toBeGreaterThan(0);
       expect(result.endpoint.non_2xx, result.scenario).toBe(0);
@@ -27,6 +30,6 @@ describe('the benchmark harness', () => {
       expect(result.database_ceiling.errors, result.scenario).toBe(0);
     }
     const md = await readFile(path.join(ROOT, 'bench/results/smoke.md'), 'utf8');
-    for (const scenario of scenarios) expect(md).toContain(`| ${scenario.name} |`);
+    for (const scenario of distinct) expect(md).toContain(`| ${scenario.name} |`);
   }, 300_000);
 });
