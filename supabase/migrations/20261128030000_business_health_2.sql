@@ -1194,7 +1194,7 @@ returns table (
 language sql stable set search_path = '' as $$
   select v.*
   from jsonb_to_record(figures) as f(
-    days integer, include_system boolean, language text,
+    days integer, include_system boolean, language text, custom boolean,
     orders bigint, completed bigint, cancelled bigint, due bigint, on_time bigint, revenue numeric,
     previous_revenue numeric, customers bigint, repeat_customers bigint, tickets bigint, resolved bigint,
     rated bigint, average_rating numeric, response_score numeric, average_response_hours numeric,
@@ -1306,8 +1306,11 @@ language sql stable set search_path = '' as $$
      array['Check the database connections and the error log', 'Make sure the last deployment did not bring errors']),
     (13, f.orders = 0,
      '本期沒有訂單', 'No orders this period',
-     format('最近 %s 天沒有任何訂單，各項分數以 0 計。', f.days),
-     format('No order in the last %s days; the scores count as 0.', f.days),
+     -- A custom period (version 2.0) may lie in the past: its days are not "the last" ones.
+     format(case when f.custom then '這段期間的 %s 天沒有任何訂單，各項分數以 0 計。'
+                 else '最近 %s 天沒有任何訂單，各項分數以 0 計。' end, f.days),
+     format(case when f.custom then 'No order in the period''s %s days; the scores count as 0.'
+                 else 'No order in the last %s days; the scores count as 0.' end, f.days),
      'info', 'low', null::bigint, 'revenue',
      array['確認商店與結帳流程正常運作', '安排一檔促銷活動帶動首批訂單'],
      array['Check that the store and checkout work', 'Run a promotion to bring in the first orders']),
@@ -1513,7 +1516,7 @@ begin
     result := result || jsonb_build_object('insights',
       -- Every figure the rules read, by the names of the figure functions' columns.
       private.health_insights(to_jsonb(o) || to_jsonb(c) || to_jsonb(t) || to_jsonb(p) || jsonb_build_object(
-        'days', days, 'include_system', include_system, 'language', language,
+        'days', days, 'include_system', include_system, 'language', language, 'custom', period = 'custom',
         'revenue_score', (metrics ->> 'revenue')::numeric,
         'customer_quality', customer_quality, 'overall', overall,
         'system_requests', sys_requests, 'system_failures', sys_failures, 'system_p95_ms', sys_p95,

@@ -420,6 +420,14 @@ describe('business health 2.0: custom periods of store days', () => {
     expect(data.marketingDetails).toMatchObject({ firstDay: from, lastDay: to });
   });
 
+  it('a past period without orders says so of its own days, not of the last ones', async () => {
+    const empty = await report({ period: 'custom', from: '2001-03-01', to: '2001-03-10', includeSystemHealth: false }, tokens.anon, V2);
+    const none = empty.body.data.insights.find((i: { title: string }) => i.title === '本期沒有訂單');
+    expect(none.description).toBe('這段期間的 10 天沒有任何訂單，各項分數以 0 計。');
+    const week = await report({ period: '7d', includeSystemHealth: false }, tokens.anon, V2);
+    expect(JSON.stringify(week.body.data.insights)).not.toContain('這段期間的');
+  });
+
   it('a custom period is checked: its days, 366 at most, up to today, its comparison; 1.0 takes none of it', async () => {
     const today = storeToday();
     const refused = async (body: Record<string, unknown>, parameter: string) => {
