@@ -37,6 +37,6 @@ if (import.meta.main) {
   const combined = combineDocuments(await functionDocuments(), API_VERSION);
   const file = new URL('../docs/openapi.json', import.meta.url);
   await Deno.writeTextFile(file, `${JSON.stringify(combined, null, 2)}\n`);
-  console.log(`Wrote docs/openapi.json: ${Object.keys(combined.paths).length} paths`);
+  console.log(`Wrote docs/openapi.json: ${Object.keys(combined.paths ?? {}).length} paths`);
   Deno.exit(0);
 }

@@ -9,6 +9,7 @@ import './lib/clock.mjs';
 import { Hono } from 'hono';
 import { compress } from 'hono/compress';
 import { serveStatic } from 'hono/serve-static';
+import { swaggerUI } from '@hono/swagger-ui';
 import { dependenciesFromEnv } from '../supabase/functions/_shared/deps.ts';
 import { API_VERSION, corsHeaders, type Dependencies } from '../supabase/functions/_shared/http.ts';
 import { combineDocuments, type OpenApiDocument } from '../supabase/functions/_shared/openapi.ts';
@@ -40,29 +41,15 @@ for await (const entry of Deno.readDir(functionsDir)) {
 
 const PREFIXES = ['/functions/v1/', '/api/v1/', '/api/'];
 
-// The API reference for people, local only: Swagger UI (swagger-ui-dist from node_modules) over every
-// function's own document, combined. Deployed functions serve their documents, not this page.
+// The API reference for people, local only: Swagger UI (@hono/swagger-ui, its assets from swagger-ui-dist in
+// node_modules rather than a CDN) over every function's own document, combined. Deployed functions serve their
+// documents, not this page.
 const DOCS = '/functions/v1/docs';
 const SWAGGER_UI = new URL('../node_modules/swagger-ui-dist/', import.meta.url);
 const DOCS_ASSETS: Record<string, string> = {
   'swagger-ui.css': 'text/css; charset=utf-8',
   'swagger-ui-bundle.js': 'text/javascript; charset=utf-8',
 };
-const DOCS_PAGE = `<!doctype html>
-<html lang="en">
-<head>
-  <meta charset="utf-8">
-  <meta name="viewport" content="width=device-width, initial-scale=1">
-  <title>Store back office API</title>
-  <link rel="stylesheet" href="${DOCS}/swagger-ui.css">
-</head>
-<body>
-  <div id="api"></div>
-  <script src="${DOCS}/swagger-ui-bundle.js"></script>
-  <script>SwaggerUIBundle({ url: '${DOCS}/openapi.json', dom_id: '#api', deepLinking: true });</script>
-</body>
-</html>
-`;
 
 async function combinedDocument(): Promise<OpenApiDocument> {
   const documents = await Promise.all(
@@ -73,18 +60,27 @@ async function combinedDocument(): Promise<OpenApiDocument> {
   return combineDocuments(documents, API_VERSION);
 }
 
-async function docs(pathname: string): Promise<Response | undefined> {
-  if (pathname === DOCS || pathname === `${DOCS}/`) {
-    return new Response(DOCS_PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } });
-  }
-  if (pathname === `${DOCS}/openapi.json`) return Response.json(await combinedDocument());
-  const asset = pathname.slice(DOCS.length + 1);
-  if (pathname.startsWith(`${DOCS}/`) && DOCS_ASSETS[asset]) {
-    return new Response(await Deno.readFile(new URL(asset, SWAGGER_UI)), {
-      headers: { 'content-type': DOCS_ASSETS[asset], 'cache-control': 'public, max-age=3600' },
+const page = swaggerUI({
+  url: `${DOCS}/openapi.json`,
+  baseUrl: DOCS,
+  title: 'Store back office API',
+  deepLinking: true,
+});
+const docsPages = new Hono()
+  .get(DOCS, page)
+  .get(`${DOCS}/`, page)
+  .get(`${DOCS}/openapi.json`, async (c) => c.json(await combinedDocument()))
+  .get(`${DOCS}/swagger-ui-dist/:asset`, async (c) => {
+    const type = DOCS_ASSETS[c.req.param('asset')];
+    if (!type) return c.notFound();
+    return new Response(await Deno.readFile(new URL(c.req.param('asset'), SWAGGER_UI)), {
+      headers: { 'content-type': type, 'cache-control': 'public, max-age=3600' },
     });
-  }
-  return undefined;
+  });
+
+async function docs(pathname: string): Promise<Response | undefined> {
+  const res = await docsPages.request(pathname);
+  return res.status === 404 ? undefined : res;
 }
 
 // The store console (console/dist: `npm run build`, or npm start when it is missing or stale), served as the

@@ -10,8 +10,8 @@ const FIXED_SEGMENTS = ['groups', 'health'];
 
 describe('type codes that are route segments', () => {
   it('the reserved codes are every fixed first segment of the campaign-types routes that is a valid type code', () => {
-    const index = readFileSync(new URL('../../supabase/functions/campaign-types/index.ts', import.meta.url), 'utf8');
-    const fixed = [...index.matchAll(/path: '\/([^/':]+)/g)].map((m) => m[1]).filter((s) => /^[a-z][a-z0-9_]*$/.test(s));
+    const index = readFileSync(new URL('../../supabase/functions/campaign-types/routes.ts', import.meta.url), 'utf8');
+    const fixed = [...index.matchAll(/path: '\/([^/':{]+)/g)].map((m) => m[1]).filter((s) => /^[a-z][a-z0-9_]*$/.test(s));
     expect([...new Set(fixed)].sort()).toEqual(FIXED_SEGMENTS);
   });
 

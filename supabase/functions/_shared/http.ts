@@ -1,25 +1,28 @@
 /**
- * The request pipeline every function shares: CORS, API versioning, routing with 404/405, caller
- * authentication, JSON bodies with the 1 MiB limit, the input each route declares checked with zod, the
- * area's error envelope, and a 500 that leaks nothing; per route, on request, rate limits, a concurrency
- * gate and a log of each answer. A function declares its routes; this turns them into a
- * `(Request) => Promise<Response>`.
+ * The request pipeline every function shares, on Hono: routing with 404/405, API versions, CORS, and per
+ * route the project's middleware in this order: the body read, one database bound around the rest, the
+ * caller, a log of each answer, the rate limit, the input checked with zod (the area's 400), a concurrency
+ * gate, the handler. Every failure is the area's envelope, and a 500 leaks nothing. A function declares its
+ * routes with @hono/zod-openapi's `createRoute` and hands them here with their handlers (`on`).
  */
+import { OpenAPIHono, type RouteConfig, type RouteHandler } from '@hono/zod-openapi';
+import type { Context, MiddlewareHandler } from 'hono';
+import { getPath } from 'hono/utils/url';
 import { z } from 'zod';
 import type { Access, Authenticator } from './auth.ts';
+import { readBody, readBytes } from './body.ts';
 import type { Caller } from './caller.ts';
+import { encoded } from './compression.ts';
 import { type Database, DatabaseError, DatabaseStalled, translateDatabaseError } from './db.ts';
 import { ApiError, type Area } from './errors.ts';
 import { concurrencyLimit, enforceRateLimit, type RateLimits } from './limits.ts';
-import { openApiDocument, type RouteDoc } from './openapi.ts';
-import { checkText, type FieldProblem, type ProblemMapper, queryObject, validate } from './validation.ts';
+import { type DocumentedOperation, register, registerComponents, SERVERS } from './openapi.ts';
+import { checkText, type ProblemMapper, queryObject, validate } from './validation.ts';
 
 /** The version every route answers in unless it is asked for another its function has. */
 export const API_VERSION = '1.0.0';
 /** The versions a route may be declared in, each asked for by `Accept: ...;version=X` (requestedVersion). */
-export const API_VERSIONS = ['1.0', '2.0'] as const;
-export type ApiVersion = (typeof API_VERSIONS)[number];
-export const MAX_BODY_BYTES = 1024 * 1024;
+export type ApiVersion = '1.0' | '2.0';
 const ALLOWED_HEADERS = 'authorization, x-client-info, apikey, content-type, accept, idempotency-key';
 
 export interface Dependencies {
@@ -31,29 +34,13 @@ export interface Dependencies {
   trustedProxyHops?: number;
 }
 
-/** The zod schemas a route may declare for the parts of a request (Hono's `zValidator` targets). */
-export interface Schemas {
-  params?: z.ZodType;
-  query?: z.ZodType;
-  body?: z.ZodType;
+/** What the middleware hands on: the verified caller, the version answered and the body's bytes. */
+export interface AppEnv {
+  Variables: { caller: Caller; answered: string; wanted: ApiVersion; body: () => Uint8Array | undefined };
 }
 
-type Parsed<S, K extends keyof Schemas, Otherwise> = S extends { [P in K]: infer T extends z.ZodType } ? z.output<T>
-  : Otherwise;
-
-export interface RequestContext<S extends Schemas = Schemas> {
-  req: Request;
-  caller: Caller;
-  /**
-   * The request's parts as the route's schemas parsed them. A part without a schema is left as sent:
-   * path parameters and query as strings, and the body not read at all.
-   */
-  input: {
-    params: Parsed<S, 'params', Record<string, string>>;
-    query: Parsed<S, 'query', Record<string, string>>;
-    body: Parsed<S, 'body', undefined>;
-  };
-}
+/** A handler's context: `c.req.valid('json' | 'query' | 'param')` typed by its route's schemas. */
+export type Ctx<R extends RouteConfig> = Parameters<RouteHandler<R, AppEnv>>[0];
 
 export interface Reply {
   status?: number;
@@ -90,10 +77,8 @@ export function pageReply<T>(
   };
 }
 
-export interface RouteOptions extends RouteDoc {
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-  /** Relative to the function, e.g. `/:type_code/validate`. */
-  path: string;
+/** How a route is served beyond what its `createRoute` documents. */
+export interface RouteOptions {
   /** Who may call: signed-in users and the service key unless a route is declared `public`. */
   access?: Access;
   /** Turns a refused input, or a body that is not JSON, into the area's own error (business health's). */
@@ -111,47 +96,16 @@ export interface RouteOptions extends RouteDoc {
   version?: ApiVersion;
 }
 
-/** A route as a function declares it: options, schemas, and a handler taking what the schemas parse. */
-export type RouteSpec<S extends Schemas> = RouteOptions & S & {
-  handle: (ctx: RequestContext<S>) => Promise<Reply>;
-};
-
-export interface Route extends RouteOptions, Schemas {
-  access: Access;
-  /** Checks the request's parts against the route's schemas and hands back the handler bound to them. */
-  parse(request: Received, area: Area): () => Promise<Reply>;
+export interface Endpoint {
+  route: RouteConfig;
+  // deno-lint-ignore no-explicit-any
+  handle: (c: Ctx<any>) => Promise<Reply>;
+  options: RouteOptions;
 }
 
-interface Received {
-  req: Request;
-  url: URL;
-  caller: Caller;
-  params: Record<string, string>;
-  /** The body's bytes, read before the request's database bound began (`readBytes`). */
-  body: () => Uint8Array | undefined;
-}
-
-/** Declares a route; the compiler checks that its handler takes what its schemas produce. */
-export function route<S extends Schemas>(spec: RouteSpec<S>): Route {
-  // A body schema that accepts `undefined` (optional, or with a default) makes the body optional.
-  const bodyOptional = spec.body?.safeParse(undefined).success ?? true;
-  return {
-    ...spec,
-    access: spec.access ?? 'user',
-    parse({ req, url, caller, params, body }, area) {
-      const check = (schema: z.ZodType, value: unknown) => validate(schema, value, area, spec.problem);
-      // A part without a schema reaches the handler as sent, so it is still held to text a column can store.
-      const asSent = <T>(value: T) => (checkText(value, area, spec.problem), value);
-      const query = queryObject(url.searchParams);
-      // In this order: a malformed path parameter wins over a bad body.
-      const input = {
-        params: spec.params ? check(spec.params, params) : asSent(params),
-        query: spec.query ? check(spec.query, query) : asSent(query),
-        body: spec.body ? check(spec.body, readBody(req, body(), area, bodyOptional, spec.problem)) : undefined,
-      } as RequestContext<S>['input'];
-      return () => spec.handle({ req, caller, input });
-    },
-  };
+/** A route and its handler; the compiler checks that the handler takes what the route's schemas produce. */
+export function on<R extends RouteConfig>(route: R, handle: (c: Ctx<R>) => Promise<Reply>, options: RouteOptions = {}) {
+  return { route, handle, options } as Endpoint;
 }
 
 export interface FunctionSpec {
@@ -161,203 +115,198 @@ export interface FunctionSpec {
   title: string;
   description: string;
   area: Area;
-  routes: Route[];
+  endpoints: Endpoint[];
+}
+
+type Middleware = MiddlewareHandler<AppEnv>;
+
+export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Request) => Promise<Response> {
+  const { name, area } = spec;
+  // Hono routes the path below the function's own segment, wherever the platform mounts it.
+  const app = new OpenAPIHono<AppEnv>({ getPath: (req) => functionPath(req, name) });
+  const endpoints = [...spec.endpoints, documentEndpoint(spec, app)];
+  const operations = Map.groupBy(endpoints, (e) => `${e.route.method} ${e.route.path}`);
+  const paths = [...Map.groupBy(endpoints, (e) => e.route.path)]
+    .map(([path, served]) => ({ path, segments: split(path), methods: [...new Set(served.map(methodOf))] }))
+    // A fixed segment wins over a parameter: `/stats` is the stats resource for every method, so `DELETE
+    // /stats` is a 405 with `Allow: GET`, not a `DELETE /{id}` with an invalid id.
+    .sort((a, b) => fixed(b.segments) - fixed(a.segments));
+  const offered = [...new Set(endpoints.map(versionOf))].sort();
+
+  app.onError((error, c) => respond(c, deps, errorReply(error, area)));
+  app.notFound((c) => respond(c, deps, errorReply(new ApiError(404, area.codes.notFound, 'No route'), area)));
+  app.use('*', async (c, next) => {
+    if (c.req.method === 'OPTIONS') {
+      return new Response('ok', {
+        headers: { ...corsHeaders(c.req.raw, deps.allowedOrigins), 'api-version': API_VERSION },
+      });
+    }
+    c.set('wanted', requestedVersion(c.req.raw, offered, area));
+    const segments = relativeSegments(c.req.url, name, area);
+    const found = segments && paths.find((p) => match(p.segments, segments));
+    if (!found) {
+      throw new ApiError(404, area.codes.notFound, `No route for ${c.req.method} ${new URL(c.req.url).pathname}`);
+    }
+    if (!found.methods.includes(c.req.method)) {
+      const allow = found.methods.join(', ');
+      const message = `Method ${c.req.method} is not allowed here; use ${allow}`;
+      throw new ApiError(405, area.codes.methodNotAllowed, message, undefined, { allow });
+    }
+    await next();
+  });
+  for (const path of paths) {
+    for (const method of path.methods) {
+      const versions = operations.get(`${method.toLowerCase()} ${path.path}`)!.sort((a, b) =>
+        versionOf(a).localeCompare(versionOf(b))
+      );
+      register(
+        app as never,
+        name,
+        area,
+        {
+          versions: versions.map((e) => ({ route: e.route, version: versionOf(e) })),
+          access: versions[0].options.access ?? 'user',
+        } satisfies DocumentedOperation,
+      );
+      const chains = new Map(versions.map((e) => [versionOf(e), pipeline(e, spec, deps)]));
+      const dispatch: Middleware = async (c) => {
+        const chain = chains.get(c.var.wanted);
+        if (!chain) throw unsupportedVersion(c.var.wanted, [...chains.keys()], area);
+        c.set('answered', `${c.var.wanted}.0`);
+        await run(chain, c);
+      };
+      app.on(method, honoPath(path.path), dispatch);
+    }
+  }
+  registerComponents(app as never, area);
+  return async (req) => await app.fetch(req);
+}
+
+/** The route's middleware, in order, ending in its handler. */
+function pipeline(endpoint: Endpoint, { name, area }: FunctionSpec, deps: Dependencies): Middleware[] {
+  const { route, handle, options } = endpoint;
+  const hasBody = !!route.request?.body;
+  const gate = options.concurrency ? concurrencyLimit(options.concurrency) : undefined;
+  return [
+    // The body arrives before the database bound starts: a slow upload is for the HTTP deadlines to judge
+    // (HTTP_REQUEST_TIMEOUT locally, the platform's when deployed), never a stalled database's 503. What
+    // reading it threw (too large) is still answered where it always was, after the caller's checks.
+    async (c, next) => {
+      c.set('body', hasBody ? await readBytes(c.req.raw, area) : () => undefined);
+      await next();
+    },
+    // One bound from here to the answer, whatever the request waits on: the user's standing, its rate-limit
+    // row, a report slot, its transaction.
+    (c, next) =>
+      deps.db.withinBound(async (answerBy) => {
+        c.set('caller', { ...await deps.auth.authenticate(c.req.raw, options.access ?? 'user', area), answerBy });
+        await next();
+      }),
+    ...(options.log ? [logged(deps.db, name)] : []),
+    ...(options.rateLimit ? [rateLimited(deps, area, options.rateLimit)] : []),
+    validated(route, area, options.problem),
+    ...(gate ? [(_c: Context, next: () => Promise<void>) => gate(next)] : []),
+    async (c) => respond(c, deps, await handle(c as never)),
+  ] as Middleware[];
+}
+
+/** Runs middleware in order, each handing on with `next`; the last one's answer is the response. */
+async function run(chain: Middleware[], c: Context<AppEnv>): Promise<void> {
+  const step = async (i: number): Promise<void> => {
+    const answer = await chain[i](c, () => step(i + 1));
+    if (answer) c.res = answer;
+  };
+  await step(0);
+}
+
+function rateLimited(deps: Dependencies, area: Area, limits: RateLimits): Middleware {
+  return async (c, next) => {
+    await enforceRateLimit(deps.db, area, c.var.caller, c.req.raw.headers, limits, deps.trustedProxyHops);
+    await next();
+  };
+}
+
+/**
+ * Each part of the request checked against the route's schema and handed on as `c.req.valid(...)`. In this
+ * order, so a malformed path parameter wins over a bad body; a part without a schema is still held to text
+ * a column can store.
+ */
+function validated(route: RouteConfig, area: Area, problem?: ProblemMapper): Middleware {
+  const { params, query, body } = route.request ?? {};
+  const bodySchema = (body?.content?.['application/json'] as { schema?: unknown } | undefined)?.schema;
+  return async (c, next) => {
+    const check = (schema: unknown, value: unknown) =>
+      schema ? validate(schema as never, value, area, problem) : (checkText(value, area, problem), value);
+    c.req.addValidatedData('param', check(params, c.req.param()) as never);
+    c.req.addValidatedData('query', check(query, queryObject(new URL(c.req.url).searchParams)) as never);
+    if (bodySchema) {
+      const sent = readBody(c.req.raw, c.var.body(), area, !body?.required, problem);
+      c.req.addValidatedData('json', check(bodySchema, sent) as never);
+    }
+    await next();
+  };
+}
+
+/**
+ * Records the status and duration of each answer, or of its failure. The write is not awaited: a failed log
+ * write must not fail, nor slow, the request it describes.
+ */
+function logged(db: Database, name: string): Middleware {
+  return async (c, next) => {
+    const started = performance.now();
+    const record = (status: number) => {
+      const duration = Math.round(performance.now() - started);
+      db.sql`select private.record_function_request(${name}, ${status}, ${duration})`.catch(() => {});
+    };
+    try {
+      await next();
+    } catch (error) {
+      record(error instanceof ApiError ? error.status : 500);
+      throw error;
+    }
+    record(c.res.status);
+  };
 }
 
 /** Every function serves its own document, so it deploys with the function. */
-function documentRoute(spec: FunctionSpec): Route {
+function documentEndpoint(spec: FunctionSpec, app: OpenAPIHono<AppEnv>): Endpoint {
   let document: unknown;
-  return route({
-    method: 'GET',
+  const route = {
+    method: 'get',
     path: '/openapi.json',
-    access: 'public',
     summary: `The OpenAPI 3.1 document of ${spec.name}`,
-    response: z.record(z.string(), z.unknown()),
-    handle: () => {
-      document ??= openApiDocument({ ...spec, routes: [...spec.routes, documentRoute(spec)] }, API_VERSION);
-      return Promise.resolve({ body: document });
+    responses: {
+      200: { description: 'OK', content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } } },
+    },
+  } as const;
+  return on(route, () => {
+    document ??= app.getOpenAPI31Document({
+      openapi: '3.1.0',
+      info: { title: spec.title, description: spec.description, version: API_VERSION },
+      servers: SERVERS,
+    });
+    return Promise.resolve({ body: document });
+  }, { access: 'public' });
+}
+
+/** The answer: the reply's body as JSON, compressed when worth it, with the version and CORS headers. */
+function respond(c: Context<AppEnv>, deps: Dependencies, reply: Reply): Promise<Response> {
+  const cors = corsHeaders(c.req.raw, deps.allowedOrigins);
+  const text = reply.body instanceof JsonText ? reply.body.text : JSON.stringify(reply.body);
+  return encoded(c.req.raw, text, {
+    status: reply.status ?? 200,
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'api-version': c.var.answered ?? API_VERSION,
+      ...cors,
+      ...reply.headers,
+      ...(cors.vary && reply.headers?.vary ? { vary: `${cors.vary}, ${reply.headers.vary}` } : {}),
     },
   });
 }
 
-interface CompiledRoute extends Route {
-  segments: string[];
-  gate?: <T>(work: () => Promise<T>) => Promise<T>;
-}
-
-export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Request) => Promise<Response> {
-  const routes: CompiledRoute[] = [...spec.routes, documentRoute(spec)].map((route) => ({
-    ...route,
-    segments: split(route.path),
-    gate: route.concurrency ? concurrencyLimit(route.concurrency) : undefined,
-  }));
-  const { area } = spec;
-  const offered = [...new Set(routes.map((r) => r.version ?? '1.0'))].sort();
-
-  return async (req) => {
-    const cors = corsHeaders(req, deps.allowedOrigins);
-    // The version answered: the chosen route's, once there is one.
-    let answered = API_VERSION;
-    const respond = (reply: Reply) =>
-      encoded(req, reply.body instanceof JsonText ? reply.body.text : JSON.stringify(reply.body), {
-        status: reply.status ?? 200,
-        headers: {
-          'content-type': 'application/json; charset=utf-8',
-          'api-version': answered,
-          ...cors,
-          ...reply.headers,
-          ...(cors.vary && reply.headers?.vary ? { vary: `${cors.vary}, ${reply.headers.vary}` } : {}),
-        },
-      });
-
-    if (req.method === 'OPTIONS') {
-      return new Response('ok', { status: 200, headers: { ...cors, 'api-version': API_VERSION } });
-    }
-    try {
-      const wanted = requestedVersion(req, offered, area);
-      const url = new URL(req.url);
-      const segments = relativeSegments(url.pathname, spec.name, area);
-      const candidates = mostSpecific(
-        segments ? routes.map((r) => ({ r, params: match(r.segments, segments) })).filter((c) => c.params) : [],
-      );
-      if (candidates.length === 0) {
-        throw new ApiError(404, area.codes.notFound, `No route for ${req.method} ${url.pathname}`);
-      }
-      const methodMatches = candidates.filter((c) => c.r.method === req.method);
-      const found = methodMatches.find((c) => (c.r.version ?? '1.0') === wanted);
-      if (methodMatches.length > 0 && !found) {
-        throw unsupportedVersion(wanted, methodMatches.map((c) => c.r.version ?? '1.0'), area);
-      }
-      if (!found) {
-        const allow = [...new Set(candidates.map((c) => c.r.method))].join(', ');
-        throw new ApiError(
-          405,
-          area.codes.methodNotAllowed,
-          `Method ${req.method} is not allowed here; use ${allow}`,
-          undefined,
-          {
-            allow,
-          },
-        );
-      }
-      const route = found.r;
-      answered = `${wanted}.0`;
-      // The body arrives before the database bound starts: a slow upload is for the HTTP deadlines to judge
-      // (HTTP_REQUEST_TIMEOUT locally, the platform's when deployed), never a stalled database's 503. What
-      // reading it threw (too large) is still answered where it always was, after the caller's checks.
-      const body = route.body ? await readBytes(req, area) : () => undefined;
-      // One bound from here to the answer, whatever the request waits on: the user's standing, its rate-limit
-      // row, a report slot, its transaction.
-      const reply = await deps.db.withinBound(async (answerBy) => {
-        const caller: Caller = { ...await deps.auth.authenticate(req, route.access, area), answerBy };
-        const run = async () => {
-          if (route.rateLimit) {
-            await enforceRateLimit(deps.db, area, caller, req.headers, route.rateLimit, deps.trustedProxyHops);
-          }
-          const handle = route.parse({ req, url, caller, params: found.params!, body }, area);
-          return route.gate ? route.gate(handle) : handle();
-        };
-        return await (route.log ? logged(deps.db, spec.name, run) : run());
-      }).catch((error) => {
-        throw error instanceof DatabaseStalled ? translateDatabaseError(error, area) : error;
-      });
-      return respond(reply);
-    } catch (error) {
-      return respond(errorReply(error, area));
-    }
-  };
-}
-
-/** Bodies at least this large go out compressed when the client accepts it; smaller ones are not worth it. */
-export const COMPRESS_MIN_BYTES = 8 * 1024;
-
-/**
- * The response, its body gzipped when it is at least COMPRESS_MIN_BYTES and the request's
- * Accept-Encoding accepts gzip (a day's attribution for 1,000 campaigns: 334 KB, 34 KB gzipped). Such a
- * body's answer depends on Accept-Encoding, so it says `Vary: Accept-Encoding` either way. gzip only:
- * CompressionStream, which Deno and the Edge Runtime both have, offers gzip and deflate, not brotli.
- */
-export async function encoded(req: Request, text: string, init: ResponseInit & { headers: Record<string, string> }) {
-  const bytes = new TextEncoder().encode(text);
-  if (bytes.byteLength < COMPRESS_MIN_BYTES) return new Response(bytes, init);
-  const headers: Record<string, string> = { ...init.headers };
-  headers.vary = headers.vary ? `${headers.vary}, Accept-Encoding` : 'Accept-Encoding';
-  if (!acceptsGzip(req.headers.get('accept-encoding'))) return new Response(bytes, { ...init, headers });
-  return new Response(await gzip(bytes), { ...init, headers: { ...headers, 'content-encoding': 'gzip' } });
-}
-
-/** How many compressed bytes the gzip cache holds at most. */
-const GZIP_CACHE_BYTES = 16 * 1024 * 1024;
-/** Compressed bodies by their SHA-256, least recently used first. */
-const gzipCache = new Map<string, Uint8Array<ArrayBuffer>>();
-let gzipCacheBytes = 0;
-
-/**
- * The body gzipped, compressed once per distinct body: the same answer asked again (a day's attribution,
- * a report the database keeps) is looked up by its SHA-256, about a tenth of compressing it (0.3 against
- * 3 ms for 334 KB). Keyed by content, not by request, so it can never answer with another body.
- */
-async function gzip(bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayBuffer>> {
-  const key = Array.from(
-    new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)),
-    (b) => b.toString(16).padStart(2, '0'),
-  )
-    .join('');
-  const kept = gzipCache.get(key);
-  if (kept) {
-    gzipCache.delete(key);
-    gzipCache.set(key, kept);
-    return kept;
-  }
-  const compressed = new Uint8Array(
-    await new Response(new Blob([bytes]).stream().pipeThrough(new CompressionStream('gzip'))).arrayBuffer(),
-  );
-  gzipCache.set(key, compressed);
-  gzipCacheBytes += compressed.byteLength;
-  for (const [oldest, body] of gzipCache) {
-    if (gzipCacheBytes <= GZIP_CACHE_BYTES) break;
-    gzipCache.delete(oldest);
-    gzipCacheBytes -= body.byteLength;
-  }
-  return compressed;
-}
-
-/** Whether an Accept-Encoding header admits gzip: named, or `*`, with a quality above 0 (RFC 9110 12.5.3). */
-export function acceptsGzip(header: string | null): boolean {
-  if (!header) return false;
-  const quality = new Map<string, number>();
-  for (const item of header.split(',')) {
-    const [coding, ...params] = item.split(';').map((part) => part.trim().toLowerCase());
-    if (!coding) continue;
-    const q = params.find((param) => param.startsWith('q='));
-    const value = q === undefined ? 1 : Number(q.slice(2));
-    quality.set(coding, Number.isFinite(value) ? value : 0);
-  }
-  const gzip = quality.get('gzip') ?? quality.get('x-gzip') ?? quality.get('*');
-  return gzip !== undefined && gzip > 0;
-}
-
-/**
- * Runs `work` and records the status and duration of its answer, or of its failure. The write is not
- * awaited: a failed log write must not fail, nor slow, the request it describes.
- */
-async function logged(db: Database, name: string, work: () => Promise<Reply>): Promise<Reply> {
-  const started = performance.now();
-  const record = (status: number) => {
-    const duration = Math.round(performance.now() - started);
-    db.sql`select private.record_function_request(${name}, ${status}, ${duration})`.catch(() => {});
-  };
-  try {
-    const reply = await work();
-    record(reply.status ?? 200);
-    return reply;
-  } catch (error) {
-    record(error instanceof ApiError ? error.status : 500);
-    throw error;
-  }
-}
-
 export function errorReply(error: unknown, area: Area): Reply {
+  if (error instanceof DatabaseStalled) error = translateDatabaseError(error, area);
   let apiError: ApiError;
   if (error instanceof ApiError) {
     apiError = error;
@@ -389,7 +338,7 @@ export function corsHeaders(req: Request, allowed: string[] | '*'): Record<strin
  * The version `Accept: application/vnd.api+json;version=X` asks for (`2`, `2.0` and `2.0.0` are one), 1.0 without
  * one; 406 for a version none of the function's routes (`offered`) answers.
  */
-function requestedVersion(req: Request, offered: string[], area: Area): string {
+function requestedVersion(req: Request, offered: string[], area: Area): ApiVersion {
   const accept = req.headers.get('accept');
   if (!accept) return '1.0';
   for (const range of accept.split(',')) {
@@ -401,7 +350,7 @@ function requestedVersion(req: Request, offered: string[], area: Area): string {
       const asked = value?.replace(/^"|"$/g, '') ?? '';
       const version = /^(\d+)(\.0){0,2}$/.exec(asked) ? `${Number(asked.split('.')[0])}.0` : asked;
       if (!offered.includes(version)) throw unsupportedVersion(value, offered, area);
-      return version;
+      return version as ApiVersion;
     }
   }
   return '1.0';
@@ -420,10 +369,18 @@ function unsupportedVersion(requested: string | undefined, supported: string[], 
  * The path below the function's own segment. Hosted Supabase hands a function `/<name>/...`; the local
  * server does the same, so a handler never sees `/functions/v1`.
  */
-function relativeSegments(pathname: string, name: string, area: Area): string[] | undefined {
+function functionPath(req: Request, name: string): string {
+  // Empty segments are no segments, as for the 404/405 checks: `/bulk-status//` is `/bulk-status`.
+  const path = getPath(req).replace(/\/{2,}/g, '/').replace(/(.)\/$/, '$1');
+  const at = `${path}/`.indexOf(`/${name}/`);
+  return at === -1 ? path : path.slice(at + name.length + 1) || '/';
+}
+
+/** The path's segments below the function's own, decoded; 400 for a path that is not percent-encoded UTF-8. */
+function relativeSegments(url: string, name: string, area: Area): string[] | undefined {
   let segments: string[];
   try {
-    segments = split(pathname);
+    segments = split(new URL(url).pathname);
   } catch {
     // decodeURIComponent's URIError: `%zz`, a cut-off `%E0%A4`, or bytes that are not UTF-8.
     throw new ApiError(400, area.codes.validation, 'The path is not valid percent-encoded UTF-8', {
@@ -437,115 +394,13 @@ function relativeSegments(pathname: string, name: string, area: Area): string[] 
   return at === -1 ? undefined : segments.slice(at + 1);
 }
 
-function split(path: string): string[] {
-  return path.split('/').filter(Boolean).map(decodeURIComponent);
-}
+const split = (path: string) => path.split('/').filter(Boolean).map(decodeURIComponent);
+const isParameter = (segment: string) => segment.startsWith('{');
+const fixed = (segments: string[]) => segments.filter((segment) => !isParameter(segment)).length;
+const honoPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+const methodOf = (e: Endpoint) => e.route.method.toUpperCase();
+const versionOf = (e: Endpoint) => e.options.version ?? '1.0';
 
-/**
- * The routes whose path matches with the most fixed segments: `/stats` is the stats resource for every
- * method, so `DELETE /stats` is a 405 with `Allow: GET`, not a `DELETE /:id` with an invalid id.
- */
-function mostSpecific<T extends { r: CompiledRoute }>(candidates: T[]): T[] {
-  const fixed = (c: T) => c.r.segments.filter((segment) => !segment.startsWith(':')).length;
-  const most = Math.max(...candidates.map(fixed));
-  return candidates.filter((c) => fixed(c) === most);
-}
-
-function match(pattern: string[], segments: string[]): Record<string, string> | undefined {
-  if (pattern.length !== segments.length) return undefined;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < pattern.length; i++) {
-    if (pattern[i].startsWith(':')) params[pattern[i].slice(1)] = segments[i];
-    else if (pattern[i] !== segments[i]) return undefined;
-  }
-  return params;
-}
-
-/** The JSON body; a request without one is the area's 400 unless the route's body is optional. */
-function readBody(
-  req: Request,
-  bytes: Uint8Array | undefined,
-  area: Area,
-  optional: boolean,
-  mapProblem?: ProblemMapper,
-): unknown {
-  const value = bytes === undefined ? undefined : parseJson(req, bytes, area, mapProblem);
-  if (value === undefined && !optional) {
-    throw new ApiError(400, area.codes.validation, 'A JSON body is required', {
-      field: 'body',
-      value: null,
-      constraint: 'required',
-      rule: 'required',
-    });
-  }
-  return value;
-}
-
-/**
- * The body's bytes (undefined when there are none), handed over as a function that throws the 413 of a body
- * past MAX_BODY_BYTES when called, so that 413 comes after the caller's checks. A body cut off by its
- * connection's end is a 400 at once: nobody is left to answer, and nothing is worth doing for it.
- */
-async function readBytes(req: Request, area: Area): Promise<() => Uint8Array | undefined> {
-  const tooLarge = () => {
-    throw new ApiError(413, area.codes.payloadTooLarge, `Request body exceeds ${MAX_BODY_BYTES} bytes`);
-  };
-  const declared = Number(req.headers.get('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES) return tooLarge;
-  if (!req.body) return () => undefined;
-
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = req.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read().catch(() => {
-      throw new ApiError(400, area.codes.validation, 'The request body ended before its length', {
-        field: 'body',
-        value: null,
-        constraint: 'complete',
-        rule: 'complete_body',
-      });
-    });
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel();
-      return tooLarge;
-    }
-    // Deno hands each read over as a view of a 64 KiB buffer: kept as is, a body dripped a byte per read
-    // would hold 64 KiB per byte until the request ends.
-    chunks.push(value.byteLength * 2 < value.buffer.byteLength ? value.slice() : value);
-  }
-  if (size === 0) return () => undefined;
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return () => bytes;
-}
-
-function parseJson(req: Request, bytes: Uint8Array, area: Area, mapProblem?: ProblemMapper): unknown {
-  const unreadable = (message: string, problem: FieldProblem) =>
-    mapProblem?.(problem) ?? new ApiError(400, area.codes.validation, message, { ...problem });
-  const contentType = req.headers.get('content-type') ?? '';
-  if (!/^application\/([a-z.+-]*\+)?json\b/i.test(contentType.trim())) {
-    throw unreadable('Request body must be JSON (Content-Type: application/json)', {
-      field: 'content-type',
-      value: contentType || null,
-      constraint: 'application/json',
-      rule: 'json_content_type',
-    });
-  }
-  try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-  } catch {
-    throw unreadable('Request body is not valid JSON', {
-      field: 'body',
-      value: null,
-      constraint: 'valid JSON',
-      rule: 'json',
-    });
-  }
+function match(pattern: string[], segments: string[]): boolean {
+  return pattern.length === segments.length && pattern.every((p, i) => isParameter(p) || p === segments[i]);
 }

@@ -1,45 +1,16 @@
 /**
- * The function's OpenAPI 3.1 document, generated from the very route table and zod schemas that serve
- * it: parameters and bodies from the schemas each route checks (their input side), successes from the
- * schema each route declares for its answer, errors from the area's envelope. Never written by hand, so it
- * cannot drift from what the function does; the tests validate every answer they receive against it.
+ * The function's OpenAPI 3.1 document, from the very `createRoute` definitions that serve it: each route
+ * registered in @hono/zod-openapi's registry and the document its generator writes (`getOpenAPI31Document`).
+ * Schemas are turned into JSON Schema by zod itself (`z.toJSONSchema`, draft 2020-12, input side for what is
+ * sent and output side for answers), so the document says exactly what zod checks; errors are the area's
+ * envelope. Never written by hand, so it cannot drift from what the function does; the tests validate every
+ * answer they receive against it.
  */
+import type { OpenAPIHono, RouteConfig } from '@hono/zod-openapi';
 import { z } from 'zod';
 import type { Area } from './errors.ts';
 
 type JsonSchema = Record<string, unknown>;
-
-/** What a route says about itself for the document. */
-export interface RouteDoc {
-  summary: string;
-  description?: string;
-  /** The whole success body. */
-  response?: z.ZodType;
-  /** The success status; 200 unless given. */
-  status?: number;
-  /** Failures this route adds to those every route may answer (400, 401, 406, 409, 500, 503; 413 with a body). */
-  errors?: number[];
-  /** An example request body. */
-  example?: unknown;
-}
-
-export interface DocumentedRoute extends RouteDoc {
-  version?: string;
-  method: string;
-  path: string;
-  access: 'public' | 'user';
-  params?: z.ZodType;
-  query?: z.ZodType;
-  body?: z.ZodType;
-}
-
-export interface DocumentedFunction {
-  name: string;
-  title: string;
-  description: string;
-  area: Area;
-  routes: DocumentedRoute[];
-}
 
 const REASONS: Record<number, string> = {
   200: 'OK',
@@ -58,13 +29,36 @@ const REASONS: Record<number, string> = {
   503: 'The database is unavailable (see Retry-After)',
 };
 
+/** A route's JSON body for `createRoute`'s `request.body`, with an example; optional if the schema takes none. */
+export function jsonBody<S extends z.ZodType>(schema: S, example?: unknown) {
+  return {
+    required: !schema.safeParse(undefined).success,
+    content: { 'application/json': { schema, ...(example === undefined ? {} : { example }) } },
+  };
+}
+
+/**
+ * `createRoute`'s `responses`: the success (200 unless said) and the failures this route adds to those every
+ * route may answer (400, 401, 406, 409, 500, 503; 413 with a body), each in the area's error envelope.
+ */
+export function answers<S extends z.ZodType, Status extends number = 200>(
+  schema: S,
+  { status, errors = [] }: { status?: Status; errors?: number[] } = {},
+) {
+  const success = { description: REASONS[status ?? 200], content: { 'application/json': { schema } } };
+  return {
+    [status ?? 200]: success,
+    ...Object.fromEntries(errors.map((code) => [code, { description: REASONS[code] }])),
+  } as { [K in Status]: typeof success };
+}
+
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   const { $schema: _, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' });
   return rest;
 }
 
-function parameters(schema: z.ZodType | undefined, where: 'path' | 'query') {
-  if (!schema) return [];
+function parameters(schema: unknown, where: 'path' | 'query') {
+  if (!(schema instanceof z.ZodType)) return [];
   const object = jsonSchema(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
   return Object.entries(object.properties ?? {}).map(([name, property]) => ({
     name,
@@ -74,103 +68,102 @@ function parameters(schema: z.ZodType | undefined, where: 'path' | 'query') {
   }));
 }
 
-function errorStatuses(route: DocumentedRoute): number[] {
-  // 401 on public routes too: a token that is sent must be valid. 409 LOCK_TIMEOUT: any transaction may wait
-  // on a lock past the lock timeout.
-  const statuses = new Set([400, 401, 406, 409, 500, 503, ...(route.errors ?? [])]);
-  if (route.body) statuses.add(413);
-  return [...statuses].sort((a, b) => a - b);
+type Content = { schema: z.ZodType; example?: unknown };
+const jsonOf = (content: unknown) => (content as Record<string, Content> | undefined)?.['application/json'];
+const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
+
+/** One operation as a function serves it: its route in each version it answers, oldest first. */
+export interface DocumentedOperation {
+  versions: { route: RouteConfig; version: string }[];
+  access: 'public' | 'user';
 }
 
-const json = (schemaOrRef: JsonSchema) => ({ 'application/json': { schema: schemaOrRef } });
-
-/** The OpenAPI 3.1 document of one function; paths are relative to `/functions/v1`. */
-export function openApiDocument(fn: DocumentedFunction, version: string) {
-  const errorRef = { $ref: `#/components/schemas/${componentName(fn.area)}` };
-  const paths: Record<string, Record<string, unknown>> = {};
-  for (const versions of byOperation(fn.routes)) {
-    const route = versions[versions.length - 1];
-    const path = `/${fn.name}${route.path === '/' ? '' : route.path.replace(/:(\w+)/g, '{$1}')}`;
-    const status = String(route.status ?? 200);
-    // One operation per method and path: a route declared in several versions documents each version's body
-    // and answer as alternatives, the latest's example and words.
-    const either = (schemas: JsonSchema[]) => schemas.length === 1 ? schemas[0] : { anyOf: schemas };
-    const body = versions.some((v) => v.body)
-      ? either(versions.filter((v) => v.body).map((v) => jsonSchema(v.body!, 'input')))
-      : undefined;
-    const operation: Record<string, unknown> = {
-      operationId: operationId(fn.name, route),
-      summary: route.summary,
-      ...(route.description || versions.length > 1
-        ? { description: [route.description, versionNote(versions)].filter(Boolean).join('\n\n') }
-        : {}),
-      tags: [fn.name],
-      security: route.access === 'user' ? [{ bearer: [] }] : [{}, { bearer: [] }, { apikey: [] }],
-      parameters: [...parameters(route.params, 'path'), ...parameters(route.query, 'query')],
-      ...(body
-        ? {
-          requestBody: {
-            required: versions.some((v) => v.body && !v.body.safeParse(undefined).success),
-            content: {
-              'application/json': {
-                schema: body,
-                ...(route.example === undefined ? {} : { example: route.example }),
-              },
+/**
+ * Registers one operation in the app's registry, its schemas as JSON Schema. A route declared in several
+ * versions is one operation whose body and answer are the versions' alternatives (`anyOf`), with the latest's
+ * example and words.
+ */
+export function register(app: OpenAPIHono<never>, name: string, area: Area, operation: DocumentedOperation) {
+  const routes = operation.versions.map((v) => v.route);
+  const route = routes[routes.length - 1];
+  const either = (schemas: JsonSchema[]) => schemas.length === 1 ? schemas[0] : { anyOf: schemas };
+  const bodies = routes.map((r) => jsonOf(r.request?.body?.content)).filter((c): c is Content => !!c);
+  const successes = routes.map((r) => Object.entries(r.responses).find(([code]) => Number(code) < 300)!);
+  const [status] = successes[successes.length - 1];
+  const errors = new Set([400, 401, 406, 409, 500, 503, ...(bodies.length ? [413] : [])]);
+  for (const code of Object.keys(route.responses)) if (Number(code) >= 400) errors.add(Number(code));
+  const errorRef = { $ref: `#/components/schemas/${componentName(area)}` };
+  const example = bodies[bodies.length - 1]?.example;
+  app.openAPIRegistry.registerPath({
+    method: route.method,
+    path: `/${name}${route.path === '/' ? '' : route.path}`,
+    operationId: operationId(name, route),
+    summary: route.summary,
+    ...(route.description || routes.length > 1
+      ? { description: [route.description, versionNote(operation, routes)].filter(Boolean).join('\n\n') }
+      : {}),
+    tags: [name],
+    security: operation.access === 'user' ? [{ bearer: [] }] : [{}, { bearer: [] }, { apikey: [] }],
+    parameters: [...parameters(route.request?.params, 'path'), ...parameters(route.request?.query, 'query')],
+    ...(bodies.length
+      ? {
+        requestBody: {
+          required: routes.some((r) => r.request?.body?.required),
+          content: {
+            'application/json': {
+              schema: either(bodies.map((b) => jsonSchema(b.schema, 'input'))),
+              ...(example === undefined ? {} : { example }),
             },
           },
-        }
-        : {}),
-      responses: {
-        [status]: {
-          description: REASONS[Number(status)] ?? 'Success',
-          content: json(either(versions.map((v) => v.response ? jsonSchema(v.response, 'output') : {}))),
         },
-        ...Object.fromEntries(
-          errorStatuses(route).map((code) => [String(code), { description: REASONS[code], content: json(errorRef) }]),
+      }
+      : {}),
+    responses: {
+      [status]: {
+        description: REASONS[Number(status)] ?? 'Success',
+        content: json(
+          either(successes.map(([, s]) => jsonSchema(jsonOf((s as { content?: unknown }).content)!.schema, 'output'))),
         ),
       },
-    };
-    (paths[path] ??= {})[route.method.toLowerCase()] = operation;
-  }
-  return {
-    openapi: '3.1.0',
-    info: { title: fn.title, description: fn.description, version },
-    servers: [{ url: '/functions/v1', description: 'The project: https://<project-ref>.supabase.co/functions/v1' }],
-    paths,
-    components: {
-      schemas: { [componentName(fn.area)]: jsonSchema(fn.area.errorSchema, 'output') },
-      securitySchemes: {
-        bearer: {
-          type: 'http',
-          scheme: 'bearer',
-          bearerFormat: 'JWT',
-          description: "A signed-in user's access token, or the project's service-role key",
-        },
-        apikey: { type: 'apiKey', in: 'header', name: 'apikey', description: "The project's anon key" },
-      },
+      ...Object.fromEntries(
+        [...errors].sort((a, b) => a - b).map((
+          code,
+        ) => [code, { description: REASONS[code], content: json(errorRef) }]),
+      ),
     },
-  };
+  } as unknown as RouteConfig);
 }
 
-export type OpenApiDocument = ReturnType<typeof openApiDocument>;
-
-/** The routes grouped by method and path, each group's versions oldest first (1.0 is undeclared). */
-function byOperation(routes: DocumentedRoute[]): DocumentedRoute[][] {
-  const groups = new Map<string, DocumentedRoute[]>();
-  for (const route of routes) {
-    const key = `${route.method} ${route.path}`;
-    groups.set(key, [...(groups.get(key) ?? []), route]);
-  }
-  return [...groups.values()].map((group) =>
-    group.sort((a, b) => (a.version ?? '1.0').localeCompare(b.version ?? '1.0'))
-  );
+/** The document's shared parts: the area's error envelope and how callers authenticate. */
+export function registerComponents(app: OpenAPIHono<never>, area: Area) {
+  const registry = app.openAPIRegistry;
+  registry.registerComponent('schemas', componentName(area), jsonSchema(area.errorSchema, 'output'));
+  registry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: "A signed-in user's access token, or the project's service-role key",
+  });
+  registry.registerComponent('securitySchemes', 'apikey', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'apikey',
+    description: "The project's anon key",
+  });
 }
 
-function versionNote(versions: DocumentedRoute[]): string {
-  const named = versions.map((v) => v.version ?? '1.0');
+export const SERVERS = [{
+  url: '/functions/v1',
+  description: 'The project: https://<project-ref>.supabase.co/functions/v1',
+}];
+
+export type OpenApiDocument = ReturnType<OpenAPIHono['getOpenAPI31Document']>;
+
+function versionNote(operation: DocumentedOperation, routes: RouteConfig[]): string {
+  const named = operation.versions.map((v) => v.version);
   return `Versions ${named.join(' and ')}: the body and the answer are those of the version asked for with ` +
     '`Accept: application/vnd.api+json;version=X` (answered in `api-version`); without it, 1.0. ' +
-    versions.map((v) => `${v.version ?? '1.0'}: ${v.summary}`).join(' ');
+    routes.map((r, i) => `${named[i]}: ${r.summary}`).join(' ');
 }
 
 /** Several functions' documents as one, for `docs/openapi.json` and the local viewer. */
@@ -186,22 +179,20 @@ export function combineDocuments(documents: OpenApiDocument[], version: string):
     servers: documents[0]?.servers ?? [],
     paths: Object.assign({}, ...documents.map((document) => document.paths)),
     components: {
-      schemas: Object.assign({}, ...documents.map((document) => document.components.schemas)),
-      securitySchemes: documents[0]?.components.securitySchemes ?? {},
+      schemas: Object.assign({}, ...documents.map((document) => document.components?.schemas)),
+      securitySchemes: documents[0]?.components?.securitySchemes ?? {},
     },
-  } as OpenApiDocument;
+  };
 }
 
 function componentName(area: Area): string {
   return `${area.name.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase())}Error`;
 }
 
-function operationId(name: string, route: DocumentedRoute): string {
-  const words = [route.method.toLowerCase(), ...name.split('-'), ...route.path.split(/[/-]/)]
+function operationId(name: string, route: RouteConfig): string {
+  const words = [route.method, ...name.split('-'), ...route.path.split(/[/-]/)]
     .filter(Boolean)
-    .map((word) => word.startsWith(':') ? `by_${word.slice(1)}` : word);
-  return words.map((word, i) => i === 0 ? word : word[0].toUpperCase() + word.slice(1)).join('').replace(/_(\w)/g, (
-    _,
-    c: string,
-  ) => c.toUpperCase());
+    .map((word) => word.startsWith('{') ? `by_${word.slice(1, -1)}` : word);
+  return words.map((word, i) => i === 0 ? word : word[0].toUpperCase() + word.slice(1)).join('')
+    .replace(/_(\w)/g, (_, c: string) => c.toUpperCase());
 }

@@ -6,10 +6,11 @@
 import type { Database } from '../_shared/db.ts';
 import { healthArea as area } from '../_shared/errors.ts';
 import { preferredLanguage } from '../_shared/language.ts';
-import type { Reply, RequestContext } from '../_shared/http.ts';
+import type { Ctx, Reply } from '../_shared/http.ts';
+import type * as routes from './routes.ts';
 import type { RateLimits } from '../_shared/limits.ts';
 import type { z } from 'zod';
-import type { figuresQuery, requestBody, requestBody2 } from './schemas.ts';
+import type { requestBody, requestBody2 } from './schemas.ts';
 
 /** A custom period's days as version 2.0 takes them (schemas.ts). */
 type CustomPeriod = Pick<z.infer<typeof requestBody2>, 'from' | 'to' | 'compare' | 'compare_from' | 'compare_to'>;
@@ -35,13 +36,13 @@ export const REPORT_SLOTS = 2;
 
 export function healthHandlers(db: Database) {
   async function report(
-    ctx: RequestContext<{ body: typeof requestBody | typeof requestBody2 }>,
+    c: Ctx<typeof routes.report | typeof routes.report2>,
+    params: z.infer<typeof requestBody | typeof requestBody2>,
     version: number,
     custom: Partial<CustomPeriod> = {},
   ) {
-    const params = ctx.input.body;
-    const language = preferredLanguage(ctx.req.headers.get('accept-language'));
-    const [{ report }] = await db.asCaller(ctx.caller, area, (tx) =>
+    const language = preferredLanguage(c.req.raw.headers.get('accept-language'));
+    const [{ report }] = await db.asCaller(c.var.caller, area, (tx) =>
       tx<{ report: HealthReport }[]>`
         select health.business_health(${params.period}, ${params.includeSystemHealth}, ${params.includeTrends},
                                       ${params.includeInsights}, ${language}, ${version}, ${custom.from ?? null},
@@ -68,19 +69,19 @@ export function healthHandlers(db: Database) {
 
   return {
     /** Version 1.0, the seeds' report: marketing 0. */
-    report(ctx: RequestContext<{ body: typeof requestBody }>): Promise<Reply> {
-      return report(ctx, 1);
+    report(c: Ctx<typeof routes.report>): Promise<Reply> {
+      return report(c, c.req.valid('json'), 1);
     },
 
     /** Version 2.0: marketing scored from the campaigns' return, explained in `marketingDetails`. */
-    report2(ctx: RequestContext<{ body: typeof requestBody2 }>): Promise<Reply> {
-      return report(ctx, 2, ctx.input.body);
+    report2(c: Ctx<typeof routes.report2>): Promise<Reply> {
+      return report(c, c.req.valid('json'), 2, c.req.valid('json'));
     },
 
     /** The figures behind the scores, for administrators (the database refuses anyone else). */
-    async figures(ctx: RequestContext<{ query: typeof figuresQuery }>): Promise<Reply> {
-      const q = ctx.input.query;
-      const [{ figures }] = await db.asCaller(ctx.caller, area, (tx) =>
+    async figures(c: Ctx<typeof routes.figures>): Promise<Reply> {
+      const q = c.req.valid('query');
+      const [{ figures }] = await db.asCaller(c.var.caller, area, (tx) =>
         tx<{ figures: unknown }[]>`
           select health.business_figures(${q.period}, ${q.from ?? null}, ${q.to ?? null}, ${q.compare ?? null},
                                          ${q.compare_from ?? null}, ${q.compare_to ?? null}) as figures`);
@@ -88,9 +89,9 @@ export function healthHandlers(db: Database) {
     },
 
     /** Today so far and yesterday, store days, for administrators (the database refuses anyone else). */
-    async days(ctx: RequestContext): Promise<Reply> {
+    async days(c: Ctx<typeof routes.days>): Promise<Reply> {
       const [{ days }] = await db.asCaller(
-        ctx.caller,
+        c.var.caller,
         area,
         (tx) => tx<{ days: unknown }[]>`select health.business_days() as days`,
       );

@@ -6,27 +6,15 @@
  */
 import { dependenciesFromEnv } from '../_shared/deps.ts';
 import { healthArea } from '../_shared/errors.ts';
-import { type Dependencies, route, type RouteOptions, serveFunction } from '../_shared/http.ts';
+import { type Dependencies, on, type RouteOptions, serveFunction } from '../_shared/http.ts';
 import { FUNCTION_NAME, healthHandlers, RATE_LIMITS, REPORT_SLOTS } from './handlers.ts';
-import { daysResponse, figuresResponse, reportResponse, reportResponse2 } from './responses.ts';
-import { daysQuery, figuresQuery, parameterProblem, parameterProblem2, requestBody, requestBody2 } from './schemas.ts';
+import * as routes from './routes.ts';
+import { parameterProblem, parameterProblem2 } from './schemas.ts';
 
 export function createHandler(deps: Dependencies) {
   const handlers = healthHandlers(deps.db);
-  // The report in either version: the same route but for its body, answer and handler.
-  const report: RouteOptions = {
-    method: 'POST',
-    path: '/',
-    access: 'public',
-    problem: parameterProblem,
-    rateLimit: RATE_LIMITS,
-    concurrency: REPORT_SLOTS,
-    log: true,
-    summary: 'Compute the health report for a period (its words in English with Accept-Language: en)',
-    response: reportResponse,
-    errors: [403, 429],
-    example: { period: '30d', includeTrends: true, includeInsights: true },
-  };
+  // The report in either version is served alike: open, rate limited, queued, logged.
+  const report: RouteOptions = { access: 'public', rateLimit: RATE_LIMITS, concurrency: REPORT_SLOTS, log: true };
   return serveFunction({
     name: FUNCTION_NAME,
     title: 'Business health',
@@ -34,42 +22,11 @@ export function createHandler(deps: Dependencies) {
       'insights. Scores only, never amounts; open to anonymous callers, rate limited. The figures behind the ' +
       'scores (amounts) are a separate route for administrators.',
     area: healthArea,
-    routes: [
-      route({ ...report, body: requestBody, handle: handlers.report }),
-      route({
-        ...report,
-        version: '2.0',
-        body: requestBody2,
-        problem: parameterProblem2,
-        example: { period: 'custom', from: '2026-10-01', to: '2026-10-31', compare: 'last_year' },
-        summary: "Version 2.0 adds the marketing score from the campaigns' return (ROAS), explained in " +
-          '`marketingDetails`, and insights naming campaigns',
-        response: reportResponse2,
-        handle: handlers.report2,
-      }),
-      route({
-        method: 'GET',
-        path: '/figures',
-        query: figuresQuery,
-        concurrency: REPORT_SLOTS,
-        summary:
-          'The figures behind the scores (administrators): revenue, orders, customers, tickets and campaigns of ' +
-          'the period and the one before it, each as it stood at its end (a custom period: as its store days stand now)',
-        response: figuresResponse,
-        errors: [403],
-        handle: handlers.figures,
-      }),
-      route({
-        method: 'GET',
-        path: '/days',
-        query: daysQuery,
-        concurrency: REPORT_SLOTS,
-        summary: "Today so far and yesterday (administrators): each store day's revenue, counted, placed, " +
-          "completed and cancelled orders, as it stood at its end, in the store's time zone",
-        response: daysResponse,
-        errors: [403],
-        handle: handlers.days,
-      }),
+    endpoints: [
+      on(routes.report, handlers.report, { ...report, problem: parameterProblem }),
+      on(routes.report2, handlers.report2, { ...report, problem: parameterProblem2, version: '2.0' }),
+      on(routes.figures, handlers.figures, { concurrency: REPORT_SLOTS }),
+      on(routes.days, handlers.days, { concurrency: REPORT_SLOTS }),
     ],
   }, deps);
 }

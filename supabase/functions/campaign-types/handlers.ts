@@ -3,12 +3,13 @@ import type { Tables } from '../_shared/database.types.ts';
 import { enums } from '../_shared/enums.ts';
 import { type Database, pageOf, type Tx } from '../_shared/db.ts';
 import { catalogueArea as area } from '../_shared/errors.ts';
-import { pageReply, type Reply, type RequestContext } from '../_shared/http.ts';
+import { type Ctx, pageReply, type Reply } from '../_shared/http.ts';
+import type * as routes from './routes.ts';
 import type { z } from 'zod';
 import { LAYER_INFO } from '../_shared/layers.ts';
 import { type CatalogueEntry, catalogueHealth } from './health.ts';
 import { preferredLanguage } from '../_shared/language.ts';
-import { type createBody, type listQuery, TYPE_CODE_PATTERN, type typeCodePath, type updateBody } from './schemas.ts';
+import { type listQuery, TYPE_CODE_PATTERN } from './schemas.ts';
 
 type Row = Tables<'campaign_type_config'>;
 
@@ -37,16 +38,16 @@ export async function cataloguePage(tx: Tx, query: z.output<typeof listQuery>) {
 
 export function catalogueHandlers(db: Database) {
   return {
-    async list(ctx: RequestContext<{ query: typeof listQuery }>): Promise<Reply> {
-      const query = ctx.input.query;
+    async list(c: Ctx<typeof routes.list>): Promise<Reply> {
+      const query = c.req.valid('query');
       const page = query.page ?? 1;
       const perPage = query.per_page ?? 50;
-      const result = await db.asCaller(ctx.caller, area, (tx) => cataloguePage(tx, query));
+      const result = await db.asCaller(c.var.caller, area, (tx) => cataloguePage(tx, query));
       return pageReply(result, page, perPage);
     },
 
-    async groups(ctx: RequestContext): Promise<Reply> {
-      const { rows, multipliers } = await db.asCaller(ctx.caller, area, async (tx) => ({
+    async groups(c: Ctx<typeof routes.groups>): Promise<Reply> {
+      const { rows, multipliers } = await db.asCaller(c.var.caller, area, async (tx) => ({
         rows: await tx<Row[]>`
           select * from public.campaign_type_config
           where is_active
@@ -64,21 +65,21 @@ export function catalogueHandlers(db: Database) {
       return { body: { success: true, data } };
     },
 
-    async health(ctx: RequestContext): Promise<Reply> {
-      const rows = await db.asCaller(ctx.caller, area, (tx) =>
+    async health(c: Ctx<typeof routes.health>): Promise<Reply> {
+      const rows = await db.asCaller(c.var.caller, area, (tx) =>
         tx<CatalogueEntry[]>`
           select type_code, attribution_layer, default_weight, is_active from public.campaign_type_config`);
-      const language = preferredLanguage(ctx.req.headers.get('accept-language'));
+      const language = preferredLanguage(c.req.raw.headers.get('accept-language'));
       return {
         body: { success: true, data: catalogueHealth(rows, language) },
         headers: { 'content-language': language, vary: 'Accept-Language' },
       };
     },
 
-    async create(ctx: RequestContext<{ body: typeof createBody }>): Promise<Reply> {
-      const config = ctx.input.body;
+    async create(c: Ctx<typeof routes.create>): Promise<Reply> {
+      const config = c.req.valid('json');
       const [created] = await db.asCaller(
-        ctx.caller,
+        c.var.caller,
         area,
         (tx) => tx<Row[]>`select * from public.create_campaign_type(${tx.json(config)})`,
       );
@@ -88,30 +89,30 @@ export function catalogueHandlers(db: Database) {
       };
     },
 
-    async update(ctx: RequestContext<{ params: typeof typeCodePath; body: typeof updateBody }>): Promise<Reply> {
-      const typeCode = ctx.input.params.type_code;
-      const changes = ctx.input.body;
+    async update(c: Ctx<typeof routes.update>): Promise<Reply> {
+      const typeCode = c.req.valid('param').type_code;
+      const changes = c.req.valid('json');
       const [updated] = await db.asCaller(
-        ctx.caller,
+        c.var.caller,
         area,
         (tx) => tx<Row[]>`select * from public.update_campaign_type(${typeCode}, ${tx.json(changes)})`,
       );
       return { body: { success: true, data: updated, message: `Campaign type ${typeCode} updated` } };
     },
 
-    async deactivate(ctx: RequestContext<{ params: typeof typeCodePath }>): Promise<Reply> {
-      const typeCode = ctx.input.params.type_code;
-      await db.asCaller(ctx.caller, area, (tx) => tx`select 1 from public.deactivate_campaign_type(${typeCode})`);
+    async deactivate(c: Ctx<typeof routes.deactivate>): Promise<Reply> {
+      const typeCode = c.req.valid('param').type_code;
+      await db.asCaller(c.var.caller, area, (tx) => tx`select 1 from public.deactivate_campaign_type(${typeCode})`);
       return { body: { success: true, message: `Campaign type ${typeCode} deactivated` } };
     },
 
-    async validateType(ctx: RequestContext<{ params: typeof typeCodePath }>): Promise<Reply> {
-      const typeCode = ctx.input.params.type_code;
+    async validateType(c: Ctx<typeof routes.validateType>): Promise<Reply> {
+      const typeCode = c.req.valid('param').type_code;
       if (typeCode.length > 50 || !TYPE_CODE_PATTERN.test(typeCode)) {
         return verdict(false, undefined, 'type_code must match ^[a-z][a-z0-9_]*$ and be at most 50 characters');
       }
       const [config] = await db.asCaller(
-        ctx.caller,
+        c.var.caller,
         area,
         (tx) => tx<Row[]>`select * from public.campaign_type_config where type_code = ${typeCode}`,
       );

@@ -4,7 +4,8 @@ import type { Caller } from '../_shared/caller.ts';
 import type { Tables } from '../_shared/database.types.ts';
 import { containsPattern, type Database, pageOf, type Tx } from '../_shared/db.ts';
 import { ApiError, campaignArea as area } from '../_shared/errors.ts';
-import { type Reply, type RequestContext, successWithJsonText } from '../_shared/http.ts';
+import { type Ctx, type Reply, successWithJsonText } from '../_shared/http.ts';
+import type * as routes from './routes.ts';
 import type * as schemas from './schemas.ts';
 import { MAX_RANGE_DAYS } from './schemas.ts';
 
@@ -37,8 +38,8 @@ type Campaign = Pick<Tables<'campaigns'>, (typeof CAMPAIGN_FIELDS)[number] | 'al
 
 export function campaignHandlers(db: Database) {
   return {
-    async list(ctx: RequestContext<{ query: typeof schemas.listQuery }>): Promise<Reply> {
-      const query = ctx.input.query;
+    async list(c: Ctx<typeof routes.list>): Promise<Reply> {
+      const query = c.req.valid('query');
       if (query.start_date && query.end_date && query.start_date > query.end_date) {
         throw new ApiError(422, 'INVALID_DATE_RANGE', 'start_date must not be later than end_date', {
           field: 'end_date',
@@ -50,7 +51,7 @@ export function campaignHandlers(db: Database) {
       }
       const page = query.page ?? 1;
       const limit = query.limit ?? 20;
-      const { rows, totalCount } = await db.asCaller(ctx.caller, area, (tx) => campaignPage(tx, query));
+      const { rows, totalCount } = await db.asCaller(c.var.caller, area, (tx) => campaignPage(tx, query));
       return {
         body: {
           success: true,
@@ -67,10 +68,10 @@ export function campaignHandlers(db: Database) {
       };
     },
 
-    async create(ctx: RequestContext<{ body: typeof schemas.createBody }>): Promise<Reply> {
-      const campaign = ctx.input.body;
+    async create(c: Ctx<typeof routes.create>): Promise<Reply> {
+      const campaign = c.req.valid('json');
       const [created] = await db.asCaller(
-        ctx.caller,
+        c.var.caller,
         area,
         (tx) =>
           tx<Campaign[]>`select ${withMoves(tx, CAMPAIGN_FIELDS)} from public.create_campaign(${tx.json(campaign)}) c`,
@@ -78,10 +79,10 @@ export function campaignHandlers(db: Database) {
       return { status: 201, body: { success: true, data: created } };
     },
 
-    async read(ctx: RequestContext<{ params: typeof schemas.campaignPath }>): Promise<Reply> {
-      const { id } = ctx.input.params;
+    async read(c: Ctx<typeof routes.read>): Promise<Reply> {
+      const { id } = c.req.valid('param');
       const [campaign] = await db.asCaller(
-        ctx.caller,
+        c.var.caller,
         area,
         (tx) =>
           tx<Campaign[]>`
@@ -91,13 +92,11 @@ export function campaignHandlers(db: Database) {
       return { body: { success: true, data: campaign } };
     },
 
-    async update(
-      ctx: RequestContext<{ params: typeof schemas.campaignPath; body: typeof schemas.updateBody }>,
-    ): Promise<Reply> {
-      const { id } = ctx.input.params;
-      const changes = ctx.input.body;
+    async update(c: Ctx<typeof routes.update>): Promise<Reply> {
+      const { id } = c.req.valid('param');
+      const changes = c.req.valid('json');
       const [updated] = await db.asCaller(
-        ctx.caller,
+        c.var.caller,
         area,
         (tx) =>
           tx<Campaign[]>`select ${withMoves(tx, CAMPAIGN_FIELDS)} from public.update_campaign(${id}, ${
@@ -107,30 +106,30 @@ export function campaignHandlers(db: Database) {
       return { body: { success: true, data: updated } };
     },
 
-    async remove(ctx: RequestContext<{ params: typeof schemas.campaignPath }>): Promise<Reply> {
-      const { id } = ctx.input.params;
-      await db.asCaller(ctx.caller, area, (tx) => tx`select 1 from public.delete_campaign(${id})`);
+    async remove(c: Ctx<typeof routes.remove>): Promise<Reply> {
+      const { id } = c.req.valid('param');
+      await db.asCaller(c.var.caller, area, (tx) => tx`select 1 from public.delete_campaign(${id})`);
       return { body: { success: true, message: `Campaign ${id} deleted` } };
     },
 
-    batch(ctx: RequestContext<{ body: typeof schemas.batchBody }>): Promise<Reply> {
-      const body = ctx.input.body;
-      return setStatuses(ctx.caller, body.campaign_ids, body.data.status);
+    batch(c: Ctx<typeof routes.batch>): Promise<Reply> {
+      const body = c.req.valid('json');
+      return setStatuses(c.var.caller, body.campaign_ids, body.data.status);
     },
 
-    bulkStatus(ctx: RequestContext<{ body: typeof schemas.bulkStatusBody }>): Promise<Reply> {
-      const body = ctx.input.body;
-      return setStatuses(ctx.caller, body.campaign_ids, body.status);
+    bulkStatus(c: Ctx<typeof routes.bulkStatus>): Promise<Reply> {
+      const body = c.req.valid('json');
+      return setStatuses(c.var.caller, body.campaign_ids, body.status);
     },
 
-    async stats(ctx: RequestContext): Promise<Reply> {
-      const [stats] = await db.asCaller(ctx.caller, area, (tx) => tx<Row[]>`select * from public.campaign_stats`);
+    async stats(c: Ctx<typeof routes.stats>): Promise<Reply> {
+      const [stats] = await db.asCaller(c.var.caller, area, (tx) => tx<Row[]>`select * from public.campaign_stats`);
       return { body: { success: true, data: stats } };
     },
 
-    async attribution(ctx: RequestContext<{ query: typeof schemas.attributionQuery }>): Promise<Reply> {
-      const query = ctx.input.query;
-      const [{ result }] = await db.asCaller(ctx.caller, area, (tx) =>
+    async attribution(c: Ctx<typeof routes.attribution>): Promise<Reply> {
+      const query = c.req.valid('query');
+      const [{ result }] = await db.asCaller(c.var.caller, area, (tx) =>
         tx<{ result: string }[]>`
           select private.campaign_attributions_json(${query.date}::date, ${query.order_amount ?? null}::numeric,
                                                     ${query.limit ?? null}::integer) as result`);
@@ -141,9 +140,9 @@ export function campaignHandlers(db: Database) {
      * The status history, oldest first: the order attribution walks it in. Who made each move by email, for
      * administrators and for the operator themself (private.operator_email), as the stock ledger names them.
      */
-    async history(ctx: RequestContext<{ params: typeof schemas.campaignPath }>): Promise<Reply> {
-      const { id } = ctx.input.params;
-      const rows = await db.asCaller(ctx.caller, area, (tx) =>
+    async history(c: Ctx<typeof routes.history>): Promise<Reply> {
+      const { id } = c.req.valid('param');
+      const rows = await db.asCaller(c.var.caller, area, (tx) =>
         tx<Row[]>`
           select h.from_status, h.to_status, h.changed_at, h.changed_by,
                  private.operator_email(h.changed_by) as changed_by_email, h.changed_by_role
@@ -157,44 +156,45 @@ export function campaignHandlers(db: Database) {
     },
 
     /** The days with at least one campaign counted, future ones included (public.campaign_calendar). */
-    calendar(ctx: RequestContext<{ query: typeof schemas.rangeQuery }>): Promise<Reply> {
-      return analysis(ctx, 'days', (tx, from, to) =>
+    calendar(c: Ctx<typeof routes.calendar>): Promise<Reply> {
+      return analysis(c, 'days', (tx, from, to) =>
         tx<Row[]>`
           select * from public.campaign_calendar(${from}::date, ${to}::date) order by date`);
     },
 
     /** Per campaign counted in the range, most revenue first (public.revenue_attribution). */
-    revenueAttribution(ctx: RequestContext<{ query: typeof schemas.rangeQuery }>): Promise<Reply> {
-      return analysis(ctx, 'campaigns', (tx, from, to) =>
+    revenueAttribution(c: Ctx<typeof routes.revenueAttribution>): Promise<Reply> {
+      return analysis(c, 'campaigns', (tx, from, to) =>
         tx<Row[]>`
           select * from public.revenue_attribution(${from}::date, ${to}::date)
           order by total_attributed_revenue desc, campaign_id`);
     },
 
     /** Per pair of campaigns counted on the same days, most days together first (public.campaign_collaboration). */
-    collaboration(ctx: RequestContext<{ query: typeof schemas.rangeQuery }>): Promise<Reply> {
-      return analysis(ctx, 'pairs', (tx, from, to) =>
+    collaboration(c: Ctx<typeof routes.collaboration>): Promise<Reply> {
+      return analysis(c, 'pairs', (tx, from, to) =>
         tx<Row[]>`
           select * from public.campaign_collaboration(${from}::date, ${to}::date)
           order by overlap_days desc, first_overlap_date, campaign_1_id, campaign_2_id`);
     },
 
-    async metrics(ctx: RequestContext<{ params: typeof schemas.campaignPath }>): Promise<Reply> {
-      const { id } = ctx.input.params;
-      const metrics = await db.asCaller(ctx.caller, area, (tx) => campaignMetrics(tx, id));
+    async metrics(c: Ctx<typeof routes.metrics>): Promise<Reply> {
+      const { id } = c.req.valid('param');
+      const metrics = await db.asCaller(c.var.caller, area, (tx) => campaignMetrics(tx, id));
       if (!metrics) throw notFound(id);
       const { daily_attribution, ...figures } = metrics;
       return { body: { success: true, data: { campaign_id: id, metrics: figures, daily_attribution } } };
     },
   };
 
+  /** The three analyses over a range of store days share their query (`rangeQuery`). */
   async function analysis(
-    ctx: RequestContext<{ query: typeof schemas.rangeQuery }>,
+    c: Ctx<typeof routes.calendar>,
     key: string,
     read: (tx: Tx, from: string, to: string) => Promise<Row[]>,
   ): Promise<Reply> {
-    const { from, to } = checkedRange(ctx.input.query);
-    const rows = await db.asCaller(ctx.caller, area, (tx) => read(tx, from, to));
+    const { from, to } = checkedRange(c.req.valid('query'));
+    const rows = await db.asCaller(c.var.caller, area, (tx) => read(tx, from, to));
     return { body: { success: true, data: { from, to, [key]: rows } } };
   }
 

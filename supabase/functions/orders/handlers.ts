@@ -9,9 +9,10 @@ import type { z } from 'zod';
 import type { Tables } from '../_shared/database.types.ts';
 import { containsPattern, type Database, type Tx } from '../_shared/db.ts';
 import { orderArea as area } from '../_shared/errors.ts';
-import { pageReply, type Reply, type RequestContext } from '../_shared/http.ts';
+import { type Ctx, pageReply, type Reply } from '../_shared/http.ts';
+import type * as routes from './routes.ts';
 import type { summary } from './responses.ts';
-import type { listQuery, orderPath, placeBody, statusBody } from './schemas.ts';
+import type { listQuery } from './schemas.ts';
 import { ApiError } from '../_shared/errors.ts';
 import { idempotencyKey } from '../_shared/idempotency.ts';
 
@@ -31,10 +32,10 @@ function answered<T extends Order>({ counted_until: _countedUntil, ...order }: T
 
 export function orderHandlers(db: Database) {
   return {
-    async read(ctx: RequestContext<{ params: typeof orderPath }>): Promise<Reply> {
-      const { id } = ctx.input.params;
+    async read(c: Ctx<typeof routes.read>): Promise<Reply> {
+      const { id } = c.req.valid('param');
       const [found] = await db.asCaller(
-        ctx.caller,
+        c.var.caller,
         area,
         (tx) =>
           tx<(Order & { customer_order_count: number; goods: Record<string, unknown> })[]>`
@@ -65,9 +66,9 @@ export function orderHandlers(db: Database) {
     },
 
     /** The status moves an order with goods may make, and what each does to them (public.order_status_moves). */
-    async moves(ctx: RequestContext): Promise<Reply> {
+    async moves(c: Ctx<typeof routes.moves>): Promise<Reply> {
       const moves = await db.asCaller(
-        ctx.caller,
+        c.var.caller,
         area,
         (tx) => tx`select from_status, to_status, goods from public.order_status_moves`,
       );
@@ -75,10 +76,10 @@ export function orderHandlers(db: Database) {
     },
 
     /** Places an order of lines, reserving them: public.place_order, which does the change and the replay. */
-    async place(ctx: RequestContext<{ body: typeof placeBody }>): Promise<Reply> {
-      const body = ctx.input.body;
-      const key = idempotencyKey(ctx.req, area);
-      const [{ response }] = await db.asCaller(ctx.caller, area, (tx) =>
+    async place(c: Ctx<typeof routes.place>): Promise<Reply> {
+      const body = c.req.valid('json');
+      const key = idempotencyKey(c.req.raw, area);
+      const [{ response }] = await db.asCaller(c.var.caller, area, (tx) =>
         tx<Changed[]>`
           select public.place_order(
             customer_id => ${body.customer_id}::uuid,
@@ -91,21 +92,21 @@ export function orderHandlers(db: Database) {
     },
 
     /** Moves an order's status, and its goods with it: public.update_order_status. */
-    async move(ctx: RequestContext<{ params: typeof orderPath; body: typeof statusBody }>): Promise<Reply> {
-      const { id } = ctx.input.params;
-      const body = ctx.input.body;
-      const [{ response }] = await db.asCaller(ctx.caller, area, (tx) =>
+    async move(c: Ctx<typeof routes.move>): Promise<Reply> {
+      const { id } = c.req.valid('param');
+      const body = c.req.valid('json');
+      const [{ response }] = await db.asCaller(c.var.caller, area, (tx) =>
         tx<Changed[]>`
           select public.update_order_status(${id}::uuid, ${body.status}, ${body.restock ?? null}) as response`);
       return { body: response };
     },
 
-    async list(ctx: RequestContext<{ query: typeof listQuery }>): Promise<Reply> {
-      const query = ctx.input.query;
+    async list(c: Ctx<typeof routes.list>): Promise<Reply> {
+      const query = c.req.valid('query');
       const page = query.page ?? 1;
       const perPage = query.per_page ?? DEFAULT_PER_PAGE;
       const asOf = query.as_of ?? new Date().toISOString();
-      const { result, totals } = await db.asCaller(ctx.caller, area, (tx) => ordersPage(tx, query, asOf));
+      const { result, totals } = await db.asCaller(c.var.caller, area, (tx) => ordersPage(tx, query, asOf));
       const reply = pageReply(result, page, perPage);
       return {
         ...reply,

@@ -6,19 +6,9 @@
 import type { Tables } from '../_shared/database.types.ts';
 import { containsPattern, type Database, pageOf, type Tx } from '../_shared/db.ts';
 import { ApiError, inventoryArea as area } from '../_shared/errors.ts';
-import { pageReply, type Reply, type RequestContext } from '../_shared/http.ts';
-import {
-  type createBody,
-  EXPIRING_WITHIN_DAYS,
-  type expiringQuery,
-  type listQuery,
-  type lotPath,
-  type movementsQuery,
-  type productPath,
-  type stockInsQuery,
-  type summaryQuery,
-  type updateBody,
-} from './schemas.ts';
+import { type Ctx, pageReply, type Reply } from '../_shared/http.ts';
+import type * as routes from './routes.ts';
+import { EXPIRING_WITHIN_DAYS } from './schemas.ts';
 
 type Product = Tables<'product_stock'>;
 type Lot =
@@ -67,10 +57,10 @@ const DEFAULT_PER_PAGE = 50;
 
 export function productHandlers(db: Database) {
   return {
-    async list(ctx: RequestContext<{ query: typeof listQuery }>): Promise<Reply> {
-      const query = ctx.input.query;
+    async list(c: Ctx<typeof routes.list>): Promise<Reply> {
+      const query = c.req.valid('query');
       const { page, perPage } = paging(query);
-      const result = await db.asCaller(ctx.caller, area, (tx) => {
+      const result = await db.asCaller(c.var.caller, area, (tx) => {
         const search = query.search ? containsPattern(query.search) : undefined;
         const where = tx`
           ${query.include_deleted ? tx`true` : tx`deleted_at is null`}
@@ -103,9 +93,9 @@ export function productHandlers(db: Database) {
       return pageReply(result, page, perPage);
     },
 
-    async read(ctx: RequestContext<{ params: typeof productPath }>): Promise<Reply> {
-      const { id } = ctx.input.params;
-      const { product, lots, unitsSold } = await db.asCaller(ctx.caller, area, async (tx) => {
+    async read(c: Ctx<typeof routes.read>): Promise<Reply> {
+      const { id } = c.req.valid('param');
+      const { product, lots, unitsSold } = await db.asCaller(c.var.caller, area, async (tx) => {
         const product = await visibleProduct(tx, id);
         // In drawing order (FIFO): oldest received first.
         const lots = await tx<Lot[]>`
@@ -121,11 +111,11 @@ export function productHandlers(db: Database) {
       return { body: { success: true, data: { ...product, units_sold: unitsSold, lots } } };
     },
 
-    async movements(ctx: RequestContext<{ params: typeof productPath; query: typeof movementsQuery }>): Promise<Reply> {
-      const { id } = ctx.input.params;
-      const query = ctx.input.query;
+    async movements(c: Ctx<typeof routes.movements>): Promise<Reply> {
+      const { id } = c.req.valid('param');
+      const query = c.req.valid('query');
       const { page, perPage } = paging(query);
-      const result = await db.asCaller(ctx.caller, area, async (tx) => {
+      const result = await db.asCaller(c.var.caller, area, async (tx) => {
         await visibleProduct(tx, id);
         const where = tx`product_id = ${id}
           and ${query.operation === undefined ? tx`true` : tx`operation = ${query.operation}`}`;
@@ -153,10 +143,10 @@ export function productHandlers(db: Database) {
       return pageReply(result, page, perPage);
     },
 
-    async stockIns(ctx: RequestContext<{ params: typeof productPath; query: typeof stockInsQuery }>): Promise<Reply> {
-      const { id } = ctx.input.params;
-      const { page, perPage } = paging(ctx.input.query);
-      const result = await db.asCaller(ctx.caller, area, async (tx) => {
+    async stockIns(c: Ctx<typeof routes.stockIns>): Promise<Reply> {
+      const { id } = c.req.valid('param');
+      const { page, perPage } = paging(c.req.valid('query'));
+      const result = await db.asCaller(c.var.caller, area, async (tx) => {
         await visibleProduct(tx, id);
         // Newest recorded first (created_at), whatever date the goods were received on.
         return pageOf(
@@ -179,10 +169,10 @@ export function productHandlers(db: Database) {
      * The recall question: which orders, so which customers, received units of a lot, newest first. Read as the
      * caller: the lots orders drew are an administrator's to see (RLS), so anyone else gets an empty list.
      */
-    async lotOrders(ctx: RequestContext<{ params: typeof lotPath; query: typeof stockInsQuery }>): Promise<Reply> {
-      const { id, lot } = ctx.input.params;
-      const { page, perPage } = paging(ctx.input.query);
-      const result = await db.asCaller(ctx.caller, area, async (tx) => {
+    async lotOrders(c: Ctx<typeof routes.lotOrders>): Promise<Reply> {
+      const { id, lot } = c.req.valid('param');
+      const { page, perPage } = paging(c.req.valid('query'));
+      const result = await db.asCaller(c.var.caller, area, async (tx) => {
         await visibleProduct(tx, id);
         const drawn = tx`
           from public.order_line_lots d
@@ -210,11 +200,11 @@ export function productHandlers(db: Database) {
       return pageReply(result, page, perPage);
     },
 
-    async expiring(ctx: RequestContext<{ query: typeof expiringQuery }>): Promise<Reply> {
-      const query = ctx.input.query;
+    async expiring(c: Ctx<typeof routes.expiring>): Promise<Reply> {
+      const query = c.req.valid('query');
       const within = query.within_days ?? EXPIRING_WITHIN_DAYS;
       const { page, perPage } = paging(query);
-      const result = await db.asCaller(ctx.caller, area, (tx) => {
+      const result = await db.asCaller(c.var.caller, area, (tx) => {
         const expiring = expiringLots(tx, within);
         return pageOf(
           tx<Counted<ExpiringLot>[]>`
@@ -231,8 +221,8 @@ export function productHandlers(db: Database) {
       return pageReply(result, page, perPage);
     },
 
-    async summary(ctx: RequestContext<{ query: typeof summaryQuery }>): Promise<Reply> {
-      const [summary] = await db.asCaller(ctx.caller, area, (tx) =>
+    async summary(c: Ctx<typeof routes.summary>): Promise<Reply> {
+      const [summary] = await db.asCaller(c.var.caller, area, (tx) =>
         tx<StockSummary[]>`
           select count(*) filter (where s.stock_status = 'out_of_stock')::integer as out_of_stock,
                  count(*) filter (where s.stock_status = 'low_stock')::integer as low_stock,
@@ -243,9 +233,9 @@ export function productHandlers(db: Database) {
       return { body: { success: true, data: summary } };
     },
 
-    async create(ctx: RequestContext<{ body: typeof createBody }>): Promise<Reply> {
-      const body = ctx.input.body;
-      const product = await db.asCaller(ctx.caller, area, async (tx) => {
+    async create(c: Ctx<typeof routes.create>): Promise<Reply> {
+      const body = c.req.valid('json');
+      const product = await db.asCaller(c.var.caller, area, async (tx) => {
         const [{ id }] = await tx<Pick<Tables<'products'>, 'id'>[]>`
           select id from public.create_product(${tx.json(body)})`;
         return await visibleProduct(tx, id);
@@ -256,20 +246,20 @@ export function productHandlers(db: Database) {
       };
     },
 
-    async update(ctx: RequestContext<{ params: typeof productPath; body: typeof updateBody }>): Promise<Reply> {
-      const { id } = ctx.input.params;
-      const changes = ctx.input.body;
-      const product = await db.asCaller(ctx.caller, area, async (tx) => {
+    async update(c: Ctx<typeof routes.update>): Promise<Reply> {
+      const { id } = c.req.valid('param');
+      const changes = c.req.valid('json');
+      const product = await db.asCaller(c.var.caller, area, async (tx) => {
         await tx`select 1 from public.update_product(${id}::uuid, ${tx.json(changes)})`;
         return await visibleProduct(tx, id);
       });
       return { body: { success: true, data: product, message: `Product ${product.sku} updated` } };
     },
 
-    async remove(ctx: RequestContext<{ params: typeof productPath }>): Promise<Reply> {
-      const { id } = ctx.input.params;
+    async remove(c: Ctx<typeof routes.remove>): Promise<Reply> {
+      const { id } = c.req.valid('param');
       const [{ sku }] = await db.asCaller(
-        ctx.caller,
+        c.var.caller,
         area,
         (tx) => tx<Pick<Tables<'products'>, 'sku'>[]>`select sku from public.delete_product(${id}::uuid)`,
       );

@@ -1,16 +1,16 @@
 /** stock-adjust: one call to public.stock_adjust as the caller, in product or record mode; its reasons' rules. */
 import type { Database } from '../_shared/db.ts';
 import { inventoryArea as area } from '../_shared/errors.ts';
-import type { Reply, RequestContext } from '../_shared/http.ts';
+import type { Ctx, Reply } from '../_shared/http.ts';
+import type * as routes from './routes.ts';
 import { idempotencyKey } from '../_shared/idempotency.ts';
-import type { stockAdjustBody } from './schemas.ts';
 
 export function stockAdjustHandlers(db: Database) {
   return {
-    async adjust(ctx: RequestContext<{ body: typeof stockAdjustBody }>): Promise<Reply> {
-      const body = ctx.input.body;
-      const key = idempotencyKey(ctx.req, area);
-      const [{ response }] = await db.asCaller(ctx.caller, area, (tx) =>
+    async adjust(c: Ctx<typeof routes.adjust>): Promise<Reply> {
+      const body = c.req.valid('json');
+      const key = idempotencyKey(c.req.raw, area);
+      const [{ response }] = await db.asCaller(c.var.caller, area, (tx) =>
         tx<{ response: Record<string, unknown> }[]>`
           select public.stock_adjust(
             product_id => ${body.product_id ?? null}::uuid,
@@ -24,9 +24,9 @@ export function stockAdjustHandlers(db: Database) {
       return { body: response };
     },
 
-    async reasons(ctx: RequestContext): Promise<Reply> {
+    async reasons(c: Ctx<typeof routes.reasons>): Promise<Reply> {
       const reasons = await db.asCaller(
-        ctx.caller,
+        c.var.caller,
         area,
         (tx) => tx`select reason, direction, needs_note from public.stock_adjust_reasons`,
       );

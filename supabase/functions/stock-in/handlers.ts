@@ -1,16 +1,16 @@
 /** stock-in: one call to public.stock_in or public.stock_in_batch as the caller, which does the change and the replay. */
 import type { Database } from '../_shared/db.ts';
 import { inventoryArea as area } from '../_shared/errors.ts';
-import type { Reply, RequestContext } from '../_shared/http.ts';
+import type { Ctx, Reply } from '../_shared/http.ts';
 import { idempotencyKey } from '../_shared/idempotency.ts';
-import type { stockInBatchBody, stockInBody } from './schemas.ts';
+import type { stockIn, stockInBatch } from './routes.ts';
 
 export function stockInHandlers(db: Database) {
   return {
-    async stockIn(ctx: RequestContext<{ body: typeof stockInBody }>): Promise<Reply> {
-      const body = ctx.input.body;
-      const key = idempotencyKey(ctx.req, area);
-      const [{ response }] = await db.asCaller(ctx.caller, area, (tx) =>
+    async stockIn(c: Ctx<typeof stockIn>): Promise<Reply> {
+      const body = c.req.valid('json');
+      const key = idempotencyKey(c.req.raw, area);
+      const [{ response }] = await db.asCaller(c.var.caller, area, (tx) =>
         tx<{ response: Record<string, unknown> }[]>`
           select public.stock_in(
             product_id => ${body.product_id}::uuid,
@@ -26,10 +26,10 @@ export function stockInHandlers(db: Database) {
       return { status: 201, body: response };
     },
 
-    async stockInBatch(ctx: RequestContext<{ body: typeof stockInBatchBody }>): Promise<Reply> {
-      const body = ctx.input.body;
-      const key = idempotencyKey(ctx.req, area);
-      const [{ response }] = await db.asCaller(ctx.caller, area, (tx) =>
+    async stockInBatch(c: Ctx<typeof stockInBatch>): Promise<Reply> {
+      const body = c.req.valid('json');
+      const key = idempotencyKey(c.req.raw, area);
+      const [{ response }] = await db.asCaller(c.var.caller, area, (tx) =>
         tx<{ response: Record<string, unknown> }[]>`
           select public.stock_in_batch(
             items => ${tx.json(body.items)},

@@ -1,13 +1,14 @@
 /** The store's settings, as the database holds them (private.store_time_zone, 00_platform_helpers.sql). */
 import type { Database } from '../_shared/db.ts';
 import { storeArea as area } from '../_shared/errors.ts';
-import type { Reply, RequestContext } from '../_shared/http.ts';
+import type { Ctx, Reply } from '../_shared/http.ts';
+import type * as routes from './routes.ts';
 
 export function storeHandlers(db: Database) {
   return {
-    async settings(ctx: RequestContext): Promise<Reply> {
+    async settings(c: Ctx<typeof routes.settings>): Promise<Reply> {
       const [settings] = await db.asCaller(
-        ctx.caller,
+        c.var.caller,
         area,
         (tx) =>
           tx<{ time_zone: string; today: string; now: Date }[]>`

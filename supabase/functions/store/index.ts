@@ -5,10 +5,9 @@
  */
 import { dependenciesFromEnv } from '../_shared/deps.ts';
 import { storeArea } from '../_shared/errors.ts';
-import { type Dependencies, route, serveFunction } from '../_shared/http.ts';
+import { type Dependencies, on, serveFunction } from '../_shared/http.ts';
+import * as routes from './routes.ts';
 import { storeHandlers } from './handlers.ts';
-import { storeResponse } from './responses.ts';
-import { settingsQuery } from './schemas.ts';
 
 export function createHandler(deps: Dependencies) {
   const handlers = storeHandlers(deps.db);
@@ -18,15 +17,8 @@ export function createHandler(deps: Dependencies) {
     description: "The store's time zone and today: every day the API gives (order_date, attribution dates, " +
       'campaign dates) is a day in this zone; instants are ISO 8601 in UTC.',
     area: storeArea,
-    routes: [
-      route({
-        method: 'GET',
-        path: '/',
-        query: settingsQuery,
-        summary: "The store's time zone (IANA name) and today in it",
-        response: storeResponse,
-        handle: handlers.settings,
-      }),
+    endpoints: [
+      on(routes.settings, handlers.settings),
     ],
   }, deps);
 }

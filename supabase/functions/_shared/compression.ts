@@ -1,0 +1,68 @@
+/** Bodies at least this large go out compressed when the client accepts it; smaller ones are not worth it. */
+export const COMPRESS_MIN_BYTES = 8 * 1024;
+
+/**
+ * The response, its body gzipped when it is at least COMPRESS_MIN_BYTES and the request's
+ * Accept-Encoding accepts gzip (a day's attribution for 1,000 campaigns: 334 KB, 34 KB gzipped). Such a
+ * body's answer depends on Accept-Encoding, so it says `Vary: Accept-Encoding` either way. gzip only:
+ * CompressionStream, which Deno and the Edge Runtime both have, offers gzip and deflate, not brotli.
+ */
+export async function encoded(req: Request, text: string, init: ResponseInit & { headers: Record<string, string> }) {
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.byteLength < COMPRESS_MIN_BYTES) return new Response(bytes, init);
+  const headers: Record<string, string> = { ...init.headers };
+  headers.vary = headers.vary ? `${headers.vary}, Accept-Encoding` : 'Accept-Encoding';
+  if (!acceptsGzip(req.headers.get('accept-encoding'))) return new Response(bytes, { ...init, headers });
+  return new Response(await gzip(bytes), { ...init, headers: { ...headers, 'content-encoding': 'gzip' } });
+}
+
+/** How many compressed bytes the gzip cache holds at most. */
+const GZIP_CACHE_BYTES = 16 * 1024 * 1024;
+/** Compressed bodies by their SHA-256, least recently used first. */
+const gzipCache = new Map<string, Uint8Array<ArrayBuffer>>();
+let gzipCacheBytes = 0;
+
+/**
+ * The body gzipped, compressed once per distinct body: the same answer asked again (a day's attribution,
+ * a report the database keeps) is looked up by its SHA-256, about a tenth of compressing it (0.3 against
+ * 3 ms for 334 KB). Keyed by content, not by request, so it can never answer with another body.
+ */
+async function gzip(bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayBuffer>> {
+  const key = Array.from(
+    new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)),
+    (b) => b.toString(16).padStart(2, '0'),
+  )
+    .join('');
+  const kept = gzipCache.get(key);
+  if (kept) {
+    gzipCache.delete(key);
+    gzipCache.set(key, kept);
+    return kept;
+  }
+  const compressed = new Uint8Array(
+    await new Response(new Blob([bytes]).stream().pipeThrough(new CompressionStream('gzip'))).arrayBuffer(),
+  );
+  gzipCache.set(key, compressed);
+  gzipCacheBytes += compressed.byteLength;
+  for (const [oldest, body] of gzipCache) {
+    if (gzipCacheBytes <= GZIP_CACHE_BYTES) break;
+    gzipCache.delete(oldest);
+    gzipCacheBytes -= body.byteLength;
+  }
+  return compressed;
+}
+
+/** Whether an Accept-Encoding header admits gzip: named, or `*`, with a quality above 0 (RFC 9110 12.5.3). */
+export function acceptsGzip(header: string | null): boolean {
+  if (!header) return false;
+  const quality = new Map<string, number>();
+  for (const item of header.split(',')) {
+    const [coding, ...params] = item.split(';').map((part) => part.trim().toLowerCase());
+    if (!coding) continue;
+    const q = params.find((param) => param.startsWith('q='));
+    const value = q === undefined ? 1 : Number(q.slice(2));
+    quality.set(coding, Number.isFinite(value) ? value : 0);
+  }
+  const gzip = quality.get('gzip') ?? quality.get('x-gzip') ?? quality.get('*');
+  return gzip !== undefined && gzip > 0;
+}
