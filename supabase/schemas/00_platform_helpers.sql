@@ -176,29 +176,3 @@ revoke execute on function private.one_of(anyarray) from public, anon;
 
 grant execute on function private.one_of(anyarray) to authenticated, service_role;
 
--- Derived data kept by triggers (a day's revenue, a campaign's stretches of activity and attribution days,
--- the health figures' changes) is maintained by one statement-level function per source table, over its transition tables,
--- for every kind of write. They fire always, also with session_replication_role = replica (as the demo
--- seed and a logical replica write): derived data must follow every write.
-create or replace function private.keep_derived_data(source regclass, trigger_prefix text, maintainer regproc)
-returns void
-language plpgsql set search_path = '' as $$
-declare
-  t record;
-begin
-  for t in
-    select trigger_prefix || '_' || v.operation as name, v.operation, v.transition
-    from (values ('insert', 'referencing new table as new_rows'),
-                 ('update', 'referencing old table as old_rows new table as new_rows'),
-                 ('delete', 'referencing old table as old_rows'),
-                 ('truncate', '')) v(operation, transition)
-  loop
-    execute format('drop trigger if exists %I on %s', t.name, source);
-    execute format('create trigger %I after %s on %s %s for each statement execute function %s()',
-                   t.name, t.operation, source, t.transition, maintainer);
-    execute format('alter table %s enable always trigger %I', source, t.name);
-  end loop;
-end
-$$;
-
-revoke execute on function private.keep_derived_data(regclass, text, regproc) from public, anon, authenticated, service_role;

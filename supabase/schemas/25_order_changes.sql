@@ -11,13 +11,33 @@
 --     health report folds before it reads. The local stack also folds every few seconds, and where the
 --     platform has pg_cron a job does.
 
+-- An order version: the columns of an order the analytics read, listed here once. The change log's rows are
+-- versions (below, in this order after their sign), and the trigger and the refold take them from orders
+-- through this function, so a column the analytics start reading is added here and to the log's table. No
+-- `set search_path` (nothing in it needs one): PostgreSQL inlines it into the statement that reads it, which
+-- then costs what the columns written out would (private.now() in 00_platform_helpers.sql says why it matters).
+create or replace function private.order_version(o public.orders)
+returns table (
+  order_id uuid, customer_id uuid, status text, total_amount numeric(12, 2), ordered_at timestamptz,
+  order_date date, promised_at timestamptz, delivered_at timestamptz, completed_at timestamptz,
+  cancelled_at timestamptz, counted_until timestamptz
+)
+language sql immutable parallel safe as $$
+  select o.id, o.customer_id, o.status, o.total_amount, o.ordered_at, o.order_date, o.promised_at, o.delivered_at,
+         o.completed_at, o.cancelled_at, o.counted_until
+$$;
+
+revoke execute on function private.order_version(public.orders) from public, anon, authenticated;
+
 -- One row per order version that entered (+1) or left (−1) what the analytics read: an insert appends the
 -- order, a delete takes it out, an update that changes one of these columns takes the old version out and
 -- puts the new one in. Only the columns the analytics read, and one index, on the key (its right edge), so
 -- appending costs about what an insert into a table of one index does. The fold deletes what it folds, so
 -- a row appended by a transaction that commits later is folded by a later fold, never skipped. Each row
 -- carries the transaction that wrote it: an order's versions cancel out for its customer's rescoring only
--- within one transaction (private.changed_customer_scores).
+-- within one transaction (private.changed_customer_scores). The columns are the key, the sign, the version
+-- (private.order_version's, in its order: rows are appended by position, `overriding user value` leaving
+-- the key to its identity) and the transaction; test/database/order-writes.test.ts holds them to that.
 create table private.order_changes (
   change_id bigint generated always as identity primary key,
   sign smallint not null constraint order_changes_sign check (sign in (-1, 1)),
@@ -53,39 +73,20 @@ returns trigger
 language plpgsql security definer set search_path = '' as $$
 begin
   if tg_op = 'INSERT' then
-    insert into private.order_changes (sign, order_id, customer_id, status, total_amount, ordered_at, order_date,
-                                       promised_at, delivered_at, completed_at, cancelled_at, counted_until)
-    select 1, n.id, n.customer_id, n.status, n.total_amount, n.ordered_at, n.order_date, n.promised_at,
-           n.delivered_at, n.completed_at, n.cancelled_at, n.counted_until
-    from new_rows n;
+    insert into private.order_changes overriding user value
+    select null::bigint, 1, v.* from new_rows n cross join lateral private.order_version(n) v;
   elsif tg_op = 'UPDATE' then
     -- An update of columns the analytics do not read (a payment time, updated_at) appends nothing: the
     -- versions that did not change cancel out.
-    insert into private.order_changes (sign, order_id, customer_id, status, total_amount, ordered_at, order_date,
-                                       promised_at, delivered_at, completed_at, cancelled_at, counted_until)
-    select -1, c.*
-    from (select o.id, o.customer_id, o.status, o.total_amount, o.ordered_at, o.order_date, o.promised_at,
-                 o.delivered_at, o.completed_at, o.cancelled_at, o.counted_until
-          from old_rows o
-          except all
-          select n.id, n.customer_id, n.status, n.total_amount, n.ordered_at, n.order_date, n.promised_at,
-                 n.delivered_at, n.completed_at, n.cancelled_at, n.counted_until
-          from new_rows n) c
+    insert into private.order_changes overriding user value
+    with old_versions as (select v.* from old_rows o cross join lateral private.order_version(o) v),
+         new_versions as (select v.* from new_rows n cross join lateral private.order_version(n) v)
+    select null::bigint, -1, c.* from (table old_versions except all table new_versions) c
     union all
-    select 1, c.*
-    from (select n.id, n.customer_id, n.status, n.total_amount, n.ordered_at, n.order_date, n.promised_at,
-                 n.delivered_at, n.completed_at, n.cancelled_at, n.counted_until
-          from new_rows n
-          except all
-          select o.id, o.customer_id, o.status, o.total_amount, o.ordered_at, o.order_date, o.promised_at,
-                 o.delivered_at, o.completed_at, o.cancelled_at, o.counted_until
-          from old_rows o) c;
+    select null::bigint, 1, c.* from (table new_versions except all table old_versions) c;
   elsif tg_op = 'DELETE' then
-    insert into private.order_changes (sign, order_id, customer_id, status, total_amount, ordered_at, order_date,
-                                       promised_at, delivered_at, completed_at, cancelled_at, counted_until)
-    select -1, o.id, o.customer_id, o.status, o.total_amount, o.ordered_at, o.order_date, o.promised_at,
-           o.delivered_at, o.completed_at, o.cancelled_at, o.counted_until
-    from old_rows o;
+    insert into private.order_changes overriding user value
+    select null::bigint, -1, v.* from old_rows o cross join lateral private.order_version(o) v;
   else
     truncate private.order_changes, private.order_daily_revenue, private.health_figure_changes,
       private.health_figure_changes_by_10_minutes, private.customer_scores, private.order_day_figures,
@@ -209,11 +210,8 @@ begin
   truncate private.order_changes, private.order_daily_revenue, private.health_figure_changes,
     private.health_figure_changes_by_10_minutes, private.customer_scores, private.order_day_figures,
     private.customer_order_figures, private.customer_counted_orders;
-  insert into private.order_changes (sign, order_id, customer_id, status, total_amount, ordered_at, order_date,
-                                     promised_at, delivered_at, completed_at, cancelled_at, counted_until)
-  select 1, o.id, o.customer_id, o.status, o.total_amount, o.ordered_at, o.order_date, o.promised_at,
-         o.delivered_at, o.completed_at, o.cancelled_at, o.counted_until
-  from public.orders o;
+  insert into private.order_changes overriding user value
+  select null::bigint, 1, v.* from public.orders o cross join lateral private.order_version(o) v;
   return private.fold_order_changes(true);
 end
 $$;

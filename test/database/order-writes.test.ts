@@ -88,6 +88,21 @@ async function keptState() {
 }
 
 describe('an order write appends its change and nothing more', () => {
+  it('the change log holds order versions: its columns after the key and the sign are private.order_version’s, in order, as its triggers append them by position', async () => {
+    const columns = async (query: Promise<{ name: string; type: string }[]>) =>
+      (await query).map((c) => `${c.name} ${c.type}`);
+    const log = await columns(sql`
+      select attname as name, format_type(atttypid, atttypmod) as type from pg_attribute
+      where attrelid = 'private.order_changes'::regclass and attnum > 0 and not attisdropped order by attnum`);
+    const version = await columns(sql`
+      select a.name, format_type(a.type, null) as type
+      from pg_proc p, unnest(p.proargnames[2:], p.proallargtypes[2:]) with ordinality a(name, type, n)
+      where p.oid = 'private.order_version(public.orders)'::regprocedure order by a.n`);
+    expect(log.slice(0, 2)).toEqual(['change_id bigint', 'sign smallint']);
+    expect(log.slice(2, -1).map((c) => c.replace('numeric(12,2)', 'numeric'))).toEqual(version);
+    expect(log.at(-1)).toBe('transaction_id xid8');
+  });
+
   it('each kind of write appends its order’s versions to the log and changes nothing kept; a write of columns the analytics do not read appends nothing', async () => {
     const [customer, other] = await newCustomers(2, 'append');
     await paidOrders(customer, 1);

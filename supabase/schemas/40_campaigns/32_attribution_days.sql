@@ -276,8 +276,32 @@ $$;
 
 revoke execute on function private.campaign_history_maintain_spans() from public, anon, authenticated;
 
-select private.keep_derived_data('public.campaign_status_history', 'campaign_history_spans',
-                                 'private.campaign_history_maintain_spans');
+-- Fired always, also with session_replication_role = replica (as the demo seed and a logical replica write):
+-- derived data must follow every write.
+create trigger campaign_history_spans_insert
+  after insert on public.campaign_status_history
+  referencing new table as new_rows
+  for each statement execute function private.campaign_history_maintain_spans();
+
+create trigger campaign_history_spans_update
+  after update on public.campaign_status_history
+  referencing old table as old_rows new table as new_rows
+  for each statement execute function private.campaign_history_maintain_spans();
+
+create trigger campaign_history_spans_delete
+  after delete on public.campaign_status_history
+  referencing old table as old_rows
+  for each statement execute function private.campaign_history_maintain_spans();
+
+create trigger campaign_history_spans_truncate
+  after truncate on public.campaign_status_history
+  for each statement execute function private.campaign_history_maintain_spans();
+
+alter table public.campaign_status_history
+  enable always trigger campaign_history_spans_insert,
+  enable always trigger campaign_history_spans_update,
+  enable always trigger campaign_history_spans_delete,
+  enable always trigger campaign_history_spans_truncate;
 
 -- Statement-level, over the transition tables: a change to what a campaign's entries say or where it
 -- counts (name, weight, priority, dates, deletion; type and layer never change) recomputes the days it
@@ -314,7 +338,31 @@ begin
 end
 $$;
 
-select private.keep_derived_data('public.campaigns', 'campaigns_attribution', 'private.campaigns_maintain_attribution');
+-- Fired always, as the history's triggers are.
+create trigger campaigns_attribution_insert
+  after insert on public.campaigns
+  referencing new table as new_rows
+  for each statement execute function private.campaigns_maintain_attribution();
+
+create trigger campaigns_attribution_update
+  after update on public.campaigns
+  referencing old table as old_rows new table as new_rows
+  for each statement execute function private.campaigns_maintain_attribution();
+
+create trigger campaigns_attribution_delete
+  after delete on public.campaigns
+  referencing old table as old_rows
+  for each statement execute function private.campaigns_maintain_attribution();
+
+create trigger campaigns_attribution_truncate
+  after truncate on public.campaigns
+  for each statement execute function private.campaigns_maintain_attribution();
+
+alter table public.campaigns
+  enable always trigger campaigns_attribution_insert,
+  enable always trigger campaigns_attribution_update,
+  enable always trigger campaigns_attribution_delete,
+  enable always trigger campaigns_attribution_truncate;
 
 -- A batch of status moves (public.set_campaign_statuses) defers these campaigns' days, then recomputes
 -- them once. Deferring only postpones the work: what is still pending at commit is recomputed then.
