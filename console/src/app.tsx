@@ -1,13 +1,13 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from './api/client.ts';
 import { learnServerClock } from './api/server-clock.ts';
-import { session, signOut, type Session } from './api/session.ts';
+import { type Session, session, signOut } from './api/session.ts';
 import { ErrorBox, type Load, Loading, useLoad } from './components/load.tsx';
 import { useLiveStock } from './components/live.ts';
 import { inventoryText } from './i18n/inventory.ts';
 import { setTimeZone, storeTimeZone, storeZoneName } from './format.tsx';
 import { common } from './i18n/common.ts';
-import { LOCALE_NAMES, LOCALES, setLocale, text, useLocale, type Locale } from './i18n/index.ts';
+import { type Locale, LOCALE_NAMES, LOCALES, setLocale, text, useLocale } from './i18n/index.ts';
 import { href, SCREENS, useRoute } from './router.ts';
 import { AttributionScreen } from './screens/attribution.tsx';
 import { CampaignTypesScreen } from './screens/campaign-types.tsx';
@@ -33,8 +33,8 @@ function LanguageSwitch() {
   const t = text(common);
   const current = useLocale();
   return (
-    <label class="language">
-      <span class="visually-hidden">{t.language}</span>
+    <label class='language'>
+      <span class='visually-hidden'>{t.language}</span>
       <select value={current} onChange={(e) => setLocale(e.currentTarget.value as Locale)}>
         {LOCALES.map((l) => <option key={l} value={l} lang={l}>{LOCALE_NAMES[l]}</option>)}
       </select>
@@ -53,14 +53,15 @@ let zoneLoadedFor: string | null = null;
 function useStoreZone(user: Session | null): Load<string | null> {
   const known = user !== null && zoneLoadedFor === user.email;
   const load = useLoad(
-    (signal) => user && !known
-      ? api('get', '/store', { signal }).then((r) => {
-        setTimeZone(r.data.time_zone);
-        learnServerClock(Date.parse(r.data.now));
-        zoneLoadedFor = user.email;
-        return r.data.time_zone;
-      })
-      : Promise.resolve(null),
+    (signal) =>
+      user && !known
+        ? api('get', '/store', { signal }).then((r) => {
+          setTimeZone(r.data.time_zone);
+          learnServerClock(Date.parse(r.data.now));
+          zoneLoadedFor = user.email;
+          return r.data.time_zone;
+        })
+        : Promise.resolve(null),
     [user?.email],
   );
   return known ? { status: 'ready', data: storeTimeZone(), reload: load.reload } : load;
@@ -72,16 +73,22 @@ function useStoreZone(user: Session | null): Load<string | null> {
  */
 function StockAlerts() {
   const t = text(inventoryText);
-  const load = useLoad((signal) => api('get', '/products/summary', { signal }).then((r) => r.data), [], 'stock-summary');
+  const load = useLoad(
+    (signal) => api('get', '/products/summary', { signal }).then((r) => r.data),
+    [],
+    'stock-summary',
+  );
   if (!load.data) return null;
   const low = load.data.out_of_stock + load.data.low_stock;
   const expiring = load.data.expiring_lots;
   if (!low && !expiring) return null;
   return (
-    <span class="nav-alerts" data-testid="stock-alerts" title={t.navAlerts(low, expiring)}>
-      {low > 0 && <span class="nav-count nav-count-bad" aria-hidden="true" data-low={low}>{low}</span>}
-      {expiring > 0 && <span class="nav-count nav-count-warning" aria-hidden="true" data-expiring={expiring}>{expiring}</span>}
-      <span class="visually-hidden">{t.navAlertsSpoken(t.navAlerts(low, expiring))}</span>
+    <span class='nav-alerts' data-testid='stock-alerts' title={t.navAlerts(low, expiring)}>
+      {low > 0 && <span class='nav-count nav-count-bad' aria-hidden='true' data-low={low}>{low}</span>}
+      {expiring > 0 && (
+        <span class='nav-count nav-count-warning' aria-hidden='true' data-expiring={expiring}>{expiring}</span>
+      )}
+      <span class='visually-hidden'>{t.navAlertsSpoken(t.navAlerts(low, expiring))}</span>
     </span>
   );
 }
@@ -105,37 +112,56 @@ function Console() {
     previous.current = route.screen;
   }, [route.screen]);
 
-  if (!user) return <><div class="sign-in-language"><LanguageSwitch /></div><SignIn notice={session.notice} /></>;
+  if (!user) {
+    return (
+      <>
+        <div class='sign-in-language'>
+          <LanguageSwitch />
+        </div>
+        <SignIn notice={session.notice} />
+      </>
+    );
+  }
   const isAdmin = user.role === 'admin';
   if (zone.status !== 'ready') {
     return zone.status === 'error' ? <ErrorBox error={zone.error} onRetry={zone.reload} /> : <Loading />;
   }
   return (
     <>
-      <a class="skip" href="#main" onClick={(e) => { e.preventDefault(); main.current?.focus(); }}>{t.skipToContent}</a>
-      <header class="top">
-        <span class="brand">{t.brand}</span>
+      <a
+        class='skip'
+        href='#main'
+        onClick={(e) => {
+          e.preventDefault();
+          main.current?.focus();
+        }}
+      >
+        {t.skipToContent}
+      </a>
+      <header class='top'>
+        <span class='brand'>{t.brand}</span>
         <nav aria-label={t.screens}>
           <ul>
             {SCREENS.map((s) => (
               <li key={s}>
                 <a href={href(s)} aria-current={s === route.screen ? 'page' : undefined}>
-                  {t[`screen.${s}`]}{s === 'inventory' && <StockAlerts />}
+                  {t[`screen.${s}`]}
+                  {s === 'inventory' && <StockAlerts />}
                 </a>
               </li>
             ))}
           </ul>
         </nav>
-        <div class="who">
+        <div class='who'>
           <span title={isAdmin ? user.email : `${user.email}: ${t.roleCustomerHint}`}>
             {user.email} <span class={`badge badge-${user.role}`}>{isAdmin ? t.roleAdmin : t.roleCustomer}</span>
           </span>
-          <span class="store-zone">{t.timesIn(storeZoneName())}</span>
+          <span class='store-zone'>{t.timesIn(storeZoneName())}</span>
           <LanguageSwitch />
-          <button type="button" class="link" onClick={() => signOut()}>{t.signOut}</button>
+          <button type='button' class='link' onClick={() => signOut()}>{t.signOut}</button>
         </div>
       </header>
-      <main id="main" ref={main} tabIndex={-1} data-screen={route.screen}>
+      <main id='main' ref={main} tabIndex={-1} data-screen={route.screen}>
         {route.screen === 'health' && <HealthScreen route={route} isAdmin={isAdmin} />}
         {route.screen === 'orders' && <OrdersScreen route={route} isAdmin={isAdmin} />}
         {route.screen === 'campaigns' && <CampaignsScreen route={route} isAdmin={isAdmin} />}

@@ -20,9 +20,11 @@ let currencySymbol = 'NT$';
 
 export function setCurrency(code: string, digits?: number) {
   currency = code;
-  currencyDigits = digits ?? (WHOLE_UNITS.has(code)
-    ? 0
-    : new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits ?? 2);
+  currencyDigits = digits ??
+    (WHOLE_UNITS.has(code)
+      ? 0
+      : new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits ??
+        2);
   currencySymbol = new Intl.NumberFormat('en', { style: 'currency', currency: code }).formatToParts(0)
     .find((p) => p.type === 'currency')?.value ?? code;
   formatters.clear();
@@ -34,13 +36,16 @@ function number(kind: 'int' | 'money' | 'num' | 'pct', digits = 1) {
   const key = `${locale()}:${kind}:${digits}`;
   let f = formatters.get(key);
   if (!f) {
-    f = new Intl.NumberFormat(locale(), kind === 'money'
-      ? { style: 'currency', currency, minimumFractionDigits: currencyDigits, maximumFractionDigits: currencyDigits }
-      : kind === 'pct'
-      ? { style: 'percent', minimumFractionDigits: digits, maximumFractionDigits: digits }
-      : kind === 'num'
-      ? { maximumFractionDigits: 2 }
-      : {});
+    f = new Intl.NumberFormat(
+      locale(),
+      kind === 'money'
+        ? { style: 'currency', currency, minimumFractionDigits: currencyDigits, maximumFractionDigits: currencyDigits }
+        : kind === 'pct'
+        ? { style: 'percent', minimumFractionDigits: digits, maximumFractionDigits: digits }
+        : kind === 'num'
+        ? { maximumFractionDigits: 2 }
+        : {},
+    );
     formatters.set(key, f);
   }
   return f;
@@ -71,9 +76,19 @@ function dateFormat(kind: 'dateTime' | 'parts', lang: string) {
   const key = `${lang}:${kind}`;
   let f = dates.get(key);
   if (!f) {
-    f = new Intl.DateTimeFormat(lang, kind === 'dateTime'
-      ? { dateStyle: 'medium', timeStyle: 'short', timeZone }
-      : { timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+    f = new Intl.DateTimeFormat(
+      lang,
+      kind === 'dateTime' ? { dateStyle: 'medium', timeStyle: 'short', timeZone } : {
+        timeZone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+      },
+    );
     dates.set(key, f);
   }
   return f;
@@ -120,7 +135,9 @@ export function fromStoreWall(wall: string): string | null {
 export const fmt = {
   int: (n: number | null | undefined) => (missing(n) ? '—' : number('int').format(n)),
   money: (n: number | null | undefined) =>
-    missing(n) ? '—' : number('money').formatToParts(n).map((p) => (p.type === 'currency' ? currencySymbol : p.value)).join(''),
+    missing(n)
+      ? '—'
+      : number('money').formatToParts(n).map((p) => (p.type === 'currency' ? currencySymbol : p.value)).join(''),
   num: (n: number | null | undefined) => (missing(n) ? '—' : number('num').format(n)),
   pct: (n: number, digits = 1) => number('pct', digits).format(n),
   /** An instant, in the store's zone. */

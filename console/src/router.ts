@@ -28,7 +28,11 @@ export function href(screen: Screen, params: Record<string, string | number | un
 }
 
 /** Goes to a screen state; `replace` for changes that should not add a history entry (typing in a filter). */
-export function navigate(screen: Screen, params: Record<string, string | number | undefined | null> = {}, replace = false) {
+export function navigate(
+  screen: Screen,
+  params: Record<string, string | number | undefined | null> = {},
+  replace = false,
+) {
   const target = href(screen, params);
   if (target === location.hash) return;
   if (replace) {

@@ -135,3 +135,441 @@ begin
 end
 $$;
 
+
+-- The health report's periods, comparisons, dimensions and trend directions as enum types (50_health/05_periods_and_dimensions.sql), and every list of them in SQL read from there.
+
+-- The report's periods: the seeds' rolling windows, each named by its days ('7d': the 7 days of 24 hours
+-- ending now), and version 2.0's custom stretch of store days.
+create type public.health_period as enum ('7d', '30d', '90d', 'custom');
+
+-- What a custom period is compared with: the as many days before it, the same days a year before, or others.
+create type public.health_comparison as enum ('previous', 'last_year', 'custom');
+
+-- The dimensions the report scores 0-10, in its order.
+create type public.health_dimension as enum (
+  'revenue', 'satisfaction', 'fulfillment', 'support', 'products', 'marketing', 'system'
+);
+
+-- The week trend's direction, in the seeds' words: up, down, level.
+create type public.trend_direction as enum ('上升', '下降', '持平');
+
+-- The rolling periods' lengths in days, from their names: the windows the figures are kept for
+-- (30_figure_changes.sql).
+create or replace function private.health_window_days()
+returns smallint[]
+language sql immutable parallel safe set search_path = '' as $$
+  select array_agg(pg_catalog.rtrim(p::text, 'd')::smallint order by p)
+  from unnest(pg_catalog.enum_range(null::public.health_period)) p
+  where p <> 'custom'
+$$;
+
+-- The days of a rolling period's name; null for any other text, 'custom' included.
+create or replace function private.health_period_days(period text)
+returns integer
+language sql immutable parallel safe set search_path = '' as $$
+  select pg_catalog.rtrim(p::text, 'd')::integer
+  from unnest(pg_catalog.enum_range(null::public.health_period)) p
+  where p::text = period and p <> 'custom'
+$$;
+
+-- The periods a version of the report takes, as its refusals list them: 1.0 the rolling ones, 2.0 custom too.
+create or replace function private.health_periods(version integer)
+returns jsonb
+language sql immutable parallel safe set search_path = '' as $$
+  select jsonb_agg(p order by p)
+  from unnest(pg_catalog.enum_range(null::public.health_period)) p
+  where version >= 2 or p <> 'custom'
+$$;
+
+revoke execute on function private.health_window_days(), private.health_period_days(text),
+  private.health_periods(integer) from public, anon, authenticated;
+
+alter table private.health_figure_changes
+  drop constraint health_figure_changes_days,
+  add constraint health_figure_changes_days check (days = any (private.health_window_days()));
+
+alter table private.health_figure_changes_by_10_minutes
+  drop constraint health_figure_changes_by_10_minutes_days,
+  add constraint health_figure_changes_by_10_minutes_days check (days = any (private.health_window_days()));
+
+-- A customer's RFM state is one number: 0 when they are scored in no window (no counted order in the
+-- scored days); else 25 × R + 5 × (F − 1) + (M − 1), by the bands above. The walk computes it from the
+-- customer's counts (spend in cents); test/database/business-health-rollups.test.ts holds every band edge
+-- against the formula. This is what a state adds to each window's customer figures: a customer is in a
+-- window's population when their last counted order lies within it, that is when R is at least 5 less the
+-- recency bands shorter than the window (7 days: R ≥ 4, 30: R ≥ 2, 90: R ≥ 1). PL/pgSQL, as every function
+-- the fold calls: PostgreSQL 17 plans a SQL function that is not inlined again on every call (0.5 ms
+-- here), PL/pgSQL once per session.
+create or replace function private.health_rfm_state_figures()
+returns table (
+  state integer, days smallint, customers integer, score_sum integer, scores_1_mod_3 integer,
+  scores_2_mod_3 integer, scores_of_3 integer, repeat_customers integer
+)
+language plpgsql immutable parallel safe set search_path = '' as $$
+begin
+  return query
+    select s.state, w.days, 1, s.score, (s.score % 3 = 1)::integer, (s.score % 3 = 2)::integer,
+           (s.score = 3)::integer, (s.frequency > 1)::integer
+    from (select g.state, g.state / 25 as recency, (g.state / 5) % 5 + 1 as frequency,
+                 g.state / 25 + (g.state / 5) % 5 + 1 + g.state % 5 + 1 as score
+          from generate_series(25, 149) g(state)) s
+    join (select w.days, 5 - (select count(*) from unnest(b.recency_band_days) d where d < w.days) as lowest_recency
+          from unnest(private.health_window_days()) w(days), private.rfm_bands() b) w
+      on s.recency >= w.lowest_recency;
+end
+$$;
+
+-- The order figures' steps of a batch of the change log: each order's are its own, so this reads nothing
+-- but the changes given. One row per moment of an order and window length, a column per figure (the
+-- table's).
+create or replace function private.order_figure_steps(changes private.order_changes[])
+returns table (
+  at timestamptz, days smallint, orders integer, completed integer, cancelled integer, due integer,
+  on_time integer, revenue numeric, previous_revenue numeric, revenue_orders integer, previous_revenue_orders integer
+)
+language plpgsql stable set search_path = '' set work_mem = '256MB' as $$
+begin
+  return query
+  with
+  order_inputs as (select * from private.order_figure_inputs(changes)),
+  -- Per window length (7, 30 and 90 days of 24 hours): the window's end for this order (ordered_at + the
+  -- length), whether the order becomes due in it (promised before the end and the cancellation), and whether
+  -- it counts in the next window's previous revenue.
+  order_windows as materialized (
+    select i.*, w.days, i.ordered_at + w.span as window_end, i.ordered_at + 2 * w.span as previous_end,
+           i.counted_until > i.ordered_at as counted,
+           i.promised_at is not null
+             and greatest(i.ordered_at, i.promised_at) < least(i.ordered_at + w.span, i.cancelled_at) as due,
+           i.counted_until > i.ordered_at + w.span as previous
+    from order_inputs i
+    cross join (select d, make_interval(hours => 24 * d) from unnest(private.health_window_days()) d) w(days, span)
+  ),
+  -- Each figure is 1 (or the amount) for T in an interval (start, end], so +sign at its start and −sign at
+  -- its end.
+  order_steps (at, days, orders, completed, cancelled, due, on_time, revenue, previous_revenue, revenue_orders,
+               previous_revenue_orders) as (
+    -- ordered: in the window, and counted until the cancellation
+    select o.ordered_at, o.days, o.sign, 0, 0, 0, 0, case when o.counted then o.sign * o.total_amount else 0 end,
+           0, case when o.counted then o.sign else 0 end, 0
+    from order_windows o
+    union all
+    -- completed
+    select greatest(o.ordered_at, o.completed_at), o.days, 0, o.sign, 0, 0, 0, 0, 0, 0, 0
+    from order_windows o
+    where o.completed_at < o.window_end
+    union all
+    -- cancelled: no longer due nor counted
+    select greatest(o.ordered_at, o.cancelled_at), o.days, 0, 0, o.sign,
+           case when o.due then -o.sign else 0 end,
+           case when o.due and o.delivered_on_time then -o.sign else 0 end,
+           case when o.counted then -o.sign * o.total_amount else 0 end, 0,
+           case when o.counted then -o.sign else 0 end, 0
+    from order_windows o
+    where o.cancelled_at < o.window_end
+    union all
+    -- promised: due
+    select greatest(o.ordered_at, o.promised_at), o.days, 0, 0, 0, o.sign,
+           case when o.delivered_on_time then o.sign else 0 end, 0, 0, 0, 0
+    from order_windows o
+    where o.due
+    union all
+    -- the window's length later: out of the window, into the one after it as its previous window
+    select o.window_end, o.days, -o.sign, case when o.completed_at < o.window_end then -o.sign else 0 end,
+           case when o.cancelled_at < o.window_end then -o.sign else 0 end,
+           case when o.due and not coalesce(o.cancelled_at < o.window_end, false) then -o.sign else 0 end,
+           case when o.due and o.delivered_on_time and not coalesce(o.cancelled_at < o.window_end, false)
+                then -o.sign else 0 end,
+           case when o.counted and not coalesce(o.cancelled_at < o.window_end, false)
+                then -o.sign * o.total_amount else 0 end,
+           case when o.previous then o.sign * o.total_amount else 0 end,
+           case when o.counted and not coalesce(o.cancelled_at < o.window_end, false) then -o.sign else 0 end,
+           case when o.previous then o.sign else 0 end
+    from order_windows o
+    union all
+    -- out of that previous window (or cancelled)
+    select least(o.previous_end, o.cancelled_at), o.days, 0, 0, 0, 0, 0, 0, -o.sign * o.total_amount, 0, -o.sign
+    from order_windows o
+    where o.previous
+  )
+  select s.at, s.days, s.orders::integer, s.completed::integer, s.cancelled::integer, s.due::integer,
+         s.on_time::integer, s.revenue::numeric, s.previous_revenue::numeric, s.revenue_orders::integer,
+         s.previous_revenue_orders::integer
+  from order_steps s;
+end
+$$;
+
+-- Seed 03 TrendAnalysis. The direction is decided on the unrounded average (exactly 2 is 持平); the
+-- figures are rounded to 2 decimals afterwards.
+create or replace function private.health_trend(customer_change numeric, operational_change numeric)
+returns jsonb
+language sql immutable parallel safe set search_path = '' as $$
+  select jsonb_build_object(
+    'direction', case when avg_change > 2 then '上升'::public.trend_direction
+                      when avg_change < -2 then '下降'::public.trend_direction
+                      else '持平'::public.trend_direction end,
+    'change', round(abs(avg_change), 2),
+    'description', case
+      when avg_change > 2 then '業務表現持續改善'
+      when avg_change < -2 then '需要關注業務指標下滑'
+      else '業務表現穩定'
+    end,
+    'customerChange', round(customer_change, 2),
+    'operationalChange', round(operational_change, 2)
+  )
+  from (select (customer_change + operational_change) / 2 as avg_change) a
+$$;
+
+-- The custom period a request names, checked, and the period it is compared with: `from` to `to` against
+-- `previous` (as many days just before; the default), `last_year` (the same dates a year before: 29 February
+-- a year on is 28 February) or `custom` (compare_from to compare_to, checked alike).
+create or replace function private.health_custom_days(
+  from_day date, to_day date, compare text, compare_from date, compare_to date,
+  out first_day date, out last_day date, out compare_first date, out compare_last date
+)
+language plpgsql stable set search_path = '' as $$
+begin
+  perform private.health_check_days(from_day, to_day, 'from', 'to');
+  if coalesce(compare, 'previous') <> all (enum_range(null::public.health_comparison)::text[]) then
+    perform private.raise_api_error(400, 'INVALID_PARAMETER', 'Invalid comparison', jsonb_build_object(
+      'parameter', 'compare', 'provided', compare, 'expected', to_jsonb(enum_range(null::public.health_comparison))));
+  end if;
+  if compare = 'custom' then
+    perform private.health_check_days(compare_from, compare_to, 'compare_from', 'compare_to');
+  end if;
+  first_day := from_day;
+  last_day := to_day;
+  compare_first := case coalesce(compare, 'previous')
+    when 'previous' then from_day - (to_day - from_day + 1)
+    when 'last_year' then (from_day - interval '1 year')::date
+    else compare_from end;
+  compare_last := case coalesce(compare, 'previous')
+    when 'previous' then from_day - 1
+    when 'last_year' then (to_day - interval '1 year')::date
+    else compare_to end;
+end
+$$;
+
+-- The report's metrics, each rounded to 2 decimals, once every one is found on its scale (0-10) and the
+-- overall score on its own (0-100): a score outside means a formula or its data went wrong, and the report
+-- refuses to answer with it (CALCULATION_ERROR, stage `validation`).
+create or replace function private.health_checked_metrics(metrics jsonb, overall numeric)
+returns jsonb
+language plpgsql immutable set search_path = '' as $$
+declare
+  field text;
+  value numeric;
+begin
+  -- Every dimension, and nothing else.
+  if array(select k from jsonb_object_keys(metrics) k order by k)
+     is distinct from array(select d::text from unnest(enum_range(null::public.health_dimension)) d order by 1) then
+    perform private.raise_api_error(500, 'CALCULATION_ERROR', 'Health calculation failed',
+      jsonb_build_object('stage', 'validation', 'reason', 'the metrics are not the dimensions'));
+  end if;
+  for field, value in select j.key, (j.value #>> '{}')::numeric from jsonb_each(metrics) j loop
+    if value is not null and not (value between 0 and 10) then
+      perform private.raise_api_error(500, 'CALCULATION_ERROR', 'Health calculation failed',
+        jsonb_build_object('stage', 'validation', 'reason', format('metrics.%s is %s, outside 0-10', field, value)));
+    end if;
+  end loop;
+  if not (overall between 0 and 100) then
+    perform private.raise_api_error(500, 'CALCULATION_ERROR', 'Health calculation failed',
+      jsonb_build_object('stage', 'validation', 'reason', format('overallScore is %s, outside 0-100', overall)));
+  end if;
+  return (select jsonb_object_agg(j.key, case when j.value = 'null'::jsonb then j.value
+                                              else to_jsonb(round((j.value #>> '{}')::numeric, 2)) end)
+          from jsonb_each(metrics) j);
+end
+$$;
+
+-- `language`: the words' language, the seeds' Traditional Chinese unless English (`en`) is asked for; the
+-- numbers and codes are the same in both. `version` 2 scores marketing (45_marketing.sql), says how in
+-- `marketingDetails` and adds the campaigns' insights, naming them `with_names`; version 1 is the seeds'
+-- report, marketing 0.
+create or replace function private.health_report(
+  period text,
+  include_system boolean,
+  include_trends boolean,
+  include_insights boolean,
+  as_of timestamptz,
+  language text default 'zh-TW',
+  version integer default 1,
+  with_names boolean default false,
+  first_day date default null,
+  last_day date default null,
+  compare_first date default null,
+  compare_last date default null
+)
+returns jsonb
+language plpgsql stable set search_path = '' as $$
+declare
+  days integer := case when period <> 'custom' then private.health_period_days(period)
+                       when version >= 2 then last_day - first_day + 1 end;
+  -- The window's instants and those of the one it is compared with, and the store days marketing reads.
+  window_from timestamptz; window_before timestamptz; compare_from timestamptz; compare_before timestamptz;
+  marketing_first date; marketing_last date;
+  stage text := 'parameters';
+  o record;
+  c record;
+  t record;
+  p record;
+  sys_requests bigint;
+  sys_failures bigint;
+  sys_success numeric; sys_p95 numeric; sys_connections numeric;
+  metrics jsonb;
+  customer_quality numeric;
+  operational_efficiency numeric;
+  support_effectiveness numeric;
+  overall numeric;
+  result jsonb;
+  trend jsonb;
+  marketing jsonb;
+  marketing_score numeric := 0;
+begin
+  if days is null then
+    perform private.raise_api_error(400, 'INVALID_PARAMETER', 'Invalid period', jsonb_build_object(
+      'parameter', 'period', 'provided', period,
+      'expected', private.health_periods(version)));
+  end if;
+
+  if period = 'custom' then
+    -- Store days (55_custom_periods.sql): orders as they are now, customers scored at each window's end.
+    select ws.first_at, ws.before_at, cs.first_at, cs.before_at, first_day, last_day
+    into window_from, window_before, compare_from, compare_before, marketing_first, marketing_last
+    from private.health_days_span(first_day, last_day, as_of) ws, private.health_days_span(compare_first, compare_last, as_of) cs;
+    stage := 'orders'; select * into o from private.health_custom_order_figures(first_day, last_day, compare_first,
+                                                                                   compare_last, as_of);
+    stage := 'customers'; select * into c from private.health_custom_customer_figures(window_from, window_before,
+                                                                                       compare_from, compare_before);
+    stage := 'tickets'; select * into t from private.health_span_ticket_figures(window_from, window_before, as_of);
+    stage := 'products'; select * into p from private.health_span_product_figures(window_from, window_before, as_of);
+  else
+    stage := 'orders'; select * into o from private.health_order_figures(as_of, days);
+    stage := 'customers'; select * into c from private.health_customer_figures(as_of, days);
+    stage := 'tickets'; select * into t from private.health_ticket_figures(as_of, days);
+    stage := 'products'; select * into p from private.health_product_figures(as_of, days);
+  end if;
+  if include_system then
+    stage := 'system';
+    select f.requests, f.failures, f.success_rate, f.p95_ms, f.connection_usage
+      into sys_requests, sys_failures, sys_success, sys_p95, sys_connections
+    from private.health_system_figures(as_of) f;
+  end if;
+
+  stage := 'scores';
+  customer_quality := coalesce(c.average_rfm / 5 * 100, 0);
+  operational_efficiency := coalesce(o.completed::numeric / nullif(o.orders, 0) * 100, 0);
+  support_effectiveness := case when t.tickets = 0 then 0
+    else (t.resolved::numeric / t.tickets * 0.7 + t.response_score * 0.3) * 100 end;
+  overall := (customer_quality + operational_efficiency + support_effectiveness) / 3;
+  if version >= 2 then
+    stage := 'marketing';
+    if period <> 'custom' then
+      select as_of - make_interval(hours => 24 * days), as_of, as_of - make_interval(hours => 48 * days),
+             as_of - make_interval(hours => 24 * days), d.first_day, d.last_day
+      into window_from, window_before, compare_from, compare_before, marketing_first, marketing_last
+      from private.marketing_days(as_of, days) d;
+    end if;
+    marketing := private.health_marketing_figures(marketing_first, marketing_last, with_names);
+    marketing_score := private.health_marketing_metric(marketing);
+  end if;
+
+  metrics := jsonb_build_object(
+    'revenue', private.health_revenue_score(o.revenue, o.previous_revenue),
+    'satisfaction', private.health_satisfaction_score(t.average_rating, t.resolved::numeric / nullif(t.tickets, 0)),
+    'fulfillment', private.health_fulfillment_score(
+      o.completed::numeric / nullif(o.orders, 0), o.on_time::numeric / nullif(o.due, 0)),
+    'support', support_effectiveness / 10,
+    'products', private.health_products_score(p.in_stock_share, p.sold_share),
+    'marketing', marketing_score,
+    'system', case when include_system then private.health_system_score(sys_success, sys_p95, sys_connections) end
+  );
+
+  stage := 'validation';
+  result := jsonb_build_object(
+    'metrics', private.health_checked_metrics(metrics, overall),
+    'scoreDetails', jsonb_build_object(
+      'customerQuality', round(customer_quality, 2),
+      'operationalEfficiency', round(operational_efficiency, 2),
+      'supportEffectiveness', round(support_effectiveness, 2),
+      'overallScore', round(overall, 2),
+      'rating', private.health_word(private.health_rating(overall), language)
+    )
+  );
+
+  if version >= 2 then
+    result := result || jsonb_build_object(
+      'marketingDetails', private.health_marketing_details(marketing, marketing_first, marketing_last, language),
+      'window', private.health_window(period, window_from, window_before, compare_from, compare_before));
+  end if;
+
+  if include_trends then
+    stage := 'trends';
+    -- A custom period's trend is the period against the one it is compared with (the records differ by period).
+    if period = 'custom' then
+      trend := private.health_trend(
+        private.health_percent_change(customer_quality, coalesce(c.previous_average_rfm / 5 * 100, 0)),
+        private.health_percent_change(operational_efficiency,
+                                      coalesce(o.previous_completed::numeric / nullif(o.previous_orders, 0) * 100, 0)));
+    else trend := private.health_week_trend(as_of, c.week_average_rfm, o.week_completed, o.week_orders); end if;
+    result := result || jsonb_build_object('trends', trend || jsonb_build_object(
+      'description', private.health_word(trend ->> 'description', language)));
+  end if;
+
+  if include_insights then
+    stage := 'insights';
+    result := result || jsonb_build_object('insights',
+      -- Every figure the rules read, by the names of the figure functions' columns.
+      private.health_insights(to_jsonb(o) || to_jsonb(c) || to_jsonb(t) || to_jsonb(p) || jsonb_build_object(
+        'days', days, 'include_system', include_system, 'language', language, 'custom', period = 'custom',
+        'revenue_score', (metrics ->> 'revenue')::numeric,
+        'customer_quality', customer_quality, 'overall', overall,
+        'system_requests', sys_requests, 'system_failures', sys_failures, 'system_p95_ms', sys_p95,
+        'version', version, 'marketing', marketing)));
+  end if;
+
+  return result;
+exception
+  when data_exception then
+    perform private.raise_api_error(500, 'CALCULATION_ERROR', 'Health calculation failed',
+      jsonb_build_object('stage', stage, 'reason', sqlerrm));
+end
+$$;
+
+-- The figures behind the scores (private.health_period_figures), for administrators and the service key
+-- only: they are amounts, which the report, open to anyone, never carries. Folded first, as the report is.
+create or replace function health.business_figures(
+  period text,
+  from_day date default null,
+  to_day date default null,
+  compare text default null,
+  compare_from date default null,
+  compare_to date default null
+)
+returns jsonb
+language plpgsql security definer set search_path = '' as $$
+declare
+  days integer := private.health_period_days(period);
+  first_day date;
+  last_day date;
+  compare_first date;
+  compare_last date;
+begin
+  if not private.is_admin() then
+    perform private.raise_api_error(403, 'INSUFFICIENT_PERMISSION', 'Administrator permission is required to see the figures');
+  end if;
+  if days is null and period is distinct from 'custom' then
+    perform private.raise_api_error(400, 'INVALID_PARAMETER', 'Invalid period', jsonb_build_object(
+      'parameter', 'period', 'provided', period, 'expected', private.health_periods(2)));
+  end if;
+  if period = 'custom' then
+    select * into first_day, last_day, compare_first, compare_last
+    from private.health_custom_days(from_day, to_day, compare, compare_from, compare_to);
+  end if;
+  perform private.fold_order_changes(true);
+  return jsonb_build_object('period', period, 'as_of', private.api_timestamp(private.now()))
+    || case when period = 'custom'
+         then private.health_days_period_figures(first_day, last_day, compare_first, compare_last, private.now())
+         else private.health_period_figures(private.now(), days) end;
+end
+$$;
+

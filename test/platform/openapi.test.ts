@@ -62,6 +62,11 @@ describe('the OpenAPI documents', () => {
     expect(result.valid, JSON.stringify(result.errors)).toBe(true);
   });
 
+  it('console/src/api/openapi.gen.ts, checked in so a fresh clone type-checks, is docs/openapi.json’s types as npm run build writes them', async () => {
+    const { GENERATED_TYPES, generatedTypes } = await import('../../console/build.mjs');
+    expect(await readFile(GENERATED_TYPES, 'utf8'), 'run `npm run build` and commit the file').toBe(await generatedTypes());
+  });
+
   it('are rendered for people by the local server at /functions/v1/docs (Swagger UI over the combined document)', async () => {
     const page = await fetch(`${apiUrl}/functions/v1/docs`);
     expect(page.headers.get('content-type')).toContain('text/html');

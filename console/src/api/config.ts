@@ -38,7 +38,7 @@ export async function loadConfig(): Promise<ConsoleConfig> {
   const raw = (await response.json()) as Partial<ConsoleConfig>;
   const supabaseUrl = (raw.supabaseUrl || location.origin).replace(/\/+$/, '');
   if (!raw.anonKey) {
-    throw new Error('config.json has no anonKey: set the project\'s anon key there (see docs/console.md).');
+    throw new Error("config.json has no anonKey: set the project's anon key there (see docs/console.md).");
   }
   const currency = typeof raw.currency === 'string' && /^[A-Z]{3}$/.test(raw.currency) ? raw.currency : 'TWD';
   const currencyDigits = Number.isInteger(raw.currencyDigits) && raw.currencyDigits! >= 0 && raw.currencyDigits! <= 4

@@ -87,10 +87,16 @@ export async function initSession(cfg: ConsoleConfig) {
   }
   const { data } = await auth!.auth.getSession();
   const s = data.session;
-  publish(s ? { email: s.user.email ?? s.user.id, role: roleFromToken(s.access_token), expiresAt: s.expires_at ?? 0 } : null);
+  publish(
+    s ? { email: s.user.email ?? s.user.id, role: roleFromToken(s.access_token), expiresAt: s.expires_at ?? 0 } : null,
+  );
   auth!.auth.onAuthStateChange((_event, next) => {
     if (!next) return publish(null, current ? 'You were signed out.' : '');
-    publish({ email: next.user.email ?? next.user.id, role: roleFromToken(next.access_token), expiresAt: next.expires_at ?? 0 });
+    publish({
+      email: next.user.email ?? next.user.id,
+      role: roleFromToken(next.access_token),
+      expiresAt: next.expires_at ?? 0,
+    });
   });
 }
 
@@ -124,7 +130,11 @@ export async function signInWithPassword(email: string, password: string) {
   const { error } = await auth!.auth.signInWithPassword({ email, password });
   if (!error) return;
   if (error.message === 'Invalid login credentials') throw new Error('Wrong e-mail or password.');
-  if (/fetch|network/i.test(error.message)) throw new Error(`Supabase Auth at ${config.supabaseUrl} could not be reached: check config.json and your connection.`);
+  if (/fetch|network/i.test(error.message)) {
+    throw new Error(
+      `Supabase Auth at ${config.supabaseUrl} could not be reached: check config.json and your connection.`,
+    );
+  }
   throw new Error(error.message);
 }
 

@@ -41,7 +41,9 @@ const AXIS_LABELS = {
   id: 'axis-labels',
   afterUpdate(chart: { canvas: HTMLCanvasElement; scales: Record<string, { ticks: { label?: unknown }[] }> }) {
     chart.canvas.dataset.axes = JSON.stringify(
-      Object.fromEntries(Object.entries(chart.scales).map(([axis, scale]) => [axis, scale.ticks.map((tick) => tick.label)])),
+      Object.fromEntries(
+        Object.entries(chart.scales).map(([axis, scale]) => [axis, scale.ticks.map((tick) => tick.label)]),
+      ),
     );
   },
 };
@@ -51,7 +53,15 @@ const AXIS_LABELS = {
  * table is what screen readers and the browser tests read, the picture is for the eye.
  * `data-chart-ready` marks a drawn chart.
  */
-export function Chart({ config, label, table, height = 280, id }: { config: AnyConfig; label: string; table: ChartTable; height?: number; id?: string }) {
+export function Chart(
+  { config, label, table, height = 280, id }: {
+    config: AnyConfig;
+    label: string;
+    table: ChartTable;
+    height?: number;
+    id?: string;
+  },
+) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const instance = useRef<Instance | null>(null);
   const [ready, setReady] = useState(false);
@@ -63,7 +73,10 @@ export function Chart({ config, label, table, height = 280, id }: { config: AnyC
       ({ Chart: ChartJs }) => {
         if (disposed || !canvas.current) return;
         const options = { responsive: true, maintainAspectRatio: false, ...config.options };
-        instance.current = new ChartJs(canvas.current, { ...config, options, plugins: [AXIS_LABELS] } as AnyConfig) as unknown as Instance;
+        instance.current = new ChartJs(
+          canvas.current,
+          { ...config, options, plugins: [AXIS_LABELS] } as AnyConfig,
+        ) as unknown as Instance;
         setReady(true);
       },
       () => setFailed(text(common).chartFailed),
@@ -84,24 +97,26 @@ export function Chart({ config, label, table, height = 280, id }: { config: AnyC
   }, [config]);
 
   return (
-    <figure class="chart" id={id}>
-      <div class="chart-canvas" style={{ height: `${height}px` }}>
-        <canvas ref={canvas} role="img" aria-label={label} data-chart-ready={ready ? 'true' : 'false'}>
+    <figure class='chart' id={id}>
+      <div class='chart-canvas' style={{ height: `${height}px` }}>
+        <canvas ref={canvas} role='img' aria-label={label} data-chart-ready={ready ? 'true' : 'false'}>
           {label}
         </canvas>
       </div>
-      {failed && <p class="muted">{failed}</p>}
-      <details class="chart-data">
+      {failed && <p class='muted'>{failed}</p>}
+      <details class='chart-data'>
         <summary>{text(common).chartFigures(table.caption)}</summary>
-        <div class="table-wrap" tabIndex={0} role="region" aria-label={table.caption}>
+        <div class='table-wrap' tabIndex={0} role='region' aria-label={table.caption}>
           <table>
-            <caption class="visually-hidden">{table.caption}</caption>
+            <caption class='visually-hidden'>{table.caption}</caption>
             <thead>
-              <tr>{table.columns.map((c) => <th scope="col" key={c}>{c}</th>)}</tr>
+              <tr>{table.columns.map((c) => <th scope='col' key={c}>{c}</th>)}</tr>
             </thead>
             <tbody>
               {table.rows.map((row, i) => (
-                <tr key={i}>{row.map((cell, j) => (j === 0 ? <th scope="row" key={j}>{cell}</th> : <td key={j}>{cell}</td>))}</tr>
+                <tr key={i}>
+                  {row.map((cell, j) => (j === 0 ? <th scope='row' key={j}>{cell}</th> : <td key={j}>{cell}</td>))}
+                </tr>
               ))}
             </tbody>
           </table>

@@ -15,7 +15,20 @@ import {
   Tooltip,
 } from 'chart.js';
 
-Chart.register(BarController, BarElement, LineController, LineElement, PointElement, DoughnutController, ArcElement, CategoryScale, LinearScale, Tooltip, Legend, Filler);
+Chart.register(
+  BarController,
+  BarElement,
+  LineController,
+  LineElement,
+  PointElement,
+  DoughnutController,
+  ArcElement,
+  CategoryScale,
+  LinearScale,
+  Tooltip,
+  Legend,
+  Filler,
+);
 Chart.defaults.font.family = getComputedStyle(document.documentElement).fontFamily;
 Chart.defaults.color = '#3a414c';
 Chart.defaults.animation = false;

@@ -32,7 +32,14 @@ export function ConfirmButton({ label, ariaLabel, question, yes, buttonClass = '
   }, [asking]);
   if (!asking) {
     return (
-      <button type="button" class={buttonClass} aria-label={ariaLabel} disabled={disabled} ref={askButton} onClick={() => setAsking(true)}>
+      <button
+        type='button'
+        class={buttonClass}
+        aria-label={ariaLabel}
+        disabled={disabled}
+        ref={askButton}
+        onClick={() => setAsking(true)}
+      >
         {label}
       </button>
     );
@@ -42,22 +49,29 @@ export function ConfirmButton({ label, ariaLabel, question, yes, buttonClass = '
     setError('');
   };
   return (
-    <span class="confirm" role="group" aria-label={question} onKeyDown={(e) => e.key === 'Escape' && keep()}>
+    <span class='confirm' role='group' aria-label={question} onKeyDown={(e) => e.key === 'Escape' && keep()}>
       {question}{' '}
-      <button type="button" class="danger" disabled={pending} onClick={async () => {
-        setPending(true);
-        setError('');
-        try {
-          await onConfirm();
-          setAsking(false);
-        } catch (e) {
-          setError((e as Error).message);
-        } finally {
-          setPending(false);
-        }
-      }}>{pending ? text(common).saving : yes}</button>{' '}
-      <button type="button" ref={noButton} onClick={keep}>{text(common).no}</button>
-      {error && <span class="field-error" role="alert">{error}</span>}
+      <button
+        type='button'
+        class='danger'
+        disabled={pending}
+        onClick={async () => {
+          setPending(true);
+          setError('');
+          try {
+            await onConfirm();
+            setAsking(false);
+          } catch (e) {
+            setError((e as Error).message);
+          } finally {
+            setPending(false);
+          }
+        }}
+      >
+        {pending ? text(common).saving : yes}
+      </button>{' '}
+      <button type='button' ref={noButton} onClick={keep}>{text(common).no}</button>
+      {error && <span class='field-error' role='alert'>{error}</span>}
     </span>
   );
 }

@@ -58,23 +58,34 @@ export function CsvButton<Row>({ filename, columns, rows, label }: {
   const [error, setError] = useState('');
   const [gathered, setGathered] = useState<[number, number] | null>(null);
   return (
-    <span class="csv">
-      <button type="button" disabled={pending} onClick={async () => {
-        setPending(true);
-        setError('');
-        setGathered(null);
-        try {
-          const gatheredRows = await rows((done, total) => setGathered([done, total]));
-          download(filename, toCsv(columns.map((c) => c.header), gatheredRows.map((row) => columns.map((c) => c.cell(row)))));
-        } catch (e) {
-          setError((e as Error).message);
-        } finally {
-          setPending(false);
+    <span class='csv'>
+      <button
+        type='button'
+        disabled={pending}
+        onClick={async () => {
+          setPending(true);
+          setError('');
           setGathered(null);
-        }
-      }}>{pending ? t.preparingCsv : label ?? t.downloadCsv}</button>
-      {pending && gathered && <span class="muted" role="status" data-testid="csv-progress">{t.csvProgress(gathered[0], gathered[1])}</span>}
-      {error && <span class="field-error" role="alert">{error}</span>}
+          try {
+            const gatheredRows = await rows((done, total) => setGathered([done, total]));
+            download(
+              filename,
+              toCsv(columns.map((c) => c.header), gatheredRows.map((row) => columns.map((c) => c.cell(row)))),
+            );
+          } catch (e) {
+            setError((e as Error).message);
+          } finally {
+            setPending(false);
+            setGathered(null);
+          }
+        }}
+      >
+        {pending ? t.preparingCsv : label ?? t.downloadCsv}
+      </button>
+      {pending && gathered && (
+        <span class='muted' role='status' data-testid='csv-progress'>{t.csvProgress(gathered[0], gathered[1])}</span>
+      )}
+      {error && <span class='field-error' role='alert'>{error}</span>}
     </span>
   );
 }

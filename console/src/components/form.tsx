@@ -78,18 +78,27 @@ type FieldProps = {
 /** A labelled input whose API error is announced and tied to it (aria-invalid, aria-describedby). */
 export function Field({ label, name, error, hint, children, id, ...input }: FieldProps) {
   const fieldId = id ?? `f-${name}`;
-  const describedBy = [error ? `${fieldId}-error` : '', hint ? `${fieldId}-hint` : ''].filter(Boolean).join(' ') || undefined;
+  const describedBy = [error ? `${fieldId}-error` : '', hint ? `${fieldId}-hint` : ''].filter(Boolean).join(' ') ||
+    undefined;
   return (
     <div class={`field${error ? ' invalid' : ''}`}>
       <label for={fieldId}>{label}</label>
-      {children ?? <input id={fieldId} name={name} aria-invalid={error ? 'true' : undefined} aria-describedby={describedBy} {...(input as Record<string, unknown>)} />}
+      {children ?? (
+        <input
+          id={fieldId}
+          name={name}
+          aria-invalid={error ? 'true' : undefined}
+          aria-describedby={describedBy}
+          {...(input as Record<string, unknown>)}
+        />
+      )}
       {hint && (
-        <small id={`${fieldId}-hint`} class="hint">
+        <small id={`${fieldId}-hint`} class='hint'>
           {hint}
         </small>
       )}
       {error && (
-        <small id={`${fieldId}-error`} class="field-error" role="alert">
+        <small id={`${fieldId}-error`} class='field-error' role='alert'>
           {error}
         </small>
       )}
@@ -111,8 +120,15 @@ export function SelectField({ label, name, error, value, onChange, options, hint
   const describedBy = [error ? `${id}-error` : '', hint ? `${id}-hint` : ''].filter(Boolean).join(' ') || undefined;
   return (
     <Field label={label} name={name} error={error} hint={hint}>
-      <select id={id} name={name} value={value} disabled={disabled} aria-invalid={error ? 'true' : undefined} aria-describedby={describedBy}
-        onChange={(e) => onChange(e.currentTarget.value)}>
+      <select
+        id={id}
+        name={name}
+        value={value}
+        disabled={disabled}
+        aria-invalid={error ? 'true' : undefined}
+        aria-describedby={describedBy}
+        onChange={(e) => onChange(e.currentTarget.value)}
+      >
         {options.map((o) => <option key={o.value} value={o.value}>{o.label}</option>)}
       </select>
     </Field>
@@ -120,21 +136,29 @@ export function SelectField({ label, name, error, value, onChange, options, hint
 }
 
 export function FormError({ message }: { message: string }) {
-  return message ? <div class="state error" role="alert">{message}</div> : null;
+  return message ? <div class='state error' role='alert'>{message}</div> : null;
 }
 
 /** Previous and next page of a list; `count` says how many items the list has (its words, its plural). */
-export function Pager({ page, totalPages, count, onPage, label }: { page: number; totalPages: number; count: string; onPage: (page: number) => void; label: string }) {
+export function Pager(
+  { page, totalPages, count, onPage, label }: {
+    page: number;
+    totalPages: number;
+    count: string;
+    onPage: (page: number) => void;
+    label: string;
+  },
+) {
   const t = text(common);
   return (
-    <nav class="pager" aria-label={label}>
-      <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>
+    <nav class='pager' aria-label={label}>
+      <button type='button' disabled={page <= 1} onClick={() => onPage(page - 1)}>
         {t.previousPage}
       </button>
       <span>
         {t.pageOf(Math.min(page, Math.max(totalPages, 1)), Math.max(totalPages, 1))} · {count}
       </span>
-      <button type="button" disabled={page >= totalPages} onClick={() => onPage(page + 1)}>
+      <button type='button' disabled={page >= totalPages} onClick={() => onPage(page + 1)}>
         {t.nextPage}
       </button>
     </nav>
@@ -151,11 +175,16 @@ export function newIdempotencyKey() {
 export const checks = {
   required: (value: string) => (value.trim() === '' ? text(common).required : ''),
   integer: (value: string, min: number, max: number) =>
-    value.trim() === '' ? '' : /^-?\d+$/.test(value.trim()) && Number(value) >= min && Number(value) <= max
+    value.trim() === ''
+      ? ''
+      : /^-?\d+$/.test(value.trim()) && Number(value) >= min && Number(value) <= max
       ? ''
       : text(common).integerBetween(min, max),
   decimal: (value: string, min: number, max: number, decimals = 2) =>
-    value.trim() === '' ? '' : new RegExp(`^-?\\d+(\\.\\d{1,${decimals}})?$`).test(value.trim()) && Number(value) >= min && Number(value) <= max
+    value.trim() === ''
+      ? ''
+      : new RegExp(`^-?\\d+(\\.\\d{1,${decimals}})?$`).test(value.trim()) && Number(value) >= min &&
+          Number(value) <= max
       ? ''
       : text(common).decimalBetween(min, max, decimals),
 };

@@ -10,7 +10,16 @@ export type Load<T> =
   | { status: 'error'; data?: T; error: Error; reload: () => void };
 
 /** What a write can make stale, as the loads that show it name it. */
-export type Shown = 'campaigns' | 'campaign' | 'products' | 'product' | 'campaign-types' | 'stock-summary' | 'expiring' | 'order' | 'orders';
+export type Shown =
+  | 'campaigns'
+  | 'campaign'
+  | 'products'
+  | 'product'
+  | 'campaign-types'
+  | 'stock-summary'
+  | 'expiring'
+  | 'order'
+  | 'orders';
 
 /** The loads on screen that name what they show, by that name. */
 const showing = new Map<Shown, Set<() => void>>();
@@ -29,7 +38,9 @@ export function changed(...data: Shown[]) {
  * not flash empty.
  */
 export function useLoad<T>(fetcher: (signal: AbortSignal) => Promise<T>, deps: unknown[], shows?: Shown): Load<T> {
-  const [state, setState] = useState<{ status: 'loading' | 'ready' | 'error'; data?: T; error?: Error }>({ status: 'loading' });
+  const [state, setState] = useState<{ status: 'loading' | 'ready' | 'error'; data?: T; error?: Error }>({
+    status: 'loading',
+  });
   const [tick, setTick] = useState(0);
   const reload = useCallback(() => setTick((t) => t + 1), []);
   useEffect(() => {
@@ -58,20 +69,22 @@ export function useLoad<T>(fetcher: (signal: AbortSignal) => Promise<T>, deps: u
 
 export function Loading({ label = text(common).loading }: { label?: string }) {
   return (
-    <p class="state loading" role="status" aria-live="polite">
-      <span class="spinner" aria-hidden="true" />
+    <p class='state loading' role='status' aria-live='polite'>
+      <span class='spinner' aria-hidden='true' />
       {label}
     </p>
   );
 }
 
 /** A failure in words; the API's code stays out of the text (on `data-code`, for whoever debugs). */
-export function ErrorBox({ error, onRetry, title = text(common).couldNotLoad }: { error: Error; onRetry?: () => void; title?: string }) {
+export function ErrorBox(
+  { error, onRetry, title = text(common).couldNotLoad }: { error: Error; onRetry?: () => void; title?: string },
+) {
   return (
-    <div class="state error" role="alert" data-code={error instanceof ApiError ? error.code : undefined}>
+    <div class='state error' role='alert' data-code={error instanceof ApiError ? error.code : undefined}>
       <strong>{title}</strong> {error.message}
       {onRetry && (
-        <button type="button" class="link" onClick={onRetry}>
+        <button type='button' class='link' onClick={onRetry}>
           {text(common).tryAgain}
         </button>
       )}
@@ -80,11 +93,13 @@ export function ErrorBox({ error, onRetry, title = text(common).couldNotLoad }: 
 }
 
 export function Empty({ children }: { children: ComponentChildren }) {
-  return <p class="state empty">{children}</p>;
+  return <p class='state empty'>{children}</p>;
 }
 
 /** Loading / error / ready in one place; `children` renders the data. */
-export function Loaded<T>({ load, children, label }: { load: Load<T>; children: (data: T) => ComponentChildren; label?: string }) {
+export function Loaded<T>(
+  { load, children, label }: { load: Load<T>; children: (data: T) => ComponentChildren; label?: string },
+) {
   if (load.status === 'error') return <ErrorBox error={load.error} onRetry={load.reload} />;
   if (load.data === undefined) return <Loading label={label} />;
   return (

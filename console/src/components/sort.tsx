@@ -16,9 +16,9 @@ export function SortHeader<C extends string>({ column, label, sorted, ascending,
 }) {
   const active = sorted === column;
   return (
-    <th scope="col" class={className} aria-sort={active ? (ascending ? 'ascending' : 'descending') : undefined}>
-      <button type="button" class="sort" onClick={() => onSort(column)} title={text(common).sortBy(label)}>
-        {label} <span aria-hidden="true">{active ? (ascending ? '▲' : '▼') : '↕'}</span>
+    <th scope='col' class={className} aria-sort={active ? (ascending ? 'ascending' : 'descending') : undefined}>
+      <button type='button' class='sort' onClick={() => onSort(column)} title={text(common).sortBy(label)}>
+        {label} <span aria-hidden='true'>{active ? (ascending ? '▲' : '▼') : '↕'}</span>
       </button>
     </th>
   );

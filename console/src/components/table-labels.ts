@@ -4,7 +4,13 @@
  * head as `data-label`, kept up to date as tables render. The rows keep their table semantics by ARIA roles,
  * since CSS that stacks cells takes them away in some browsers.
  */
-const ROLES: Record<string, string> = { TABLE: 'table', THEAD: 'rowgroup', TBODY: 'rowgroup', TFOOT: 'rowgroup', TR: 'row' };
+const ROLES: Record<string, string> = {
+  TABLE: 'table',
+  THEAD: 'rowgroup',
+  TBODY: 'rowgroup',
+  TFOOT: 'rowgroup',
+  TR: 'row',
+};
 
 function label(table: HTMLTableElement) {
   if (table.classList.contains('calendar')) return;
@@ -19,7 +25,10 @@ function label(table: HTMLTableElement) {
     let column = 0;
     for (const cell of row.cells) {
       if (!cell.hasAttribute('role')) {
-        cell.setAttribute('role', cell.tagName === 'TD' ? 'cell' : row.parentElement?.tagName === 'THEAD' ? 'columnheader' : 'rowheader');
+        cell.setAttribute(
+          'role',
+          cell.tagName === 'TD' ? 'cell' : row.parentElement?.tagName === 'THEAD' ? 'columnheader' : 'rowheader',
+        );
       }
       const name = heads[column];
       if (row.parentElement?.tagName !== 'THEAD' && name && cell.dataset.label !== name) cell.dataset.label = name;

@@ -41,7 +41,8 @@ export const attributionText = defineMessages({
   loadingRevenue: 'Loading attributed revenue…',
   noneCounted: (from: string, to: string) => `No campaign counted between ${from} and ${to}.`,
   attributedRevenue: 'Attributed revenue',
-  revenueBars: (n: number, from: string, to: string) => `Horizontal bars: attributed revenue of the top ${n} campaigns, ${from} to ${to}`,
+  revenueBars: (n: number, from: string, to: string) =>
+    `Horizontal bars: attributed revenue of the top ${n} campaigns, ${from} to ${to}`,
   revenueTable: 'Attributed revenue by campaign',
   revenue: 'Revenue',
   days: 'Days',

@@ -16,7 +16,9 @@ export const analysisText = defineMessages({
   loadingCalendar: 'Loading the calendar…',
   calendarCaption: (month: string) => `Active campaigns per day, ${month}`,
   dayLabel: (day: string, count: number, names: string, more: number) =>
-    `${day}: ${fmt.int(count)} active ${count === 1 ? 'campaign' : 'campaigns'}${names ? ` (${names})` : ''}${more > 0 ? ` +${more} more` : ''}`,
+    `${day}: ${fmt.int(count)} active ${count === 1 ? 'campaign' : 'campaigns'}${names ? ` (${names})` : ''}${
+      more > 0 ? ` +${more} more` : ''
+    }`,
   more: (n: number) => `+${fmt.int(n)} more`,
   legend: 'Competition on a day',
   'intensity.none': 'none',
@@ -54,7 +56,8 @@ export const analysisText = defineMessages({
   collaborationFile: 'campaign-pairs',
   daysTogether: 'Days together',
   sameLayer: 'same layer',
-  shownOf: (shown: number, total: number) => `${fmt.int(shown)} of ${fmt.int(total)} ${total === 1 ? 'pair' : 'pairs'}.`,
+  shownOf: (shown: number, total: number) =>
+    `${fmt.int(shown)} of ${fmt.int(total)} ${total === 1 ? 'pair' : 'pairs'}.`,
   showMore: 'Show more',
   history: 'Status history',
   noHistory: 'No status change recorded.',
@@ -69,7 +72,8 @@ export const analysisText = defineMessages({
   previousMonth: '上個月',
   nextMonth: '下個月',
   thisMonth: '本月',
-  calendarLead: '每天計入歸因的行銷活動（已啟用的活動，包含尚未開始的）；草稿另外標示，啟用之前不計入任何一天。點選某一天查看分配。',
+  calendarLead:
+    '每天計入歸因的行銷活動（已啟用的活動，包含尚未開始的）；草稿另外標示，啟用之前不計入任何一天。點選某一天查看分配。',
   draftsOnDay: (n: number) => `草稿 ${n}`,
   draftsLabel: (n: number) => `；另有 ${n} 個草稿，不計入`,
   draftsTitle: (n: number) => `本月草稿（${n}）：規劃中，啟用後才計入歸因`,

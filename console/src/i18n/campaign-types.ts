@@ -33,7 +33,8 @@ export const campaignTypesText = defineMessages({
   deactivate: 'Deactivate',
   deactivateCode: (code: string) => `Deactivate ${code}`,
   yesDeactivate: 'Yes, deactivate',
-  deactivateQuestion: (code: string) => `Deactivate ${code}? New campaigns can no longer use it; campaigns that have it keep it.`,
+  deactivateQuestion: (code: string) =>
+    `Deactivate ${code}? New campaigns can no longer use it; campaigns that have it keep it.`,
   codeHint: 'Lower-case letters, digits and _; cannot change later.',
   nameZh: 'Name (Chinese)',
   nameEn: 'Name (English)',

@@ -54,7 +54,9 @@ export const campaignsText = defineMessages({
   undo: (verb: string) => `Undo (${verb.toLowerCase()})`,
   attributedRevenue: 'Attributed revenue',
   metricsLine: (revenue: string, days: number, average: string, alongside: number) =>
-    `${revenue} over ${fmt.int(days)} ${days === 1 ? 'day' : 'days'} (avg ${average} a day) · ${fmt.int(alongside)} ${alongside === 1 ? 'campaign' : 'campaigns'} alongside · competition`,
+    `${revenue} over ${fmt.int(days)} ${days === 1 ? 'day' : 'days'} (avg ${average} a day) · ${fmt.int(alongside)} ${
+      alongside === 1 ? 'campaign' : 'campaigns'
+    } alongside · competition`,
   spendLine: (spend: string, recorded: boolean, roas: string) =>
     `Spent to date ${spend} (${recorded ? 'as recorded' : 'its budget spread over its days'}) · ROAS ${roas}`,
   pacing: (share: string) => `Pacing: ${share} of what its days so far allow`,
@@ -76,7 +78,9 @@ export const campaignsText = defineMessages({
   loadingTypes: 'Loading types…',
   chooseType: 'Choose a type',
   siteWideClash: (name: string, from: string, to: string, days: number) =>
-    `“${name}”, another site-wide campaign, is active ${days === 1 ? `on ${from}` : `from ${from} to ${to} (${days} days)`}. ` +
+    `“${name}”, another site-wide campaign, is active ${
+      days === 1 ? `on ${from}` : `from ${from} to ${to} (${days} days)`
+    }. ` +
     'Only one site-wide campaign can be active on a day: this one will not activate while they overlap.',
   startDate: 'Start date',
   endDate: 'End date',
@@ -134,7 +138,8 @@ export const campaignsText = defineMessages({
   weightPriority: '權重 · 優先度',
   audience: '目標客群',
   description: '說明',
-  finalConsequence: '活動會計入歸因到今天為止，之後不再計入；日期、權重與優先度將無法修改（名稱、說明、預算與目標客群仍可編輯），也無法再次啟用。',
+  finalConsequence:
+    '活動會計入歸因到今天為止，之後不再計入；日期、權重與優先度將無法修改（名稱、說明、預算與目標客群仍可編輯），也無法再次啟用。',
   confirmMove: (verb: string, name: string, consequence: string) => `${verb}「${name}」？${consequence}`,
   yesVerb: (verb: string) => `確定${verb}`,
   actions: '活動操作',

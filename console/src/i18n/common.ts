@@ -9,7 +9,8 @@ export const common = defineMessages({
   signIn: 'Sign in',
   roleAdmin: 'Admin',
   roleCustomer: 'Customer',
-  roleCustomerHint: 'A customer sees their own orders and the store’s campaigns, and may book stock; only administrators change campaigns, types and products.',
+  roleCustomerHint:
+    'A customer sees their own orders and the store’s campaigns, and may book stock; only administrators change campaigns, types and products.',
   timesIn: (zone: string) => `Times in ${zone}`,
   language: 'Language',
   'screen.health': 'Health',
@@ -63,7 +64,8 @@ export const common = defineMessages({
   notConfigured: 'The API client is not configured.',
   downloadCsv: 'Download CSV',
   preparingCsv: 'Preparing the CSV…',
-  csvProgress: (done: number, total: number) => `${done.toLocaleString('en')} of ${total.toLocaleString('en')} rows gathered`,
+  csvProgress: (done: number, total: number) =>
+    `${done.toLocaleString('en')} of ${total.toLocaleString('en')} rows gathered`,
   csvTimeColumn: (column: string, zone: string) => `${column} (${zone})`,
   csvYes: 'Yes',
   storeJob: 'Store job',
@@ -77,8 +79,10 @@ export const common = defineMessages({
   rangeShow: 'Show',
   rangeTooLong: (days: string) => `At most 366 days: this range has ${days}.`,
   required: 'Required.',
-  integerBetween: (min: number, max: number) => `A whole number from ${min.toLocaleString('en')} to ${max.toLocaleString('en')}.`,
-  decimalBetween: (min: number, max: number, decimals: number) => `A number from ${min} to ${max}, at most ${decimals} decimals.`,
+  integerBetween: (min: number, max: number) =>
+    `A whole number from ${min.toLocaleString('en')} to ${max.toLocaleString('en')}.`,
+  decimalBetween: (min: number, max: number, decimals: number) =>
+    `A number from ${min} to ${max}, at most ${decimals} decimals.`,
   endBeforeStart: 'The end must not be before the start.',
   codeFormat: 'Lower-case letters, digits and _, starting with a letter.',
   notZero: 'Not 0: a change up (5) or down (-3).',
@@ -91,7 +95,8 @@ export const common = defineMessages({
   signIn: '登入',
   roleAdmin: '管理員',
   roleCustomer: '顧客',
-  roleCustomerHint: '顧客可以看到自己的訂單與商店的行銷活動，也可以登記入庫與庫存調整；只有管理員能變更活動、活動類型與商品。',
+  roleCustomerHint:
+    '顧客可以看到自己的訂單與商店的行銷活動，也可以登記入庫與庫存調整；只有管理員能變更活動、活動類型與商品。',
   timesIn: (zone: string) => `時間皆為${zone}`,
   language: '語言',
   'screen.health': '營運健康',
@@ -145,7 +150,8 @@ export const common = defineMessages({
   notConfigured: 'API 用戶端尚未設定。',
   downloadCsv: '下載 CSV',
   preparingCsv: '正在準備 CSV…',
-  csvProgress: (done: number, total: number) => `已取得 ${done.toLocaleString('en')} / ${total.toLocaleString('en')} 筆`,
+  csvProgress: (done: number, total: number) =>
+    `已取得 ${done.toLocaleString('en')} / ${total.toLocaleString('en')} 筆`,
   csvTimeColumn: (column: string, zone: string) => `${column}（${zone}）`,
   csvYes: '是',
   storeJob: '系統作業',
@@ -159,8 +165,10 @@ export const common = defineMessages({
   rangeShow: '顯示',
   rangeTooLong: (days: string) => `最多 366 天：這段期間有 ${days} 天。`,
   required: '必填。',
-  integerBetween: (min: number, max: number) => `請輸入 ${min.toLocaleString('zh-TW')} 到 ${max.toLocaleString('zh-TW')} 的整數。`,
-  decimalBetween: (min: number, max: number, decimals: number) => `請輸入 ${min} 到 ${max} 的數字，最多 ${decimals} 位小數。`,
+  integerBetween: (min: number, max: number) =>
+    `請輸入 ${min.toLocaleString('zh-TW')} 到 ${max.toLocaleString('zh-TW')} 的整數。`,
+  decimalBetween: (min: number, max: number, decimals: number) =>
+    `請輸入 ${min} 到 ${max} 的數字，最多 ${decimals} 位小數。`,
   endBeforeStart: '結束日期不能早於開始日期。',
   codeFormat: '以小寫英文字母開頭，只能包含小寫英文字母、數字與 _。',
   notZero: '不能是 0：增加請輸入正數（5），減少請輸入負數（-3）。',

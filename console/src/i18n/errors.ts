@@ -62,13 +62,19 @@ export const ERROR_WORDS: Record<Locale, CodeWords> = {
     PRODUCT_INACTIVE: () => 'This product is not active, so stock cannot be booked for it.',
     PRODUCT_HAS_STOCK: () => 'This product still has stock; adjust it to 0 before deleting.',
     DUPLICATE_SKU: (d) =>
-      `Another product already uses ${d.sku === undefined ? 'this SKU' : `the SKU ${d.sku}`} (deleted products included): SKUs are never reused.`,
+      `Another product already uses ${
+        d.sku === undefined ? 'this SKU' : `the SKU ${d.sku}`
+      } (deleted products included): SKUs are never reused.`,
     INSUFFICIENT_STOCK: (d) =>
-      d.available === undefined ? 'Not enough stock for this quantity.' : `Not enough stock: ${n(d.available)} free, ${n(d.requested)} asked for.`,
+      d.available === undefined
+        ? 'Not enough stock for this quantity.'
+        : `Not enough stock: ${n(d.available)} free, ${n(d.requested)} asked for.`,
     EXPIRED_STOCK: (d) =>
       d.available === undefined
         ? 'Some of the stock is past its expiry and cannot ship. Receive fresh stock first.'
-        : `Only ${n(d.available)} of the ${n(d.requested)} units can ship: the rest of the stock is past its expiry. Receive fresh stock first.`,
+        : `Only ${n(d.available)} of the ${
+          n(d.requested)
+        } units can ship: the rest of the stock is past its expiry. Receive fresh stock first.`,
     NO_INVENTORY_RECORD: () => 'This product has no lot to adjust.',
     INVENTORY_RECORD_NOT_FOUND: () => 'This lot does not exist.',
     ORDER_NOT_FOUND: () => 'This order does not exist.',
@@ -101,7 +107,9 @@ export const ERROR_WORDS: Record<Locale, CodeWords> = {
     },
     CAMPAIGN_FINAL: () => '已完成或已取消的活動無法再修改。',
     INVALID_STATUS_TRANSITION: (d) =>
-      d.order_id === undefined ? '活動目前的狀態不能這樣變更。' : '訂單目前的狀態不能這樣變更（可能剛被別人改過，請重新載入）。',
+      d.order_id === undefined
+        ? '活動目前的狀態不能這樣變更。'
+        : '訂單目前的狀態不能這樣變更（可能剛被別人改過，請重新載入）。',
     INVALID_DATE_RANGE: () => '日期範圍不正確：結束日期不能早於開始日期，且最多 366 天。',
     ATTRIBUTION_WEIGHT_EXCEEDED: () => '歸因權重超過這個活動類型允許的上限。',
     TYPE_NOT_FOUND: () => '找不到這個活動類型。',
@@ -111,9 +119,14 @@ export const ERROR_WORDS: Record<Locale, CodeWords> = {
     PRODUCT_NOT_FOUND: () => '找不到這項商品（可能已被刪除）。',
     PRODUCT_INACTIVE: () => '這項商品未上架，無法登記。',
     PRODUCT_HAS_STOCK: () => '這項商品還有庫存，請先調整為 0 再刪除。',
-    DUPLICATE_SKU: (d) => `已有商品使用${d.sku === undefined ? '這個商品編號' : `商品編號 ${d.sku}`}（包含已刪除的商品）：商品編號不能重複使用。`,
+    DUPLICATE_SKU: (d) =>
+      `已有商品使用${
+        d.sku === undefined ? '這個商品編號' : `商品編號 ${d.sku}`
+      }（包含已刪除的商品）：商品編號不能重複使用。`,
     INSUFFICIENT_STOCK: (d) =>
-      d.available === undefined ? '庫存不足，無法扣除這個數量。' : `庫存不足：可用 ${n(d.available)} 件，要求 ${n(d.requested)} 件。`,
+      d.available === undefined
+        ? '庫存不足，無法扣除這個數量。'
+        : `庫存不足：可用 ${n(d.available)} 件，要求 ${n(d.requested)} 件。`,
     EXPIRED_STOCK: (d) =>
       d.available === undefined
         ? '部分庫存已過期，無法出貨，請先進貨新批次。'
@@ -141,7 +154,12 @@ type RuleWords = Record<string, (p: Figures, field: string) => string>;
  */
 export const RULES_EN: RuleWords = {
   required: () => 'Required.',
-  type: (p) => p.expected === 'int' ? 'Must be a whole number.' : p.expected === 'number' ? 'Must be a number.' : 'Not a valid value here.',
+  type: (p) =>
+    p.expected === 'int'
+      ? 'Must be a whole number.'
+      : p.expected === 'number'
+      ? 'Must be a number.'
+      : 'Not a valid value here.',
   min_length: (p) => Number(p.min) <= 1 ? 'Must not be empty.' : `At least ${n(p.min)} characters.`,
   max_length: (p) => `At most ${n(p.max)} characters.`,
   min: (p) => `At least ${n(p.min)}.`,
@@ -150,14 +168,21 @@ export const RULES_EN: RuleWords = {
   max_items: (p) => `At most ${n(p.max)} lines.`,
   between: (p) => `Between ${n(p.min)} and ${n(p.max)}.`,
   format: (p, field) =>
-    p.format === 'uuid' || p.format === 'guid' ? 'Not a valid ID.'
-    : p.format === 'date' ? 'Not a valid date.'
-    : p.format === 'datetime' ? 'Not a valid date and time.'
-    : p.format === 'lot_number' ? '1 to 64 characters, no control characters.'
-    : p.format === 'idempotency_key' ? 'This booking could not be identified; send it again.'
-    : field === 'sku' ? 'Letters, digits, dots, underscores and hyphens only, starting with a letter or digit.'
-    : field === 'type_code' ? 'Small letters, digits and underscores only, starting with a letter.'
-    : 'Not in the expected form.',
+    p.format === 'uuid' || p.format === 'guid'
+      ? 'Not a valid ID.'
+      : p.format === 'date'
+      ? 'Not a valid date.'
+      : p.format === 'datetime'
+      ? 'Not a valid date and time.'
+      : p.format === 'lot_number'
+      ? '1 to 64 characters, no control characters.'
+      : p.format === 'idempotency_key'
+      ? 'This booking could not be identified; send it again.'
+      : field === 'sku'
+      ? 'Letters, digits, dots, underscores and hyphens only, starting with a letter or digit.'
+      : field === 'type_code'
+      ? 'Small letters, digits and underscores only, starting with a letter.'
+      : 'Not in the expected form.',
   one_of: () => 'Not one of the choices offered.',
   unknown_field: () => 'Not something this form can send.',
   real_date: () => 'Not a real date.',
@@ -170,7 +195,10 @@ export const RULES_EN: RuleWords = {
   max_days: (p) => `At most ${n(p.max)} days.`,
   not_future: (p) => `Cannot be more than ${n(p.minutes)} minutes from now.`,
   not_before_received: () => 'Cannot be before the day the goods were received.',
-  reason_direction: (p) => p.direction === 'decrease' ? 'This reason is for taking stock away; the change adds stock.' : 'This reason is for adding stock; the change takes stock away.',
+  reason_direction: (p) =>
+    p.direction === 'decrease'
+      ? 'This reason is for taking stock away; the change adds stock.'
+      : 'This reason is for adding stock; the change takes stock away.',
   exactly_one: () => 'Choose the whole product or one lot.',
   requires: () => 'Choose what to sort by first.',
   read_only: () => 'Cannot be changed.',
@@ -192,14 +220,21 @@ export const RULES_ZH: RuleWords = {
   max_items: (p) => `最多 ${n(p.max)} 行。`,
   between: (p) => `必須介於 ${n(p.min)} 與 ${n(p.max)} 之間。`,
   format: (p, field) =>
-    p.format === 'uuid' || p.format === 'guid' ? '不是有效的 ID。'
-    : p.format === 'date' ? '不是有效的日期。'
-    : p.format === 'datetime' ? '不是有效的日期時間。'
-    : p.format === 'lot_number' ? '1 到 64 個字元，不能含控制字元。'
-    : p.format === 'idempotency_key' ? '無法辨識這筆登記，請重新送出。'
-    : field === 'sku' ? '只能用英文字母、數字、點、底線與連字號，並以字母或數字開頭。'
-    : field === 'type_code' ? '只能用小寫英文字母、數字與底線，並以字母開頭。'
-    : '格式不正確。',
+    p.format === 'uuid' || p.format === 'guid'
+      ? '不是有效的 ID。'
+      : p.format === 'date'
+      ? '不是有效的日期。'
+      : p.format === 'datetime'
+      ? '不是有效的日期時間。'
+      : p.format === 'lot_number'
+      ? '1 到 64 個字元，不能含控制字元。'
+      : p.format === 'idempotency_key'
+      ? '無法辨識這筆登記，請重新送出。'
+      : field === 'sku'
+      ? '只能用英文字母、數字、點、底線與連字號，並以字母或數字開頭。'
+      : field === 'type_code'
+      ? '只能用小寫英文字母、數字與底線，並以字母開頭。'
+      : '格式不正確。',
   one_of: () => '不是可選的項目。',
   unknown_field: () => '這個表單不能送出這一項。',
   real_date: () => '不是存在的日期。',
@@ -212,7 +247,8 @@ export const RULES_ZH: RuleWords = {
   max_days: (p) => `最多 ${n(p.max)} 天。`,
   not_future: (p) => `不能晚於現在起 ${n(p.minutes)} 分鐘。`,
   not_before_received: () => '不能早於入庫當天。',
-  reason_direction: (p) => p.direction === 'decrease' ? '這個原因用於減少庫存，但這次是增加。' : '這個原因用於增加庫存，但這次是減少。',
+  reason_direction: (p) =>
+    p.direction === 'decrease' ? '這個原因用於減少庫存，但這次是增加。' : '這個原因用於增加庫存，但這次是減少。',
   exactly_one: () => '請選擇整個商品或其中一個批次。',
   requires: () => '請先選擇排序欄位。',
   read_only: () => '不能修改。',

@@ -37,7 +37,9 @@ export const healthText = defineMessages({
   dimensionsTable: 'Dimensions',
   dimension: 'Dimension',
   marketingScored: (roas: string, campaigns: number, from: string, to: string) =>
-    `Marketing: ROAS ${roas} (revenue attributed to ${fmt.int(campaigns)} ${campaigns === 1 ? 'campaign' : 'campaigns'} ÷ their spend, ${from} – ${to}); 3 or more is healthy, 1 or less scores 0.`,
+    `Marketing: ROAS ${roas} (revenue attributed to ${fmt.int(campaigns)} ${
+      campaigns === 1 ? 'campaign' : 'campaigns'
+    } ÷ their spend, ${from} – ${to}); 3 or more is healthy, 1 or less scores 0.`,
   marketingZero: (reason: string) => `Marketing is 0: ${reason}`,
   'category.marketing': 'marketing',
   campaignsTitle: 'Campaigns',
@@ -145,7 +147,9 @@ export const healthText = defineMessages({
   dimensionsTable: '各面向',
   dimension: '面向',
   marketingScored: (roas: string, campaigns: number, from: string, to: string) =>
-    `行銷：廣告投報率（ROAS）${roas}（${fmt.int(campaigns)} 個活動的歸因營收 ÷ 其花費，${from} – ${to}）；3 以上為健康，1 以下為 0 分。`,
+    `行銷：廣告投報率（ROAS）${roas}（${
+      fmt.int(campaigns)
+    } 個活動的歸因營收 ÷ 其花費，${from} – ${to}）；3 以上為健康，1 以下為 0 分。`,
   marketingZero: (reason: string) => `行銷分數為 0：${reason}`,
   'category.marketing': '行銷',
   campaignsTitle: '活動',
@@ -193,7 +197,8 @@ export const healthText = defineMessages({
   asOf: (when: string) => `資料時間：${when}。`,
   figuresTitle: '分數背後的數據',
   daysTitle: '今日與昨日',
-  daysLead: (zone: string) => `以商店的日子（${zone}）計算，以現在的狀態計入，與訂單列表相同：之後取消或退款的訂單不再計入當天營收。`,
+  daysLead: (zone: string) =>
+    `以商店的日子（${zone}）計算，以現在的狀態計入，與訂單列表相同：之後取消或退款的訂單不再計入當天營收。`,
   loadingDays: '正在載入今日數據…',
   todaySoFar: '今日至今',
   yesterday: '昨日',

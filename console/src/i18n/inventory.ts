@@ -4,23 +4,58 @@ import { defineMessages } from './index.ts';
 
 /** The API's codes for sources, reasons and operations, in words. */
 const CODES_EN: Record<string, string> = {
-  manual_stock_in: 'manual stock-in', purchase_order: 'purchase order', return_goods: 'returned goods',
-  transfer_in: 'transfer in', production_complete: 'production complete', supplier_direct: 'supplier direct', other: 'other',
-  inventory_audit_increase: 'inventory audit (increase)', supplier_compensation: 'supplier compensation',
-  miscount_correction: 'miscount correction', inventory_audit_decrease: 'inventory audit (decrease)',
-  damage_writeoff: 'damage write-off', expired_removal: 'expired removal', loss_theft: 'loss or theft',
-  quality_issue: 'quality issue', manual_adjustment: 'manual adjustment', inventory_count: 'inventory count',
-  system_correction: 'system correction', stock_in: 'stock in', stock_adjust: 'stock adjust', stock_out: 'stock out',
-  sale: 'sale (order shipped)', sale_return: 'return (order refunded)', fifo: 'first in, first out', fefo: 'first to expire, first out',
+  manual_stock_in: 'manual stock-in',
+  purchase_order: 'purchase order',
+  return_goods: 'returned goods',
+  transfer_in: 'transfer in',
+  production_complete: 'production complete',
+  supplier_direct: 'supplier direct',
+  other: 'other',
+  inventory_audit_increase: 'inventory audit (increase)',
+  supplier_compensation: 'supplier compensation',
+  miscount_correction: 'miscount correction',
+  inventory_audit_decrease: 'inventory audit (decrease)',
+  damage_writeoff: 'damage write-off',
+  expired_removal: 'expired removal',
+  loss_theft: 'loss or theft',
+  quality_issue: 'quality issue',
+  manual_adjustment: 'manual adjustment',
+  inventory_count: 'inventory count',
+  system_correction: 'system correction',
+  stock_in: 'stock in',
+  stock_adjust: 'stock adjust',
+  stock_out: 'stock out',
+  sale: 'sale (order shipped)',
+  sale_return: 'return (order refunded)',
+  fifo: 'first in, first out',
+  fefo: 'first to expire, first out',
 };
 const CODES_ZH: Record<string, string> = {
-  manual_stock_in: '手動入庫', purchase_order: '採購單', return_goods: '退貨', transfer_in: '調撥入庫',
-  production_complete: '生產完成', supplier_direct: '供應商直送', other: '其他',
-  inventory_audit_increase: '盤點（增加）', supplier_compensation: '供應商補償', miscount_correction: '點數更正',
-  inventory_audit_decrease: '盤點（減少）', damage_writeoff: '損壞報廢', expired_removal: '過期下架',
-  loss_theft: '遺失或失竊', quality_issue: '品質問題', manual_adjustment: '手動調整', inventory_count: '庫存盤點',
-  system_correction: '系統更正', stock_in: '入庫', stock_adjust: '庫存調整', stock_out: '出庫',
-  sale: '銷售出貨', sale_return: '退貨入庫', fifo: '先進先出', fefo: '先到期先出',
+  manual_stock_in: '手動入庫',
+  purchase_order: '採購單',
+  return_goods: '退貨',
+  transfer_in: '調撥入庫',
+  production_complete: '生產完成',
+  supplier_direct: '供應商直送',
+  other: '其他',
+  inventory_audit_increase: '盤點（增加）',
+  supplier_compensation: '供應商補償',
+  miscount_correction: '點數更正',
+  inventory_audit_decrease: '盤點（減少）',
+  damage_writeoff: '損壞報廢',
+  expired_removal: '過期下架',
+  loss_theft: '遺失或失竊',
+  quality_issue: '品質問題',
+  manual_adjustment: '手動調整',
+  inventory_count: '庫存盤點',
+  system_correction: '系統更正',
+  stock_in: '入庫',
+  stock_adjust: '庫存調整',
+  stock_out: '出庫',
+  sale: '銷售出貨',
+  sale_return: '退貨入庫',
+  fifo: '先進先出',
+  fefo: '先到期先出',
 };
 
 export const inventoryText = defineMessages({
@@ -108,9 +143,13 @@ export const inventoryText = defineMessages({
   yesDelete: 'Yes, delete',
   lotLabel: (day: string, left: number, of: number) => `${day} · ${left}/${of} left`,
   stockedIn: (quantity: number, name: string | undefined, stock: number) =>
-    `Received ${fmt.int(quantity)} ${quantity === 1 ? 'unit' : 'units'}${name ? ` of ${name}` : ''}. Stock is now ${fmt.int(stock)}.`,
+    `Received ${fmt.int(quantity)} ${quantity === 1 ? 'unit' : 'units'}${name ? ` of ${name}` : ''}. Stock is now ${
+      fmt.int(stock)
+    }.`,
   adjusted: (change: number, name: string | undefined, reason: string, stock: number) =>
-    `${name ? `Stock of ${name}` : 'Stock'} ${change > 0 ? 'increased' : 'decreased'} by ${fmt.int(Math.abs(change))} (${reason}). Stock is now ${fmt.int(stock)}.`,
+    `${name ? `Stock of ${name}` : 'Stock'} ${change > 0 ? 'increased' : 'decreased'} by ${
+      fmt.int(Math.abs(change))
+    } (${reason}). Stock is now ${fmt.int(stock)}.`,
   stockIn: 'Stock in',
   productId: 'Product ID',
   quantityReceived: 'Quantity received',
@@ -145,23 +184,33 @@ export const inventoryText = defineMessages({
   expiresOn: 'Expires on',
   expiresHint: 'The store’s day; not before the day received.',
   noLotNumber: '—',
-  expiringLead: (days: number) => `Lots with stock left that expire within ${days} days, or have expired, soonest first.`,
+  expiringLead: (days: number) =>
+    `Lots with stock left that expire within ${days} days, or have expired, soonest first.`,
   withinDays: 'Within (days)',
   loadingExpiring: 'Loading the lots about to expire…',
   noExpiring: 'No lot with stock left expires in this time.',
   expiringCaption: 'Lots about to expire, soonest first',
   daysLeft: 'Days left',
-  daysLeftValue: (days: number) => (days < 0 ? `expired ${-days} ${days === -1 ? 'day' : 'days'} ago` : days === 0 ? 'expires today' : `${days} ${days === 1 ? 'day' : 'days'}`),
+  daysLeftValue: (
+    days: number,
+  ) => (days < 0
+    ? `expired ${-days} ${days === -1 ? 'day' : 'days'} ago`
+    : days === 0
+    ? 'expires today'
+    : `${days} ${days === 1 ? 'day' : 'days'}`),
   expired: 'expired',
   lotCount: (n: number) => `${fmt.int(n)} ${n === 1 ? 'lot' : 'lots'}`,
   lotPages: 'Pages of lots',
   navAlerts: (low: number, expiring: number) =>
-    [low ? `${fmt.int(low)} ${low === 1 ? 'product' : 'products'} low or out of stock` : '',
-      expiring ? `${fmt.int(expiring)} ${expiring === 1 ? 'lot expires' : 'lots expire'} within 30 days` : ''].filter(Boolean).join(', '),
+    [
+      low ? `${fmt.int(low)} ${low === 1 ? 'product' : 'products'} low or out of stock` : '',
+      expiring ? `${fmt.int(expiring)} ${expiring === 1 ? 'lot expires' : 'lots expire'} within 30 days` : '',
+    ].filter(Boolean).join(', '),
   navAlertsSpoken: (sentence: string) => ` (${sentence})`,
   receiveDelivery: 'Receive a delivery',
   deliveryTitle: 'Receive a delivery',
-  deliveryLead: 'One line per product (or lot); Enter moves to the next field. The delivery is booked whole or not at all.',
+  deliveryLead:
+    'One line per product (or lot); Enter moves to the next field. The delivery is booked whole or not at all.',
   line: (n: number) => `Line ${n}`,
   findProduct: 'Product (name or SKU)',
   findProductHint: 'Type to search, then pick the product.',
@@ -170,11 +219,14 @@ export const inventoryText = defineMessages({
   removeLine: (n: number) => `Remove line ${n}`,
   deliveryNote: 'Delivery note',
   bookDelivery: 'Book delivery',
-  deliveryBooked: (units: number, lots: number) => `Received ${fmt.int(units)} ${units === 1 ? 'unit' : 'units'} in ${fmt.int(lots)} ${lots === 1 ? 'lot' : 'lots'}.`,
+  deliveryBooked: (units: number, lots: number) =>
+    `Received ${fmt.int(units)} ${units === 1 ? 'unit' : 'units'} in ${fmt.int(lots)} ${lots === 1 ? 'lot' : 'lots'}.`,
   undoDelivery: 'Undo the delivery',
   undoDeliveryNote: 'Undo of a delivery',
-  deliveryUndone: (lots: number) => `The delivery is undone: ${fmt.int(lots)} ${lots === 1 ? 'lot' : 'lots'} booked back out.`,
-  deliveryPartlyUndone: (done: number, lots: number, reason: string) => `${fmt.int(done)} of ${fmt.int(lots)} lots booked back out; the next could not be: ${reason}`,
+  deliveryUndone: (lots: number) =>
+    `The delivery is undone: ${fmt.int(lots)} ${lots === 1 ? 'lot' : 'lots'} booked back out.`,
+  deliveryPartlyUndone: (done: number, lots: number, reason: string) =>
+    `${fmt.int(done)} of ${fmt.int(lots)} lots booked back out; the next could not be: ${reason}`,
   liveUpdates: 'Stock on this screen updates itself.',
 }, {
   code: (code: string | null | undefined) => (code ? CODES_ZH[code] ?? code : '—'),
@@ -263,7 +315,9 @@ export const inventoryText = defineMessages({
   stockedIn: (quantity: number, name: string | undefined, stock: number) =>
     `${name ? `${name} ` : ''}已入庫 ${fmt.int(quantity)} 件，目前庫存 ${fmt.int(stock)}。`,
   adjusted: (change: number, name: string | undefined, reason: string, stock: number) =>
-    `${name ? `${name} ` : ''}庫存${change > 0 ? '增加' : '減少'} ${fmt.int(Math.abs(change))}（${reason}），目前庫存 ${fmt.int(stock)}。`,
+    `${name ? `${name} ` : ''}庫存${change > 0 ? '增加' : '減少'} ${fmt.int(Math.abs(change))}（${reason}），目前庫存 ${
+      fmt.int(stock)
+    }。`,
   stockIn: '入庫',
   productId: '商品 ID',
   quantityReceived: '入庫數量',
@@ -309,7 +363,8 @@ export const inventoryText = defineMessages({
   lotCount: (n: number) => `${fmt.int(n)} 個批次`,
   lotPages: '批次頁碼',
   navAlerts: (low: number, expiring: number) =>
-    [low ? `${fmt.int(low)} 項商品庫存偏低或缺貨` : '', expiring ? `${fmt.int(expiring)} 個批次將在 30 天內到期` : ''].filter(Boolean).join('，'),
+    [low ? `${fmt.int(low)} 項商品庫存偏低或缺貨` : '', expiring ? `${fmt.int(expiring)} 個批次將在 30 天內到期` : '']
+      .filter(Boolean).join('，'),
   navAlertsSpoken: (sentence: string) => `（${sentence}）`,
   receiveDelivery: '登記進貨',
   deliveryTitle: '登記進貨',
@@ -326,6 +381,7 @@ export const inventoryText = defineMessages({
   undoDelivery: '復原這次進貨',
   undoDeliveryNote: '復原進貨',
   deliveryUndone: (lots: number) => `已復原這次進貨：${fmt.int(lots)} 個批次已扣回。`,
-  deliveryPartlyUndone: (done: number, lots: number, reason: string) => `${fmt.int(lots)} 個批次中已扣回 ${fmt.int(done)} 個；下一個無法扣回：${reason}`,
+  deliveryPartlyUndone: (done: number, lots: number, reason: string) =>
+    `${fmt.int(lots)} 個批次中已扣回 ${fmt.int(done)} 個；下一個無法扣回：${reason}`,
   liveUpdates: '這個畫面的庫存會自動更新。',
 });

@@ -27,7 +27,8 @@ export const ordersText = defineMessages({
   'event.delivered': 'Delivered',
   'event.completed': 'Completed',
   'event.cancelled': 'Cancelled',
-  customerOrders: (n: number) => n > 1 ? `All ${fmt.int(n)} orders of this customer` : 'The only order of this customer',
+  customerOrders: (n: number) =>
+    n > 1 ? `All ${fmt.int(n)} orders of this customer` : 'The only order of this customer',
   'figure.counted': 'Only the orders revenue counts: not refunded and not cancelled by then.',
   'figure.completed': 'Only the orders completed by then.',
   'figure.cancelled': 'Only the orders cancelled by then.',
@@ -82,8 +83,10 @@ export const ordersText = defineMessages({
   'action.shipped': 'Ship',
   'action.cancelled': 'Cancel the order',
   'action.refunded': 'Refund',
-  'question.draw': () => 'Ship this order? Its goods are taken from stock, from the lots shown, and it can no longer be cancelled.',
-  'question.release': () => 'Cancel this order? Its reserved goods go back to the stock free to sell; this cannot be undone.',
+  'question.draw': () =>
+    'Ship this order? Its goods are taken from stock, from the lots shown, and it can no longer be cancelled.',
+  'question.release': () =>
+    'Cancel this order? Its reserved goods go back to the stock free to sell; this cannot be undone.',
   'question.return': (putBack: boolean) =>
     putBack
       ? 'Refund this order and put its goods back into stock, into the lots they came from? This cannot be undone.'
@@ -174,7 +177,9 @@ export const ordersText = defineMessages({
   'question.draw': () => '確定出貨？商品會從上列批次扣除庫存，出貨後不能再取消。',
   'question.release': () => '確定取消這筆訂單？保留的商品會回到可售庫存，取消後無法復原。',
   'question.return': (putBack: boolean) =>
-    putBack ? '確定退款並把商品放回庫存（放回原本的批次）？退款後無法復原。' : '確定退款且商品不放回庫存（損壞或未退回）？退款後無法復原。',
+    putBack
+      ? '確定退款並把商品放回庫存（放回原本的批次）？退款後無法復原。'
+      : '確定退款且商品不放回庫存（損壞或未退回）？退款後無法復原。',
   'question.none': () => '確定變更這筆訂單的狀態？',
   putBack: '商品放回庫存',
   movedTo: (status: string) => `訂單現在是「${status}」。`,

@@ -10,7 +10,7 @@ import { ScreenHeader } from '../components/screen.tsx';
 import { Badge, fmt, layerLabel, LAYERS, storeToday } from '../format.tsx';
 import { attributionText } from '../i18n/attribution.ts';
 import { text } from '../i18n/index.ts';
-import { href, useParams, type Route } from '../router.ts';
+import { href, type Route, useParams } from '../router.ts';
 import { RevenueAttribution } from './attribution-analysis.tsx';
 
 type Attribution = Ok<paths['/campaigns/attribution']['get']>['data'];
@@ -38,33 +38,61 @@ export function AttributionScreen({ route }: { route: Route }) {
   useEffect(() => form.setValues({ date, amount }), [date, amount]);
 
   const load = useLoad(
-    (signal) => api('get', '/campaigns/attribution', { query: { date, order_amount: amount || undefined }, signal }).then((r) => r.data),
+    (signal) =>
+      api('get', '/campaigns/attribution', { query: { date, order_amount: amount || undefined }, signal }).then((r) =>
+        r.data
+      ),
     [date, amount],
   );
   // A refusal of the URL's own values (a hand-edited link) shows on the field it names.
-  const urlError = load.status === 'error' && 'field' in load.error ? (load.error as { field?: string }).field : undefined;
+  const urlError = load.status === 'error' && 'field' in load.error
+    ? (load.error as { field?: string }).field
+    : undefined;
 
   return (
-    <section class="stack">
+    <section class='stack'>
       <ScreenHeader title={t.title} lead={t.lead} />
-      <form class="card filters" ref={form.formRef} noValidate aria-label={t.dateAndAmount} onSubmit={(e) => {
-        e.preventDefault();
-        setParams({ date: form.values.date, amount: form.values.amount.trim() });
-      }}>
-        <Field label={t.date} name="date" type="date" value={form.values.date} required
-          error={urlError === 'date' ? load.error?.message : undefined} onInput={(e) => form.set('date', e.currentTarget.value)} />
-        <Field label={t.orderAmount} name="order_amount" inputMode="decimal" value={form.values.amount}
-          error={urlError === 'order_amount' ? load.error?.message : undefined} hint={t.amountHint}
-          onInput={(e) => form.set('amount', e.currentTarget.value)} />
-        <div class="actions"><button type="submit" class="primary">{t.showSplit}</button></div>
+      <form
+        class='card filters'
+        ref={form.formRef}
+        noValidate
+        aria-label={t.dateAndAmount}
+        onSubmit={(e) => {
+          e.preventDefault();
+          setParams({ date: form.values.date, amount: form.values.amount.trim() });
+        }}
+      >
+        <Field
+          label={t.date}
+          name='date'
+          type='date'
+          value={form.values.date}
+          required
+          error={urlError === 'date' ? load.error?.message : undefined}
+          onInput={(e) => form.set('date', e.currentTarget.value)}
+        />
+        <Field
+          label={t.orderAmount}
+          name='order_amount'
+          inputMode='decimal'
+          value={form.values.amount}
+          error={urlError === 'order_amount' ? load.error?.message : undefined}
+          hint={t.amountHint}
+          onInput={(e) => form.set('amount', e.currentTarget.value)}
+        />
+        <div class='actions'>
+          <button type='submit' class='primary'>{t.showSplit}</button>
+        </div>
         <FormError message={form.formError} />
       </form>
       <Loaded load={load} label={t.computing}>
         {(a) => <Split a={a} />}
       </Loaded>
       <RevenueAttribution route={route} />
-      <p class="muted">
-        {t.rulesBefore}<a href={href('campaign-types')}>{t.campaignTypes}</a>{t.rulesAfter}
+      <p class='muted'>
+        {t.rulesBefore}
+        <a href={href('campaign-types')}>{t.campaignTypes}</a>
+        {t.rulesAfter}
       </p>
     </section>
   );
@@ -84,7 +112,9 @@ function Split({ a }: { a: Attribution }) {
 
   // Two rings: the layers inside, their campaigns outside, in the same colours.
   const config = useMemo(() => {
-    const campaigns = [...a.attributions].sort((x, y) => LAYERS.indexOf(x.attribution_layer) - LAYERS.indexOf(y.attribution_layer));
+    const campaigns = [...a.attributions].sort((x, y) =>
+      LAYERS.indexOf(x.attribution_layer) - LAYERS.indexOf(y.attribution_layer)
+    );
     return {
       type: 'doughnut' as const,
       data: {
@@ -113,7 +143,9 @@ function Split({ a }: { a: Attribution }) {
           tooltip: {
             callbacks: {
               label: (item: { datasetIndex: number; dataIndex: number; parsed: number }) =>
-                `${item.datasetIndex === 1 ? layerLabel(LAYERS[item.dataIndex]) : campaigns[item.dataIndex].campaign_name}: ${fmt.pct(item.parsed / 100, 2)}`,
+                `${
+                  item.datasetIndex === 1 ? layerLabel(LAYERS[item.dataIndex]) : campaigns[item.dataIndex].campaign_name
+                }: ${fmt.pct(item.parsed / 100, 2)}`,
             },
           },
         },
@@ -125,46 +157,91 @@ function Split({ a }: { a: Attribution }) {
     return <Empty>{t.noneActive(fmt.day(a.attribution_date))}</Empty>;
   }
   return (
-    <div class="two-columns">
-      <section class="card" aria-labelledby="split-title">
-        <h2 id="split-title">{t.splitOn(fmt.day(a.attribution_date), hasAmount ? fmt.money(a.order_amount) : undefined)}</h2>
-        <Chart id="attribution-chart" config={config} height={300}
+    <div class='two-columns'>
+      <section class='card' aria-labelledby='split-title'>
+        <h2 id='split-title'>
+          {t.splitOn(fmt.day(a.attribution_date), hasAmount ? fmt.money(a.order_amount) : undefined)}
+        </h2>
+        <Chart
+          id='attribution-chart'
+          config={config}
+          height={300}
           label={t.doughnut(byLayer.map((l) => `${layerLabel(l.layer)} ${fmt.pct(l.weight)}`).join(', '))}
           table={{
             caption: t.splitTable,
             columns: [t.campaign, t.layer, t.share, ...(hasAmount ? [t.amount] : [])],
-            rows: a.attributions.map((x) => [x.campaign_name, layerLabel(x.attribution_layer), fmt.pct(x.normalized_weight, 2), ...(hasAmount ? [fmt.money(x.attributed_amount)] : [])]),
-          }} />
-        <ul class="legend" aria-label={t.layers}>
+            rows: a.attributions.map((
+              x,
+            ) => [
+              x.campaign_name,
+              layerLabel(x.attribution_layer),
+              fmt.pct(x.normalized_weight, 2),
+              ...(hasAmount ? [fmt.money(x.attributed_amount)] : []),
+            ]),
+          }}
+        />
+        <ul class='legend' aria-label={t.layers}>
           {byLayer.map((l) => (
-            <li key={l.layer}><span class={`swatch layer-${l.layer}`} aria-hidden="true" /> {layerLabel(l.layer)}: {fmt.pct(l.weight, 2)}{hasAmount && ` · ${fmt.money(l.amount)}`}</li>
+            <li key={l.layer}>
+              <span class={`swatch layer-${l.layer}`} aria-hidden='true' /> {layerLabel(l.layer)}:{' '}
+              {fmt.pct(l.weight, 2)}
+              {hasAmount && ` · ${fmt.money(l.amount)}`}
+            </li>
           ))}
         </ul>
       </section>
-      <section class="card" aria-labelledby="split-table-title">
-        <h2 id="split-table-title">{t.activeCampaigns(a.total_active_campaigns)}</h2>
+      <section class='card' aria-labelledby='split-table-title'>
+        <h2 id='split-table-title'>{t.activeCampaigns(a.total_active_campaigns)}</h2>
         <p>
-          <CsvButton filename={csvFileName(t.csvFile, [a.attribution_date])} columns={splitColumns()} rows={() => a.attributions} />
+          <CsvButton
+            filename={csvFileName(t.csvFile, [a.attribution_date])}
+            columns={splitColumns()}
+            rows={() => a.attributions}
+          />
         </p>
-        <div class="table-wrap" tabIndex={0} role="region" aria-label={t.activeCampaigns(a.total_active_campaigns)}>
+        <div class='table-wrap' tabIndex={0} role='region' aria-label={t.activeCampaigns(a.total_active_campaigns)}>
           <table>
             <thead>
-              <tr><th scope="col">{t.campaign}</th><th scope="col">{t.layer}</th><th scope="col" class="num">{t.weight}</th><th scope="col">{t.strength}</th>{hasAmount && <th scope="col" class="num">{t.amount}</th>}</tr>
+              <tr>
+                <th scope='col'>{t.campaign}</th>
+                <th scope='col'>{t.layer}</th>
+                <th scope='col' class='num'>{t.weight}</th>
+                <th scope='col'>{t.strength}</th>
+                {hasAmount && <th scope='col' class='num'>{t.amount}</th>}
+              </tr>
             </thead>
             <tbody>
               {a.attributions.map((x) => (
                 <tr key={x.campaign_id}>
-                  <td><a href={href('campaigns', { tab: 'list', id: x.campaign_id })}>{x.campaign_name}</a><br /><small class="muted">{fmt.day(x.period_start)} → {fmt.day(x.period_end)}</small></td>
-                  <td><span class={`swatch layer-${x.attribution_layer}`} aria-hidden="true" /> {layerLabel(x.attribution_layer)}</td>
-                  <td class="num">{fmt.pct(x.normalized_weight, 2)}<br /><small class="muted">{t.raw(x.raw_weight)}</small></td>
-                  <td><Badge kind={`strength-${x.attribution_strength}`}>{t[`strength.${x.attribution_strength}`]}</Badge></td>
-                  {hasAmount && <td class="num">{fmt.money(x.attributed_amount)}</td>}
+                  <td>
+                    <a href={href('campaigns', { tab: 'list', id: x.campaign_id })}>{x.campaign_name}</a>
+                    <br />
+                    <small class='muted'>{fmt.day(x.period_start)} → {fmt.day(x.period_end)}</small>
+                  </td>
+                  <td>
+                    <span class={`swatch layer-${x.attribution_layer}`} aria-hidden='true' />{' '}
+                    {layerLabel(x.attribution_layer)}
+                  </td>
+                  <td class='num'>
+                    {fmt.pct(x.normalized_weight, 2)}
+                    <br />
+                    <small class='muted'>{t.raw(x.raw_weight)}</small>
+                  </td>
+                  <td>
+                    <Badge kind={`strength-${x.attribution_strength}`}>{t[`strength.${x.attribution_strength}`]}</Badge>
+                  </td>
+                  {hasAmount && <td class='num'>{fmt.money(x.attributed_amount)}</td>}
                 </tr>
               ))}
             </tbody>
             {hasAmount && (
               <tfoot>
-                <tr><th scope="row" colSpan={4}>{t.total}</th><td class="num">{fmt.money(a.attributions.reduce((sum, x) => sum + (x.attributed_amount ?? 0), 0))}</td></tr>
+                <tr>
+                  <th scope='row' colSpan={4}>{t.total}</th>
+                  <td class='num'>
+                    {fmt.money(a.attributions.reduce((sum, x) => sum + (x.attributed_amount ?? 0), 0))}
+                  </td>
+                </tr>
               </tfoot>
             )}
           </table>

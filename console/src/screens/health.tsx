@@ -19,10 +19,13 @@ type Figures = Ok<paths['/business-health-analytics/figures']['get']>['data'];
 type Window = Figures['current'];
 type Days = Ok<paths['/business-health-analytics/days']['get']>['data'];
 type Day = Days['today'];
-const PERIODS = ['7d', '30d', '90d', 'custom'] as const;
+const PERIODS = enums.health_period;
 type Period = (typeof PERIODS)[number];
 /** What a custom period is compared with, as the screen offers it (the API also takes other days). */
-const COMPARISONS = ['previous', 'last_year'] as const;
+const COMPARISONS = enums.health_comparison.filter((c) => c !== 'custom') as Exclude<
+  (typeof enums.health_comparison)[number],
+  'custom'
+>[];
 type Comparison = (typeof COMPARISONS)[number];
 /** A custom period: store days, and what they are compared with. */
 interface Custom {
@@ -31,7 +34,7 @@ interface Custom {
   compare: Comparison;
 }
 
-const DIMENSIONS = ['revenue', 'satisfaction', 'fulfillment', 'support', 'products', 'marketing', 'system'] as const;
+const DIMENSIONS = enums.health_dimension;
 
 export function HealthScreen({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
   const t = text(healthText);
@@ -53,13 +56,19 @@ export function HealthScreen({ route, isAdmin }: { route: Route; isAdmin: boolea
   );
 
   return (
-    <section aria-labelledby="health-title">
+    <section aria-labelledby='health-title'>
       <ScreenHeader title={t.title} lead={t.lead}>
-        <fieldset class="segmented">
+        <fieldset class='segmented'>
           <legend>{t.period}</legend>
           {PERIODS.map((p) => (
             <label key={p}>
-              <input type="radio" name="period" value={p} checked={p === period} onChange={() => navigate('health', { period: p })} />
+              <input
+                type='radio'
+                name='period'
+                value={p}
+                checked={p === period}
+                onChange={() => navigate('health', { period: p })}
+              />
               <span>{t[`period.${p}`]}</span>
             </label>
           ))}
@@ -79,13 +88,21 @@ export function HealthScreen({ route, isAdmin }: { route: Route; isAdmin: boolea
 function CustomPeriodForm({ custom }: { custom: Custom }) {
   const t = text(healthText);
   return (
-    <div class="custom-period" data-testid="custom-period">
-      <RangeForm from={custom.from} to={custom.to} label={t.customPeriod}
-        onChange={(from, to) => navigate('health', { period: 'custom', from, to, compare: custom.compare })} />
-      <label class="field">
+    <div class='custom-period' data-testid='custom-period'>
+      <RangeForm
+        from={custom.from}
+        to={custom.to}
+        label={t.customPeriod}
+        onChange={(from, to) => navigate('health', { period: 'custom', from, to, compare: custom.compare })}
+      />
+      <label class='field'>
         <span>{t.compareWith}</span>
-        <select name="compare" value={custom.compare}
-          onChange={(e) => navigate('health', { period: 'custom', from: custom.from, to: custom.to, compare: e.currentTarget.value })}>
+        <select
+          name='compare'
+          value={custom.compare}
+          onChange={(e) =>
+            navigate('health', { period: 'custom', from: custom.from, to: custom.to, compare: e.currentTarget.value })}
+        >
           {COMPARISONS.map((c) => <option key={c} value={c}>{t[`compare.${c}`]}</option>)}
         </select>
       </label>
@@ -104,7 +121,9 @@ function HealthReport({ report, period }: { report: Report; period: Period }) {
       datasets: [{
         label: t.score,
         data: dimensions.map((d) => d.value ?? 0),
-        backgroundColor: dimensions.map((d) => (d.value === null ? '#bbbbbb' : d.value >= 7 ? '#2f8a4a' : d.value >= 4 ? '#c28a00' : '#c0392b')),
+        backgroundColor: dimensions.map((
+          d,
+        ) => (d.value === null ? '#bbbbbb' : d.value >= 7 ? '#2f8a4a' : d.value >= 4 ? '#c28a00' : '#c0392b')),
         maxBarThickness: 22,
       }],
     },
@@ -118,97 +137,156 @@ function HealthReport({ report, period }: { report: Report; period: Period }) {
   const trend = report.trends;
   const trendConfig = useMemo(() => {
     if (!trend) return null;
-    const values = [trend.customerChange, trend.operationalChange, (trend.customerChange + trend.operationalChange) / 2];
+    const values = [
+      trend.customerChange,
+      trend.operationalChange,
+      (trend.customerChange + trend.operationalChange) / 2,
+    ];
     return {
       type: 'bar' as const,
       data: {
         labels: [t.customerQuality, t.operationalEfficiency, t.average],
-        datasets: [{ label: t.change, data: values, backgroundColor: values.map((v) => (v >= 0 ? '#2f8a4a' : '#c0392b')), maxBarThickness: 48 }],
+        datasets: [{
+          label: t.change,
+          data: values,
+          backgroundColor: values.map((v) => (v >= 0 ? '#2f8a4a' : '#c0392b')),
+          maxBarThickness: 48,
+        }],
       },
-      options: { plugins: { legend: { display: false } }, scales: { y: { ticks: { callback: (v: string | number) => `${v}%` } } } },
+      options: {
+        plugins: { legend: { display: false } },
+        scales: { y: { ticks: { callback: (v: string | number) => `${v}%` } } },
+      },
     };
   }, [report]);
 
   return (
-    <div class="stack">
-      <div class="score-cards">
-        <div class="card score">
-          <span class="label">{t.overallScore}</span>
-          <span class="big" data-testid="overall-score">{s.overallScore.toFixed(2)}</span>
-          <span class="rating">{s.rating}</span>
+    <div class='stack'>
+      <div class='score-cards'>
+        <div class='card score'>
+          <span class='label'>{t.overallScore}</span>
+          <span class='big' data-testid='overall-score'>{s.overallScore.toFixed(2)}</span>
+          <span class='rating'>{s.rating}</span>
         </div>
-        <div class="card"><span class="label">{t.customerQuality}</span><span class="mid">{fmt.num(s.customerQuality)}</span></div>
-        <div class="card"><span class="label">{t.operationalEfficiency}</span><span class="mid">{fmt.num(s.operationalEfficiency)}</span></div>
-        <div class="card"><span class="label">{t.supportEffectiveness}</span><span class="mid">{fmt.num(s.supportEffectiveness)}</span></div>
+        <div class='card'>
+          <span class='label'>{t.customerQuality}</span>
+          <span class='mid'>{fmt.num(s.customerQuality)}</span>
+        </div>
+        <div class='card'>
+          <span class='label'>{t.operationalEfficiency}</span>
+          <span class='mid'>{fmt.num(s.operationalEfficiency)}</span>
+        </div>
+        <div class='card'>
+          <span class='label'>{t.supportEffectiveness}</span>
+          <span class='mid'>{fmt.num(s.supportEffectiveness)}</span>
+        </div>
       </div>
-      <div class="two-columns">
-        <section class="card" aria-labelledby="dimensions-title">
-          <h2 id="dimensions-title">{t.dimensionsTitle} <span class="muted">{period === 'custom'
-            ? t.dimensionsRange(fmt.day(report.marketingDetails.firstDay), fmt.day(report.marketingDetails.lastDay))
-            : t.dimensionsScale(t[`period.${period}`])}</span></h2>
+      <div class='two-columns'>
+        <section class='card' aria-labelledby='dimensions-title'>
+          <h2 id='dimensions-title'>
+            {t.dimensionsTitle}{' '}
+            <span class='muted'>
+              {period === 'custom'
+                ? t.dimensionsRange(fmt.day(report.marketingDetails.firstDay), fmt.day(report.marketingDetails.lastDay))
+                : t.dimensionsScale(t[`period.${period}`])}
+            </span>
+          </h2>
           <Chart
-            id="dimensions-chart"
+            id='dimensions-chart'
             config={config}
-            label={t.dimensionsChart(dimensions.map((d) => `${d.label} ${d.value === null ? t.notMeasured : d.value.toFixed(2)}`).join(', '))}
-            table={{ caption: t.dimensionsTable, columns: [t.dimension, t.score], rows: dimensions.map((d) => [d.label, d.value === null ? t.notMeasured : d.value.toFixed(2)]) }}
+            label={t.dimensionsChart(
+              dimensions.map((d) => `${d.label} ${d.value === null ? t.notMeasured : d.value.toFixed(2)}`).join(', '),
+            )}
+            table={{
+              caption: t.dimensionsTable,
+              columns: [t.dimension, t.score],
+              rows: dimensions.map((d) => [d.label, d.value === null ? t.notMeasured : d.value.toFixed(2)]),
+            }}
           />
-          <p class="muted" data-testid="marketing-details">
+          <p class='muted' data-testid='marketing-details'>
             {report.marketingDetails.status === 'scored'
-              ? t.marketingScored(fmt.num(report.marketingDetails.roas), report.marketingDetails.campaigns,
-                fmt.day(report.marketingDetails.firstDay), fmt.day(report.marketingDetails.lastDay))
+              ? t.marketingScored(
+                fmt.num(report.marketingDetails.roas),
+                report.marketingDetails.campaigns,
+                fmt.day(report.marketingDetails.firstDay),
+                fmt.day(report.marketingDetails.lastDay),
+              )
               : t.marketingZero(report.marketingDetails.reason ?? '')}
           </p>
         </section>
-        <section class="card" aria-labelledby="trend-title">
-          <h2 id="trend-title">{t.trendTitle} <span class="muted">{t.trendScope}</span></h2>
-          {trend && trendConfig ? (
-            <>
-              <p class="trend">
-                <Badge kind={trend.direction === '上升' ? 'good' : trend.direction === '下降' ? 'bad' : 'neutral'}>
-                  {t[`direction.${trend.direction}`]}
-                </Badge>{' '}
-                {fmt.pct(trend.change / 100, 1)} · {trend.description}
-              </p>
-              <Chart
-                id="trend-chart"
-                config={trendConfig}
-                height={200}
-                label={t.trendChart(fmt.pct(trend.customerChange / 100, 2), fmt.pct(trend.operationalChange / 100, 2))}
-                table={{ caption: t.trendTable, columns: [t.figure, t.change], rows: [[t.customerQuality, trend.customerChange], [t.operationalEfficiency, trend.operationalChange]] }}
-              />
-            </>
-          ) : <Empty>{t.noTrend}</Empty>}
+        <section class='card' aria-labelledby='trend-title'>
+          <h2 id='trend-title'>
+            {t.trendTitle} <span class='muted'>{t.trendScope}</span>
+          </h2>
+          {trend && trendConfig
+            ? (
+              <>
+                <p class='trend'>
+                  <Badge kind={trend.direction === '上升' ? 'good' : trend.direction === '下降' ? 'bad' : 'neutral'}>
+                    {t[`direction.${trend.direction}`]}
+                  </Badge>{' '}
+                  {fmt.pct(trend.change / 100, 1)} · {trend.description}
+                </p>
+                <Chart
+                  id='trend-chart'
+                  config={trendConfig}
+                  height={200}
+                  label={t.trendChart(
+                    fmt.pct(trend.customerChange / 100, 2),
+                    fmt.pct(trend.operationalChange / 100, 2),
+                  )}
+                  table={{
+                    caption: t.trendTable,
+                    columns: [t.figure, t.change],
+                    rows: [[t.customerQuality, trend.customerChange], [
+                      t.operationalEfficiency,
+                      trend.operationalChange,
+                    ]],
+                  }}
+                />
+              </>
+            )
+            : <Empty>{t.noTrend}</Empty>}
         </section>
       </div>
-      <section aria-labelledby="insights-title">
-        <h2 id="insights-title">{t.insightsTitle}</h2>
-        {report.insights?.length ? (
-          <ul class="insights">
-            {report.insights.map((insight, i) => (
-              <li key={i} class={`card insight insight-${insight.type}`}>
-                <h3>{insight.title}</h3>
-                <p>
-                  <Badge kind={insight.type}>{t[`type.${insight.type}`]}</Badge> <Badge kind={`impact-${insight.impact}`}>{t[`impact.${insight.impact}`]}</Badge>{' '}
-                  <span class="muted">{t.confidence(fmt.pct(insight.confidence, 0), categoryWord(insight.category))}</span>
-                </p>
-                <p>{insight.campaign_id ? withCampaignName(insight.description) : insight.description}</p>
-                {insight.actions.length > 0 && (
-                  <>
-                    <h4>{t.whatToDo}</h4>
-                    <ul>
-                      {insight.actions.map((a, j) => {
-                        const to = actionLink(insight.action_targets[j], report.window, insight.campaign_id);
-                        return <li key={a}>{to ? <a href={to} data-action-target={insight.action_targets[j]}>{a}</a> : a}</li>;
-                      })}
-                    </ul>
-                  </>
-                )}
-              </li>
-            ))}
-          </ul>
-        ) : <Empty>{t.noInsight}</Empty>}
+      <section aria-labelledby='insights-title'>
+        <h2 id='insights-title'>{t.insightsTitle}</h2>
+        {report.insights?.length
+          ? (
+            <ul class='insights'>
+              {report.insights.map((insight, i) => (
+                <li key={i} class={`card insight insight-${insight.type}`}>
+                  <h3>{insight.title}</h3>
+                  <p>
+                    <Badge kind={insight.type}>{t[`type.${insight.type}`]}</Badge>{' '}
+                    <Badge kind={`impact-${insight.impact}`}>{t[`impact.${insight.impact}`]}</Badge>{' '}
+                    <span class='muted'>
+                      {t.confidence(fmt.pct(insight.confidence, 0), categoryWord(insight.category))}
+                    </span>
+                  </p>
+                  <p>{insight.campaign_id ? withCampaignName(insight.description) : insight.description}</p>
+                  {insight.actions.length > 0 && (
+                    <>
+                      <h4>{t.whatToDo}</h4>
+                      <ul>
+                        {insight.actions.map((a, j) => {
+                          const to = actionLink(insight.action_targets[j], report.window, insight.campaign_id);
+                          return (
+                            <li key={a}>
+                              {to ? <a href={to} data-action-target={insight.action_targets[j]}>{a}</a> : a}
+                            </li>
+                          );
+                        })}
+                      </ul>
+                    </>
+                  )}
+                </li>
+              ))}
+            </ul>
+          )
+          : <Empty>{t.noInsight}</Empty>}
       </section>
-      <p class="muted">{t.asOf(fmt.dateTime(report.timestamp))}</p>
+      <p class='muted'>{t.asOf(fmt.dateTime(report.timestamp))}</p>
     </div>
   );
 }
@@ -228,10 +306,17 @@ const FIGURE_ROWS: { key: keyof Window & keyof typeof FIGURE_KEYS; money?: boole
   { key: 'tickets_resolved' },
 ];
 const FIGURE_KEYS = {
-  revenue: 'figure.revenue', counted_orders: 'figure.counted_orders', average_order_value: 'figure.average_order_value',
-  orders: 'figure.orders', completed: 'figure.completed', cancelled: 'figure.cancelled', refunded: 'figure.refunded',
-  active_customers: 'figure.active_customers', new_customers: 'figure.new_customers',
-  tickets_opened: 'figure.tickets_opened', tickets_resolved: 'figure.tickets_resolved',
+  revenue: 'figure.revenue',
+  counted_orders: 'figure.counted_orders',
+  average_order_value: 'figure.average_order_value',
+  orders: 'figure.orders',
+  completed: 'figure.completed',
+  cancelled: 'figure.cancelled',
+  refunded: 'figure.refunded',
+  active_customers: 'figure.active_customers',
+  new_customers: 'figure.new_customers',
+  tickets_opened: 'figure.tickets_opened',
+  tickets_resolved: 'figure.tickets_resolved',
 } as const;
 
 type ActionTarget = (typeof enums.insight_action_target)[number];
@@ -252,15 +337,24 @@ function actionLink(
     as_of: reported.period === 'custom' ? undefined : reported.before,
   };
   switch (target) {
-    case 'orders_awaiting_shipment': return href('orders', { ...window, status: 'paid' });
-    case 'orders_shipped': return href('orders', { ...window, status: 'shipped' });
-    case 'orders_cancelled': return href('orders', { ...window, figure: 'cancelled' });
-    case 'products_out_of_stock': return href('inventory', { status: 'out_of_stock' });
-    case 'products_low_stock': return href('inventory', { status: 'low_stock' });
-    case 'products': return href('inventory');
-    case 'new_campaign': return href('campaigns', { edit: 'new' });
-    case 'campaign': return campaignId ? href('campaigns', { tab: 'list', id: campaignId }) : undefined;
-    default: return undefined;
+    case 'orders_awaiting_shipment':
+      return href('orders', { ...window, status: 'paid' });
+    case 'orders_shipped':
+      return href('orders', { ...window, status: 'shipped' });
+    case 'orders_cancelled':
+      return href('orders', { ...window, figure: 'cancelled' });
+    case 'products_out_of_stock':
+      return href('inventory', { status: 'out_of_stock' });
+    case 'products_low_stock':
+      return href('inventory', { status: 'low_stock' });
+    case 'products':
+      return href('inventory');
+    case 'new_campaign':
+      return href('campaigns', { edit: 'new' });
+    case 'campaign':
+      return campaignId ? href('campaigns', { tab: 'list', id: campaignId }) : undefined;
+    default:
+      return undefined;
   }
 }
 
@@ -298,7 +392,12 @@ const FIGURE_ORDERS: Record<string, 'counted' | 'completed' | 'cancelled' | 'ref
  * (no `as_of`), so the two show one figure.
  */
 const ordersOf = (w: Pick<Window, 'from' | 'before'>, figure?: string, asOfEnd = true) =>
-  href('orders', { ordered_from: w.from, ordered_before: w.before, as_of: asOfEnd ? w.before : undefined, figure: figure && FIGURE_ORDERS[figure] });
+  href('orders', {
+    ordered_from: w.from,
+    ordered_before: w.before,
+    as_of: asOfEnd ? w.before : undefined,
+    figure: figure && FIGURE_ORDERS[figure],
+  });
 
 function change(current: number | null, previous: number | null) {
   if (current === null || previous === null || previous === 0) return '—';
@@ -319,19 +418,19 @@ function HealthDays() {
     [],
   );
   return (
-    <section class="card health-days" aria-labelledby="days-title">
-      <h2 id="days-title">{t.daysTitle}</h2>
-      <p class="muted">{t.daysLead(storeZoneName())}</p>
+    <section class='card health-days' aria-labelledby='days-title'>
+      <h2 id='days-title'>{t.daysTitle}</h2>
+      <p class='muted'>{t.daysLead(storeZoneName())}</p>
       <Loaded load={load} label={t.loadingDays}>
         {(d) => (
-          <div class="table-wrap" tabIndex={0} role="region" aria-labelledby="days-title">
-            <table data-testid="health-days">
+          <div class='table-wrap' tabIndex={0} role='region' aria-labelledby='days-title'>
+            <table data-testid='health-days'>
               <thead>
                 <tr>
-                  <th scope="col">{t.figure}</th>
+                  <th scope='col'>{t.figure}</th>
                   {([['today', t.todaySoFar], ['yesterday', t.yesterday]] as const).map(([key, name]) => (
-                    <th scope="col" class="num" key={key}>
-                      {name} <span class="muted">{fmt.day(d[key].date)}</span>{' '}
+                    <th scope='col' class='num' key={key}>
+                      {name} <span class='muted'>{fmt.day(d[key].date)}</span>{' '}
                       <a href={ordersOf(d[key], undefined, false)} aria-label={t.ordersOfWindow(name)}>{t.orders}</a>
                     </th>
                   ))}
@@ -340,12 +439,14 @@ function HealthDays() {
               <tbody>
                 {DAY_ROWS.map((row) => (
                   <tr key={row.key}>
-                    <th scope="row">{t[FIGURE_KEYS[row.key]]}</th>
+                    <th scope='row'>{t[FIGURE_KEYS[row.key]]}</th>
                     {(['today', 'yesterday'] as const).map((key) => {
                       const value = d[key][row.key] as number;
                       return (
-                        <td class="num" data-day={key} key={key}>
-                          <a href={ordersOf(d[key], row.key, false)} data-figure={row.key}>{row.money ? fmt.money(value) : fmt.int(value)}</a>
+                        <td class='num' data-day={key} key={key}>
+                          <a href={ordersOf(d[key], row.key, false)} data-figure={row.key}>
+                            {row.money ? fmt.money(value) : fmt.int(value)}
+                          </a>
                         </td>
                       );
                     })}
@@ -369,54 +470,87 @@ function windowName(w: Window, rolling: string | undefined) {
 function HealthFigures({ period, custom }: { period: Period; custom?: Custom }) {
   const t = text(healthText);
   const load = useLoad(
-    (signal) => api('get', '/business-health-analytics/figures', { query: { period, ...custom }, signal }).then((r) => r.data),
+    (signal) =>
+      api('get', '/business-health-analytics/figures', { query: { period, ...custom }, signal }).then((r) => r.data),
     [period, custom?.from, custom?.to, custom?.compare],
   );
   const days = t[`period.${period}`];
   const asOfEnd = period !== 'custom';
   return (
-    <section class="card" aria-labelledby="figures-title">
-      <h2 id="figures-title">{t.figuresTitle}</h2>
+    <section class='card' aria-labelledby='figures-title'>
+      <h2 id='figures-title'>{t.figuresTitle}</h2>
       <Loaded load={load} label={t.loadingFigures}>
         {(f) => (
           <>
-          <p class="muted" data-testid="rolling-window">{asOfEnd
-            ? t.rollingWindow(days, fmt.dateTime(f.current.from), fmt.dateTime(f.current.before))
-            : t.customWindows(fmt.day(f.current.first_day!), fmt.day(f.current.last_day!), fmt.day(f.previous.first_day!),
-              fmt.day(f.previous.last_day!))}</p>
-          <div class="table-wrap" tabIndex={0} role="region" aria-labelledby="figures-title">
-            <table data-testid="health-figures">
-              <thead>
-                <tr>
-                  <th scope="col">{t.figure}</th>
-                  <th scope="col" class="num">{windowName(f.current, asOfEnd ? t.lastPeriod(days) : undefined)}{' '}
-                    <a href={ordersOf(f.current, undefined, asOfEnd)} aria-label={t.ordersOfWindow(windowName(f.current, asOfEnd ? t.lastPeriod(days) : undefined))}>{t.orders}</a></th>
-                  <th scope="col" class="num">{windowName(f.previous, asOfEnd ? t.periodBefore(days) : undefined)}{' '}
-                    <a href={ordersOf(f.previous, undefined, asOfEnd)} aria-label={t.ordersOfWindow(windowName(f.previous, asOfEnd ? t.periodBefore(days) : undefined))}>{t.orders}</a></th>
-                  <th scope="col" class="num">{t.figureChange}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {FIGURE_ROWS.map((row) => {
-                  const show = (w: Window) => {
-                    const value = w[row.key] as number | null;
-                    const shown = row.money ? fmt.money(value) : fmt.int(value);
-                    return row.orders ? <a href={ordersOf(w, row.key, asOfEnd)} data-figure={row.key}>{shown}</a> : <span data-figure={row.key}>{shown}</span>;
-                  };
-                  return (
-                    <tr key={row.key}>
-                      <th scope="row">{t[FIGURE_KEYS[row.key]]}</th>
-                      <td class="num" data-window="current">{show(f.current)}</td>
-                      <td class="num" data-window="previous">{show(f.previous)}</td>
-                      <td class="num">{change(f.current[row.key] as number | null, f.previous[row.key] as number | null)}</td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
-          <HealthCampaigns current={f.current.marketing} previous={f.previous.marketing}
-            names={[windowName(f.current, asOfEnd ? t.lastPeriod(days) : undefined), windowName(f.previous, asOfEnd ? t.periodBefore(days) : undefined)]} />
+            <p class='muted' data-testid='rolling-window'>
+              {asOfEnd
+                ? t.rollingWindow(days, fmt.dateTime(f.current.from), fmt.dateTime(f.current.before))
+                : t.customWindows(
+                  fmt.day(f.current.first_day!),
+                  fmt.day(f.current.last_day!),
+                  fmt.day(f.previous.first_day!),
+                  fmt.day(f.previous.last_day!),
+                )}
+            </p>
+            <div class='table-wrap' tabIndex={0} role='region' aria-labelledby='figures-title'>
+              <table data-testid='health-figures'>
+                <thead>
+                  <tr>
+                    <th scope='col'>{t.figure}</th>
+                    <th scope='col' class='num'>
+                      {windowName(f.current, asOfEnd ? t.lastPeriod(days) : undefined)}{' '}
+                      <a
+                        href={ordersOf(f.current, undefined, asOfEnd)}
+                        aria-label={t.ordersOfWindow(windowName(f.current, asOfEnd ? t.lastPeriod(days) : undefined))}
+                      >
+                        {t.orders}
+                      </a>
+                    </th>
+                    <th scope='col' class='num'>
+                      {windowName(f.previous, asOfEnd ? t.periodBefore(days) : undefined)}{' '}
+                      <a
+                        href={ordersOf(f.previous, undefined, asOfEnd)}
+                        aria-label={t.ordersOfWindow(
+                          windowName(f.previous, asOfEnd ? t.periodBefore(days) : undefined),
+                        )}
+                      >
+                        {t.orders}
+                      </a>
+                    </th>
+                    <th scope='col' class='num'>{t.figureChange}</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {FIGURE_ROWS.map((row) => {
+                    const show = (w: Window) => {
+                      const value = w[row.key] as number | null;
+                      const shown = row.money ? fmt.money(value) : fmt.int(value);
+                      return row.orders
+                        ? <a href={ordersOf(w, row.key, asOfEnd)} data-figure={row.key}>{shown}</a>
+                        : <span data-figure={row.key}>{shown}</span>;
+                    };
+                    return (
+                      <tr key={row.key}>
+                        <th scope='row'>{t[FIGURE_KEYS[row.key]]}</th>
+                        <td class='num' data-window='current'>{show(f.current)}</td>
+                        <td class='num' data-window='previous'>{show(f.previous)}</td>
+                        <td class='num'>
+                          {change(f.current[row.key] as number | null, f.previous[row.key] as number | null)}
+                        </td>
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+            </div>
+            <HealthCampaigns
+              current={f.current.marketing}
+              previous={f.previous.marketing}
+              names={[
+                windowName(f.current, asOfEnd ? t.lastPeriod(days) : undefined),
+                windowName(f.previous, asOfEnd ? t.periodBefore(days) : undefined),
+              ]}
+            />
           </>
         )}
       </Loaded>
@@ -433,62 +567,71 @@ const MARKETING_ROWS = [
 ] as const;
 
 /** The marketing score's figures (spend, attributed revenue, ROAS) and the campaigns behind them, each linked. */
-function HealthCampaigns({ current, previous, names }: { current: Marketing; previous: Marketing; names: [string, string] }) {
+function HealthCampaigns(
+  { current, previous, names }: { current: Marketing; previous: Marketing; names: [string, string] },
+) {
   const t = text(healthText);
   const shown = (value: number | null, money?: boolean) => (money ? fmt.money(value) : fmt.num(value));
   return (
-    <section aria-labelledby="campaigns-title" data-testid="health-campaigns">
-      <h3 id="campaigns-title">{t.campaignsTitle}</h3>
-      <p class="muted">{t.campaignsLead(fmt.day(current.first_day), fmt.day(current.last_day))}</p>
-      <div class="table-wrap" tabIndex={0} role="region" aria-labelledby="campaigns-title">
+    <section aria-labelledby='campaigns-title' data-testid='health-campaigns'>
+      <h3 id='campaigns-title'>{t.campaignsTitle}</h3>
+      <p class='muted'>{t.campaignsLead(fmt.day(current.first_day), fmt.day(current.last_day))}</p>
+      <div class='table-wrap' tabIndex={0} role='region' aria-labelledby='campaigns-title'>
         <table>
           <thead>
             <tr>
-              <th scope="col">{t.figure}</th>
-              <th scope="col" class="num">{names[0]}</th>
-              <th scope="col" class="num">{names[1]}</th>
-              <th scope="col" class="num">{t.figureChange}</th>
+              <th scope='col'>{t.figure}</th>
+              <th scope='col' class='num'>{names[0]}</th>
+              <th scope='col' class='num'>{names[1]}</th>
+              <th scope='col' class='num'>{t.figureChange}</th>
             </tr>
           </thead>
           <tbody>
             {MARKETING_ROWS.map((row) => (
               <tr key={row.key}>
-                <th scope="row">{t[`figure.${row.key}`]}</th>
-                <td class="num" data-marketing={row.key}>{shown(current[row.key], 'money' in row)}</td>
-                <td class="num">{shown(previous[row.key], 'money' in row)}</td>
-                <td class="num">{change(current[row.key], previous[row.key])}</td>
+                <th scope='row'>{t[`figure.${row.key}`]}</th>
+                <td class='num' data-marketing={row.key}>{shown(current[row.key], 'money' in row)}</td>
+                <td class='num'>{shown(previous[row.key], 'money' in row)}</td>
+                <td class='num'>{change(current[row.key], previous[row.key])}</td>
               </tr>
             ))}
           </tbody>
         </table>
       </div>
       <h4>{t.topCampaigns}</h4>
-      {current.top_campaigns.length === 0 ? <Empty>{t.noCampaigns}</Empty> : (
-        <div class="table-wrap" tabIndex={0} role="region" aria-label={t.topCampaigns}>
-          <table data-testid="health-top-campaigns">
-            <thead>
-              <tr>
-                <th scope="col">{t.campaign}</th>
-                <th scope="col" class="num">{t['figure.spend']}</th>
-                <th scope="col" class="num">{t['figure.attributed_revenue']}</th>
-                <th scope="col" class="num">{t['figure.roas']}</th>
-                <th scope="col" class="num">{t.activeDays}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {current.top_campaigns.map((c) => (
-                <tr key={c.id}>
-                  <th scope="row"><a href={href('campaigns', { tab: 'list', id: c.id })} data-user-text>{c.name}</a></th>
-                  <td class="num">{fmt.money(c.spend)}{c.spend_recorded && <span class="muted"> ({t.spendRecorded})</span>}</td>
-                  <td class="num">{fmt.money(c.attributed_revenue)}</td>
-                  <td class="num">{fmt.num(c.roas)}</td>
-                  <td class="num">{fmt.int(c.active_days)}</td>
+      {current.top_campaigns.length === 0
+        ? <Empty>{t.noCampaigns}</Empty>
+        : (
+          <div class='table-wrap' tabIndex={0} role='region' aria-label={t.topCampaigns}>
+            <table data-testid='health-top-campaigns'>
+              <thead>
+                <tr>
+                  <th scope='col'>{t.campaign}</th>
+                  <th scope='col' class='num'>{t['figure.spend']}</th>
+                  <th scope='col' class='num'>{t['figure.attributed_revenue']}</th>
+                  <th scope='col' class='num'>{t['figure.roas']}</th>
+                  <th scope='col' class='num'>{t.activeDays}</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+              </thead>
+              <tbody>
+                {current.top_campaigns.map((c) => (
+                  <tr key={c.id}>
+                    <th scope='row'>
+                      <a href={href('campaigns', { tab: 'list', id: c.id })} data-user-text>{c.name}</a>
+                    </th>
+                    <td class='num'>
+                      {fmt.money(c.spend)}
+                      {c.spend_recorded && <span class='muted'>({t.spendRecorded})</span>}
+                    </td>
+                    <td class='num'>{fmt.money(c.attributed_revenue)}</td>
+                    <td class='num'>{fmt.num(c.roas)}</td>
+                    <td class='num'>{fmt.int(c.active_days)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
     </section>
   );
 }

@@ -14,7 +14,7 @@ import { Badge, fmt, storeDayOf, storeToday } from '../format.tsx';
 import { common } from '../i18n/common.ts';
 import { text } from '../i18n/index.ts';
 import { inventoryText } from '../i18n/inventory.ts';
-import { href, useParams, type Route } from '../router.ts';
+import { href, type Route, useParams } from '../router.ts';
 import { DeliveryForm, StockAdjustForm, StockInForm } from './stock-forms.tsx';
 import { orderReference } from './orders.tsx';
 
@@ -87,19 +87,43 @@ export function InventoryScreen({ route, isAdmin }: { route: Route; isAdmin: boo
   const t = text(inventoryText);
   const [params, setParams] = useParams(route);
   return (
-    <section class="stack">
+    <section class='stack'>
       <ScreenHeader title={t.title} lead={t.lead}>
-        <a class="button" href={href('inventory', { ...params, id: undefined, edit: 'delivery' })}>{t.receiveDelivery}</a>
-        {isAdmin && <a class="button primary" href={href('inventory', { ...params, id: undefined, edit: 'new' })}>{t.newProduct}</a>}
+        <a class='button' href={href('inventory', { ...params, id: undefined, edit: 'delivery' })}>
+          {t.receiveDelivery}
+        </a>
+        {isAdmin && (
+          <a class='button primary' href={href('inventory', { ...params, id: undefined, edit: 'new' })}>
+            {t.newProduct}
+          </a>
+        )}
       </ScreenHeader>
       {isAdmin && params.edit === 'new' && (
-        <ProductForm onSaved={(p) => { changed('products'); setParams({ edit: undefined, id: p.id }); }} onCancel={() => setParams({ edit: undefined })} />
+        <ProductForm
+          onSaved={(p) => {
+            changed('products');
+            setParams({ edit: undefined, id: p.id });
+          }}
+          onCancel={() => setParams({ edit: undefined })}
+        />
       )}
       {params.edit === 'delivery' && <DeliveryForm onClose={() => setParams({ edit: undefined })} />}
-      <Tabs label={t.inventoryViews} current={params.view === 'expiring' ? 'expiring' : 'products'} tabs={[
-        { id: 'products', label: t.productsView, href: href('inventory', { ...params, view: undefined, page: undefined }) },
-        { id: 'expiring', label: t.expiringView, href: href('inventory', { ...params, view: 'expiring', page: undefined }) },
-      ]} />
+      <Tabs
+        label={t.inventoryViews}
+        current={params.view === 'expiring' ? 'expiring' : 'products'}
+        tabs={[
+          {
+            id: 'products',
+            label: t.productsView,
+            href: href('inventory', { ...params, view: undefined, page: undefined }),
+          },
+          {
+            id: 'expiring',
+            label: t.expiringView,
+            href: href('inventory', { ...params, view: 'expiring', page: undefined }),
+          },
+        ]}
+      />
       <div class={params.id ? 'two-columns inventory-layout' : ''}>
         {params.view === 'expiring' ? <ExpiringLots route={route} /> : <ProductList route={route} />}
         {params.id && <ProductDetail key={params.id} route={route} isAdmin={isAdmin} />}
@@ -118,70 +142,146 @@ function ProductList({ route }: { route: Route }) {
   const sortColumn = PRODUCT_SORTS.find((c) => c === params.sort);
   const order = sortColumn
     ? { sort_by: sortColumn, sort_order: params.desc === '1' ? 'desc' as const : 'asc' as const }
-    : low ? {} : { sort_by: 'name' as const, sort_order: 'asc' as const };
+    : low
+    ? {}
+    : { sort_by: 'name' as const, sort_order: 'asc' as const };
   const onSort = (column: ProductSort) =>
-    setParams({ sort: column, desc: (sortColumn ?? (low ? undefined : 'name')) === column && params.desc !== '1' ? '1' : undefined, page: undefined });
-  const list = useLoad((signal) => api('get', '/products', {
-    // By the column chosen, else by name (naturally: 2 before 10); the low-stock list, unless a column is
-    // chosen, by the API's own order, most urgent first.
-    query: { search: params.search, stock_status: status, page: String(page), per_page: String(PAGE_SIZE), ...order },
-    signal,
-  }), [params.search, status, page, params.sort, params.desc], 'products');
+    setParams({
+      sort: column,
+      desc: (sortColumn ?? (low ? undefined : 'name')) === column && params.desc !== '1' ? '1' : undefined,
+      page: undefined,
+    });
+  const list = useLoad(
+    (signal) =>
+      api('get', '/products', {
+        // By the column chosen, else by name (naturally: 2 before 10); the low-stock list, unless a column is
+        // chosen, by the API's own order, most urgent first.
+        query: {
+          search: params.search,
+          stock_status: status,
+          page: String(page),
+          per_page: String(PAGE_SIZE),
+          ...order,
+        },
+        signal,
+      }),
+    [params.search, status, page, params.sort, params.desc],
+    'products',
+  );
 
   return (
-    <section class="stack" aria-labelledby="products-title">
-      <h2 id="products-title" class="visually-hidden">{t.products}</h2>
+    <section class='stack' aria-labelledby='products-title'>
+      <h2 id='products-title' class='visually-hidden'>{t.products}</h2>
       <SearchFilters route={route} label={t.filterProducts} placeholder={t.searchPlaceholder}>
-        <SelectField label={t.stockStatus} name="stock_status" value={status ?? ''}
+        <SelectField
+          label={t.stockStatus}
+          name='stock_status'
+          value={status ?? ''}
           onChange={(x) => setParams({ status: x || undefined, page: undefined })}
-          options={[{ value: '', label: t.allStock }, ...enums.stock_status.map((x) => ({ value: x, label: t[`status.${x}`] }))]} />
+          options={[
+            { value: '', label: t.allStock },
+            ...enums.stock_status.map((x) => ({ value: x, label: t[`status.${x}`] })),
+          ]}
+        />
       </SearchFilters>
       <Loaded load={list} label={t.loadingProducts}>
-        {(r) => r.data.length === 0 ? (
-          <Empty>{params.search || status ? t.noMatch : t.noProducts}</Empty>
-        ) : (
-          <>
-            <div class="table-wrap" tabIndex={0} role="region" aria-label={t.productsCaption}>
-              <table class="products">
-                <caption class="visually-hidden">{t.productsCaption}</caption>
-                <thead>
-                  <tr>
-                    <SortHeader column="name" label={t.product} sorted={order.sort_by} ascending={order.sort_order !== 'desc'} onSort={onSort} />
-                    <SortHeader column="current_stock" label={t.stock} sorted={order.sort_by} ascending={order.sort_order !== 'desc'} onSort={onSort} className="num" />
-                    <SortHeader column="reorder_level" label={t.reorderAt} sorted={order.sort_by} ascending={order.sort_order !== 'desc'} onSort={onSort} className="num" />
-                    <th scope="col">{t.state}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {r.data.map((p) => (
-                    <tr key={p.id} aria-current={p.id === params.id ? 'true' : undefined} data-sku={p.sku} data-stock-status={p.stock_status}>
-                      <td><a href={href('inventory', { ...params, id: p.id, edit: undefined })}>{p.name}</a><br /><small class="muted" data-user-text>{p.sku}</small></td>
-                      <td class="num"><span data-stock>{fmt.int(p.current_stock)}</span>{p.reserved_stock > 0 && <><br /><small class="muted">{t.reservedOf(fmt.int(p.reserved_stock))}</small></>}</td>
-                      <td class="num">{fmt.int(p.reorder_level)}</td>
-                      <td>
-                        <StockBadge status={p.stock_status} /> {!p.is_active && <Badge kind="completed">{t.inactive}</Badge>}
-                      </td>
+        {(r) =>
+          r.data.length === 0 ? <Empty>{params.search || status ? t.noMatch : t.noProducts}</Empty> : (
+            <>
+              <div class='table-wrap' tabIndex={0} role='region' aria-label={t.productsCaption}>
+                <table class='products'>
+                  <caption class='visually-hidden'>{t.productsCaption}</caption>
+                  <thead>
+                    <tr>
+                      <SortHeader
+                        column='name'
+                        label={t.product}
+                        sorted={order.sort_by}
+                        ascending={order.sort_order !== 'desc'}
+                        onSort={onSort}
+                      />
+                      <SortHeader
+                        column='current_stock'
+                        label={t.stock}
+                        sorted={order.sort_by}
+                        ascending={order.sort_order !== 'desc'}
+                        onSort={onSort}
+                        className='num'
+                      />
+                      <SortHeader
+                        column='reorder_level'
+                        label={t.reorderAt}
+                        sorted={order.sort_by}
+                        ascending={order.sort_order !== 'desc'}
+                        onSort={onSort}
+                        className='num'
+                      />
+                      <th scope='col'>{t.state}</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <Pager page={r.pagination.page} totalPages={r.pagination.total_pages} count={t.productCount(r.pagination.total_count)} label={t.productPages} onPage={(p) => setParams({ page: p })} />
-            <p>
-              <CsvButton filename={csvFileName(t.productsFile)} columns={productColumns()}
-                rows={async () => {
-                  const rows: ProductRow[] = [];
-                  for (let p = 1; ; p++) {
-                    const r = await api('get', '/products', {
-                      query: { search: params.search, stock_status: status, page: String(p), per_page: '200', ...order },
-                    });
-                    rows.push(...r.data);
-                    if (p >= r.pagination.total_pages) return rows;
-                  }
-                }} />
-            </p>
-          </>
-        )}
+                  </thead>
+                  <tbody>
+                    {r.data.map((p) => (
+                      <tr
+                        key={p.id}
+                        aria-current={p.id === params.id ? 'true' : undefined}
+                        data-sku={p.sku}
+                        data-stock-status={p.stock_status}
+                      >
+                        <td>
+                          <a href={href('inventory', { ...params, id: p.id, edit: undefined })}>{p.name}</a>
+                          <br />
+                          <small class='muted' data-user-text>{p.sku}</small>
+                        </td>
+                        <td class='num'>
+                          <span data-stock>{fmt.int(p.current_stock)}</span>
+                          {p.reserved_stock > 0 && (
+                            <>
+                              <br />
+                              <small class='muted'>{t.reservedOf(fmt.int(p.reserved_stock))}</small>
+                            </>
+                          )}
+                        </td>
+                        <td class='num'>{fmt.int(p.reorder_level)}</td>
+                        <td>
+                          <StockBadge status={p.stock_status} />{' '}
+                          {!p.is_active && <Badge kind='completed'>{t.inactive}</Badge>}
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              <Pager
+                page={r.pagination.page}
+                totalPages={r.pagination.total_pages}
+                count={t.productCount(r.pagination.total_count)}
+                label={t.productPages}
+                onPage={(p) => setParams({ page: p })}
+              />
+              <p>
+                <CsvButton
+                  filename={csvFileName(t.productsFile)}
+                  columns={productColumns()}
+                  rows={async () => {
+                    const rows: ProductRow[] = [];
+                    for (let p = 1;; p++) {
+                      const r = await api('get', '/products', {
+                        query: {
+                          search: params.search,
+                          stock_status: status,
+                          page: String(p),
+                          per_page: '200',
+                          ...order,
+                        },
+                      });
+                      rows.push(...r.data);
+                      if (p >= r.pagination.total_pages) return rows;
+                    }
+                  }}
+                />
+              </p>
+            </>
+          )}
       </Loaded>
     </section>
   );
@@ -194,7 +294,11 @@ function ProductDetail({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
   const [message, setMessage] = useState('');
   const [undo, setUndo] = useState<{ label: string; run: () => Promise<string> } | null>(null);
   const said = useRef<HTMLParagraphElement>(null);
-  const product = useLoad((signal) => api('get', '/products/{id}', { path: { id }, signal }).then((r) => r.data), [id], 'product');
+  const product = useLoad(
+    (signal) => api('get', '/products/{id}', { path: { id }, signal }).then((r) => r.data),
+    [id],
+    'product',
+  );
   useShownOnOpen(product.data !== undefined, 'product-title');
   // Every booking says what it did, where focus goes; an adjustment can be undone by its opposite.
   const booked = (said: string, undoIt?: { label: string; run: () => Promise<string> }) => {
@@ -207,61 +311,133 @@ function ProductDetail({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
   }, [message]);
   const tab = params.tab === 'stock-ins' ? 'stock-ins' : 'ledger';
   return (
-    <section class="card detail stack" aria-labelledby="product-title">
+    <section class='card detail stack' aria-labelledby='product-title'>
       <Loaded load={product} label={t.loadingProduct}>
         {(p) => (
           <>
-            <div class="detail-head">
-              <h2 id="product-title"><span data-user-text>{p.name}</span> <small class="muted" data-user-text>{p.sku}</small></h2>
-              <a href={href('inventory', { ...params, id: undefined, edit: undefined, tab: undefined, lpage: undefined })}>{t.close}</a>
+            <div class='detail-head'>
+              <h2 id='product-title'>
+                <span data-user-text>{p.name}</span> <small class='muted' data-user-text>{p.sku}</small>
+              </h2>
+              <a
+                href={href('inventory', {
+                  ...params,
+                  id: undefined,
+                  edit: undefined,
+                  tab: undefined,
+                  lpage: undefined,
+                })}
+              >
+                {t.close}
+              </a>
             </div>
-            <p class="stock-line">
-              <span class="big" data-testid="current-stock">{fmt.int(p.current_stock)}</span>{t.inStock(fmt.int(p.reorder_level))}{' '}
-              <StockBadge status={p.stock_status} /> {!p.is_active && <Badge kind="completed">{t.inactive}</Badge>}
+            <p class='stock-line'>
+              <span class='big' data-testid='current-stock'>{fmt.int(p.current_stock)}</span>
+              {t.inStock(fmt.int(p.reorder_level))} <StockBadge status={p.stock_status} />{' '}
+              {!p.is_active && <Badge kind='completed'>{t.inactive}</Badge>}
             </p>
-            <dl class="facts" data-testid="stock-states">
-              <div><dt>{t.onHand}</dt><dd data-state="on-hand">{fmt.int(p.current_stock)}</dd></div>
-              <div><dt>{t.reserved}</dt><dd data-state="reserved">{fmt.int(p.reserved_stock)}</dd></div>
-              <div><dt>{t.available}</dt><dd data-state="available">{fmt.int(p.available_stock)}</dd></div>
-              <div><dt>{t.soldLast(7)}</dt><dd data-state="sold-7">{fmt.int(p.units_sold.last_7_days)}</dd></div>
-              <div><dt>{t.soldLast(30)}</dt><dd data-state="sold-30">{fmt.int(p.units_sold.last_30_days)}</dd></div>
-              <div><dt>{t.allocation}</dt><dd>{t.code(p.allocation)}</dd></div>
+            <dl class='facts' data-testid='stock-states'>
+              <div>
+                <dt>{t.onHand}</dt>
+                <dd data-state='on-hand'>{fmt.int(p.current_stock)}</dd>
+              </div>
+              <div>
+                <dt>{t.reserved}</dt>
+                <dd data-state='reserved'>{fmt.int(p.reserved_stock)}</dd>
+              </div>
+              <div>
+                <dt>{t.available}</dt>
+                <dd data-state='available'>{fmt.int(p.available_stock)}</dd>
+              </div>
+              <div>
+                <dt>{t.soldLast(7)}</dt>
+                <dd data-state='sold-7'>{fmt.int(p.units_sold.last_7_days)}</dd>
+              </div>
+              <div>
+                <dt>{t.soldLast(30)}</dt>
+                <dd data-state='sold-30'>{fmt.int(p.units_sold.last_30_days)}</dd>
+              </div>
+              <div>
+                <dt>{t.allocation}</dt>
+                <dd>{t.code(p.allocation)}</dd>
+              </div>
             </dl>
             {message && (
-              <p class="state success" role="status" tabIndex={-1} ref={said}>
-                {message}{' '}
-                {undo && (
-                  <button type="button" class="link" onClick={async () => {
-                    const { run } = undo;
-                    setUndo(null);
-                    try {
-                      booked(await run());
-                    } catch (e) {
-                      setMessage((e as Error).message);
-                    }
-                  }}>{undo.label}</button>
+              <p class='state success' role='status' tabIndex={-1} ref={said}>
+                {message} {undo && (
+                  <button
+                    type='button'
+                    class='link'
+                    onClick={async () => {
+                      const { run } = undo;
+                      setUndo(null);
+                      try {
+                        booked(await run());
+                      } catch (e) {
+                        setMessage((e as Error).message);
+                      }
+                    }}
+                  >
+                    {undo.label}
+                  </button>
                 )}
               </p>
             )}
-            {isAdmin && params.edit === p.id ? (
-              <ProductForm product={p} onSaved={() => { setParams({ edit: undefined }); booked(t.productSaved); }} onCancel={() => setParams({ edit: undefined })} />
-            ) : isAdmin && (
-              <div class="actions">
-                <a class="button" href={href('inventory', { ...params, edit: p.id })}>{t.editProduct}</a>
-                <DeleteProduct product={p} onDone={() => { changed('products'); setParams({ id: undefined }); }} />
-              </div>
-            )}
+            {isAdmin && params.edit === p.id
+              ? (
+                <ProductForm
+                  product={p}
+                  onSaved={() => {
+                    setParams({ edit: undefined });
+                    booked(t.productSaved);
+                  }}
+                  onCancel={() => setParams({ edit: undefined })}
+                />
+              )
+              : isAdmin && (
+                <div class='actions'>
+                  <a class='button' href={href('inventory', { ...params, edit: p.id })}>{t.editProduct}</a>
+                  <DeleteProduct
+                    product={p}
+                    onDone={() => {
+                      changed('products');
+                      setParams({ id: undefined });
+                    }}
+                  />
+                </div>
+              )}
             <Lots product={p} />
-            <div class="two-columns">
+            <div class='two-columns'>
               <StockInForm productId={p.id} productName={p.name} onDone={booked} />
-              <StockAdjustForm productId={p.id} productName={p.name} onDone={booked}
-                lots={p.lots.map((l) => ({ id: l.inventory_id, label: t.lotLabel(l.lot_number ?? fmt.day(storeDayOf(l.received_at)), l.available_quantity, l.quantity) }))} />
+              <StockAdjustForm
+                productId={p.id}
+                productName={p.name}
+                onDone={booked}
+                lots={p.lots.map((l) => ({
+                  id: l.inventory_id,
+                  label: t.lotLabel(
+                    l.lot_number ?? fmt.day(storeDayOf(l.received_at)),
+                    l.available_quantity,
+                    l.quantity,
+                  ),
+                }))}
+              />
             </div>
-            <Tabs label={t.productHistory} current={tab} tabs={[
-              { id: 'ledger', label: t.ledger, href: href('inventory', { ...params, tab: undefined }) },
-              { id: 'stock-ins', label: t.stockIns, href: href('inventory', { ...params, tab: 'stock-ins', lpage: undefined }) },
-            ]} />
-            {tab === 'ledger' ? <Ledger route={route} id={p.id} sku={p.sku} /> : <StockIns route={route} id={p.id} sku={p.sku} />}
+            <Tabs
+              label={t.productHistory}
+              current={tab}
+              tabs={[
+                { id: 'ledger', label: t.ledger, href: href('inventory', { ...params, tab: undefined }) },
+                {
+                  id: 'stock-ins',
+                  label: t.stockIns,
+                  href: href('inventory', { ...params, tab: 'stock-ins', lpage: undefined }),
+                },
+              ]}
+            />
+            {tab === 'ledger'
+              ? <Ledger route={route} id={p.id} sku={p.sku} />
+              : <StockIns route={route} id={p.id} sku={p.sku} />}
           </>
         )}
       </Loaded>
@@ -272,29 +448,46 @@ function ProductDetail({ route, isAdmin }: { route: Route; isAdmin: boolean }) {
 function Lots({ product }: { product: Product }) {
   const t = text(inventoryText);
   return (
-    <section aria-labelledby="lots-title">
-      <h3 id="lots-title">{t.lots} <span class="muted">{t.lotsOrder}</span></h3>
-      {product.lots.length === 0 ? <Empty>{product.current_stock > 0 ? t.lotsForAdmins : t.neverStocked}</Empty> : (
-        <div class="table-wrap" tabIndex={0} role="region" aria-label={t.lots}>
-          <table>
-            <thead><tr><th scope="col">{t.received}</th><th scope="col">{t.lotNumber}</th><th scope="col">{t.expiresOn}</th><th scope="col" class="num">{t.left}</th><th scope="col" class="num">{t.receivedQty}</th><th scope="col" class="num">{t.unitCost}</th><th scope="col">{t.source}</th><th scope="col">{t.note}</th></tr></thead>
-            <tbody>
-              {product.lots.map((l) => (
-                <tr key={l.inventory_id} data-lot={l.lot_number ?? undefined}>
-                  <td>{fmt.dateTime(l.received_at)}</td>
-                  <td data-user-text>{l.lot_number ?? t.noLotNumber}</td>
-                  <td><Expiry day={l.expires_on} /></td>
-                  <td class="num">{fmt.int(l.available_quantity)}</td>
-                  <td class="num">{fmt.int(l.quantity)}</td>
-                  <td class="num">{l.unit_cost === null ? '—' : fmt.money(l.unit_cost)}</td>
-                  <td>{t.code(l.source)}</td>
-                  <td>{l.note ?? ''}</td>
+    <section aria-labelledby='lots-title'>
+      <h3 id='lots-title'>
+        {t.lots} <span class='muted'>{t.lotsOrder}</span>
+      </h3>
+      {product.lots.length === 0
+        ? <Empty>{product.current_stock > 0 ? t.lotsForAdmins : t.neverStocked}</Empty>
+        : (
+          <div class='table-wrap' tabIndex={0} role='region' aria-label={t.lots}>
+            <table>
+              <thead>
+                <tr>
+                  <th scope='col'>{t.received}</th>
+                  <th scope='col'>{t.lotNumber}</th>
+                  <th scope='col'>{t.expiresOn}</th>
+                  <th scope='col' class='num'>{t.left}</th>
+                  <th scope='col' class='num'>{t.receivedQty}</th>
+                  <th scope='col' class='num'>{t.unitCost}</th>
+                  <th scope='col'>{t.source}</th>
+                  <th scope='col'>{t.note}</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+              </thead>
+              <tbody>
+                {product.lots.map((l) => (
+                  <tr key={l.inventory_id} data-lot={l.lot_number ?? undefined}>
+                    <td>{fmt.dateTime(l.received_at)}</td>
+                    <td data-user-text>{l.lot_number ?? t.noLotNumber}</td>
+                    <td>
+                      <Expiry day={l.expires_on} />
+                    </td>
+                    <td class='num'>{fmt.int(l.available_quantity)}</td>
+                    <td class='num'>{fmt.int(l.quantity)}</td>
+                    <td class='num'>{l.unit_cost === null ? '—' : fmt.money(l.unit_cost)}</td>
+                    <td>{t.code(l.source)}</td>
+                    <td>{l.note ?? ''}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
     </section>
   );
 }
@@ -303,7 +496,16 @@ function Lots({ product }: { product: Product }) {
 function Expiry({ day }: { day: string | null }) {
   const t = text(inventoryText);
   if (!day) return <>{t.noLotNumber}</>;
-  return <>{fmt.day(day)}{day < storeToday() && <> <Badge kind="bad">{t.expired}</Badge></>}</>;
+  return (
+    <>
+      {fmt.day(day)}
+      {day < storeToday() && (
+        <>
+          <Badge kind='bad'>{t.expired}</Badge>
+        </>
+      )}
+    </>
+  );
 }
 
 /** The lots with stock left that expire soon or have expired, soonest first (GET /products/expiring). */
@@ -311,42 +513,84 @@ function ExpiringLots({ route }: { route: Route }) {
   const t = text(inventoryText);
   const [params, setParams] = useParams(route);
   const page = Math.max(1, Number(params.page) || 1);
-  const days = /^\d{1,4}$/.test(params.within ?? '') && Number(params.within) <= 3650 ? Number(params.within) : EXPIRING_DAYS;
-  const load = useLoad((signal) => api('get', '/products/expiring', {
-    query: { within_days: String(days), page: String(page), per_page: String(PAGE_SIZE) },
-    signal,
-  }), [days, page], 'expiring');
+  const days = /^\d{1,4}$/.test(params.within ?? '') && Number(params.within) <= 3650
+    ? Number(params.within)
+    : EXPIRING_DAYS;
+  const load = useLoad(
+    (signal) =>
+      api('get', '/products/expiring', {
+        query: { within_days: String(days), page: String(page), per_page: String(PAGE_SIZE) },
+        signal,
+      }),
+    [days, page],
+    'expiring',
+  );
   return (
-    <section class="stack" aria-labelledby="expiring-title">
-      <h2 id="expiring-title" class="visually-hidden">{t.expiringView}</h2>
-      <p class="muted">{t.expiringLead(days)}</p>
-      <div class="filters">
-        <SelectField label={t.withinDays} name="within_days" value={String(days)} onChange={(x) => setParams({ within: x === String(EXPIRING_DAYS) ? undefined : x, page: undefined })}
-          options={[...new Set([7, 14, 30, 60, 90, 180, days])].sort((a, b) => a - b).map((d) => ({ value: String(d), label: fmt.int(d) }))} />
+    <section class='stack' aria-labelledby='expiring-title'>
+      <h2 id='expiring-title' class='visually-hidden'>{t.expiringView}</h2>
+      <p class='muted'>{t.expiringLead(days)}</p>
+      <div class='filters'>
+        <SelectField
+          label={t.withinDays}
+          name='within_days'
+          value={String(days)}
+          onChange={(x) => setParams({ within: x === String(EXPIRING_DAYS) ? undefined : x, page: undefined })}
+          options={[...new Set([7, 14, 30, 60, 90, 180, days])].sort((a, b) => a - b).map((d) => ({
+            value: String(d),
+            label: fmt.int(d),
+          }))}
+        />
       </div>
       <Loaded load={load} label={t.loadingExpiring}>
-        {(r) => r.data.length === 0 ? <Empty>{t.noExpiring}</Empty> : (
-          <>
-            <div class="table-wrap" tabIndex={0} role="region" aria-label={t.expiringCaption}>
-              <table class="expiring">
-                <caption class="visually-hidden">{t.expiringCaption}</caption>
-                <thead><tr><th scope="col">{t.product}</th><th scope="col">{t.lotNumber}</th><th scope="col">{t.expiresOn}</th><th scope="col">{t.daysLeft}</th><th scope="col" class="num">{t.left}</th></tr></thead>
-                <tbody>
-                  {r.data.map((l) => (
-                    <tr key={l.inventory_id} data-lot={l.lot_number ?? undefined} class={l.days_left < 0 ? 'expired' : undefined}>
-                      <td><a href={href('inventory', { ...params, id: l.product_id, edit: undefined })}>{l.name}</a><br /><small class="muted" data-user-text>{l.sku}</small></td>
-                      <td data-user-text>{l.lot_number ?? t.noLotNumber}</td>
-                      <td>{fmt.day(l.expires_on)}</td>
-                      <td>{l.days_left < 0 ? <Badge kind="bad">{t.daysLeftValue(l.days_left)}</Badge> : t.daysLeftValue(l.days_left)}</td>
-                      <td class="num">{fmt.int(l.available_quantity)}</td>
+        {(r) =>
+          r.data.length === 0 ? <Empty>{t.noExpiring}</Empty> : (
+            <>
+              <div class='table-wrap' tabIndex={0} role='region' aria-label={t.expiringCaption}>
+                <table class='expiring'>
+                  <caption class='visually-hidden'>{t.expiringCaption}</caption>
+                  <thead>
+                    <tr>
+                      <th scope='col'>{t.product}</th>
+                      <th scope='col'>{t.lotNumber}</th>
+                      <th scope='col'>{t.expiresOn}</th>
+                      <th scope='col'>{t.daysLeft}</th>
+                      <th scope='col' class='num'>{t.left}</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <Pager page={r.pagination.page} totalPages={r.pagination.total_pages} count={t.lotCount(r.pagination.total_count)} label={t.lotPages} onPage={(p) => setParams({ page: p })} />
-          </>
-        )}
+                  </thead>
+                  <tbody>
+                    {r.data.map((l) => (
+                      <tr
+                        key={l.inventory_id}
+                        data-lot={l.lot_number ?? undefined}
+                        class={l.days_left < 0 ? 'expired' : undefined}
+                      >
+                        <td>
+                          <a href={href('inventory', { ...params, id: l.product_id, edit: undefined })}>{l.name}</a>
+                          <br />
+                          <small class='muted' data-user-text>{l.sku}</small>
+                        </td>
+                        <td data-user-text>{l.lot_number ?? t.noLotNumber}</td>
+                        <td>{fmt.day(l.expires_on)}</td>
+                        <td>
+                          {l.days_left < 0
+                            ? <Badge kind='bad'>{t.daysLeftValue(l.days_left)}</Badge>
+                            : t.daysLeftValue(l.days_left)}
+                        </td>
+                        <td class='num'>{fmt.int(l.available_quantity)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              <Pager
+                page={r.pagination.page}
+                totalPages={r.pagination.total_pages}
+                count={t.lotCount(r.pagination.total_count)}
+                label={t.lotPages}
+                onPage={(p) => setParams({ page: p })}
+              />
+            </>
+          )}
       </Loaded>
     </section>
   );
@@ -360,46 +604,123 @@ function Ledger({ route, id, sku }: { route: Route; id: string; sku: string }) {
   const [params, setParams] = useParams(route);
   const page = Math.max(1, Number(params.lpage) || 1);
   const operation = enums.stock_operation.find((o) => o === params.op);
-  const load = useLoad((signal) => api('get', '/products/{id}/movements', { path: { id }, query: { page: String(page), per_page: String(LEDGER_PAGE), operation }, signal }), [id, page, operation], 'product');
+  const load = useLoad(
+    (signal) =>
+      api('get', '/products/{id}/movements', {
+        path: { id },
+        query: { page: String(page), per_page: String(LEDGER_PAGE), operation },
+        signal,
+      }),
+    [id, page, operation],
+    'product',
+  );
   return (
-    <section aria-label={t.ledger} class="stack">
-      <SelectField label={t.operation} name="operation" value={operation ?? ''} onChange={(x) => setParams({ op: x || undefined, lpage: undefined }, true)}
-        options={[{ value: '', label: t.allOperations }, ...enums.stock_operation.map((o) => ({ value: o, label: t.code(o) }))]} />
+    <section aria-label={t.ledger} class='stack'>
+      <SelectField
+        label={t.operation}
+        name='operation'
+        value={operation ?? ''}
+        onChange={(x) => setParams({ op: x || undefined, lpage: undefined }, true)}
+        options={[
+          { value: '', label: t.allOperations },
+          ...enums.stock_operation.map((o) => ({ value: o, label: t.code(o) })),
+        ]}
+      />
       <Loaded load={load} label={t.loadingLedger}>
-        {(r) => r.data.length === 0 ? <Empty>{t.noMovement(!!operation)}</Empty> : (
-          <>
-            <div class="table-wrap" tabIndex={0} role="region" aria-label={t.movementsCaption}>
-              <table class="ledger" data-total={r.pagination.total_count}>
-                <caption class="visually-hidden">{t.movementsCaption}</caption>
-                <thead><tr><th scope="col">{t.when}</th><th scope="col">{t.operation}</th><th scope="col" class="num">{t.change}</th><th scope="col" class="num">{t.stock}</th><th scope="col">{t.why}</th><th scope="col">{t.who}</th></tr></thead>
-                <tbody>
-                  {r.data.map((m) => (
-                    <tr key={m.id}>
-                      <td>{fmt.dateTime(m.created_at)}</td>
-                      <td>{t.code(m.operation)}</td>
-                      <td class={`num ${m.delta < 0 ? 'negative' : 'positive'}`}>{m.delta > 0 ? `+${m.delta}` : m.delta}</td>
-                      <td class="num">{m.stock_before} → {m.stock_after}</td>
-                      <td>{t.code(m.reason ?? m.source)}{m.reason_note && <><br /><small class="muted" data-user-text>{m.reason_note}</small></>}{m.reference && <><br /><small class="muted">{SALE_OPERATIONS.includes(m.operation) ? <a href={href('orders', { id: m.reference })}>{t.saleOf(orderReference(m.reference))}</a> : t.reference(m.reference)}</small></>}{m.lot_number && <><br /><small class="muted">{t.lotNumber} <span data-user-text>{m.lot_number}</span></small></>}</td>
-                      <td>{m.operator_role === 'service_role' ? text(common).storeJob : m.operator_email ? <span data-user-text>{m.operator_email}</span> : t.anotherUser}</td>
+        {(r) =>
+          r.data.length === 0 ? <Empty>{t.noMovement(!!operation)}</Empty> : (
+            <>
+              <div class='table-wrap' tabIndex={0} role='region' aria-label={t.movementsCaption}>
+                <table class='ledger' data-total={r.pagination.total_count}>
+                  <caption class='visually-hidden'>{t.movementsCaption}</caption>
+                  <thead>
+                    <tr>
+                      <th scope='col'>{t.when}</th>
+                      <th scope='col'>{t.operation}</th>
+                      <th scope='col' class='num'>{t.change}</th>
+                      <th scope='col' class='num'>{t.stock}</th>
+                      <th scope='col'>{t.why}</th>
+                      <th scope='col'>{t.who}</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-            <Pager page={r.pagination.page} totalPages={r.pagination.total_pages} count={t.movementCount(r.pagination.total_count)} label={t.movementPages} onPage={(p) => setParams({ lpage: p })} />
-            <p>
-              <CsvButton filename={csvFileName(t.ledgerFile(sku))} columns={movementColumns()}
-                rows={async () => {
-                  const rows: Movement[] = [];
-                  for (let p = 1; ; p++) {
-                    const page = await api('get', '/products/{id}/movements', { path: { id }, query: { page: String(p), per_page: '200', operation } });
-                    rows.push(...page.data);
-                    if (p >= page.pagination.total_pages) return rows;
-                  }
-                }} />
-            </p>
-          </>
-        )}
+                  </thead>
+                  <tbody>
+                    {r.data.map((m) => (
+                      <tr key={m.id}>
+                        <td>{fmt.dateTime(m.created_at)}</td>
+                        <td>{t.code(m.operation)}</td>
+                        <td class={`num ${m.delta < 0 ? 'negative' : 'positive'}`}>
+                          {m.delta > 0 ? `+${m.delta}` : m.delta}
+                        </td>
+                        <td class='num'>{m.stock_before} → {m.stock_after}</td>
+                        <td>
+                          {t.code(m.reason ?? m.source)}
+                          {m.reason_note && (
+                            <>
+                              <br />
+                              <small class='muted' data-user-text>{m.reason_note}</small>
+                            </>
+                          )}
+                          {m.reference && (
+                            <>
+                              <br />
+                              <small class='muted'>
+                                {SALE_OPERATIONS.includes(m.operation)
+                                  ? (
+                                    <a href={href('orders', { id: m.reference })}>
+                                      {t.saleOf(orderReference(m.reference))}
+                                    </a>
+                                  )
+                                  : t.reference(m.reference)}
+                              </small>
+                            </>
+                          )}
+                          {m.lot_number && (
+                            <>
+                              <br />
+                              <small class='muted'>
+                                {t.lotNumber} <span data-user-text>{m.lot_number}</span>
+                              </small>
+                            </>
+                          )}
+                        </td>
+                        <td>
+                          {m.operator_role === 'service_role'
+                            ? text(common).storeJob
+                            : m.operator_email
+                            ? <span data-user-text>{m.operator_email}</span>
+                            : t.anotherUser}
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+              <Pager
+                page={r.pagination.page}
+                totalPages={r.pagination.total_pages}
+                count={t.movementCount(r.pagination.total_count)}
+                label={t.movementPages}
+                onPage={(p) => setParams({ lpage: p })}
+              />
+              <p>
+                <CsvButton
+                  filename={csvFileName(t.ledgerFile(sku))}
+                  columns={movementColumns()}
+                  rows={async () => {
+                    const rows: Movement[] = [];
+                    for (let p = 1;; p++) {
+                      const page = await api('get', '/products/{id}/movements', {
+                        path: { id },
+                        query: { page: String(p), per_page: '200', operation },
+                      });
+                      rows.push(...page.data);
+                      if (p >= page.pagination.total_pages) return rows;
+                    }
+                  }}
+                />
+              </p>
+            </>
+          )}
       </Loaded>
     </section>
   );
@@ -409,83 +730,173 @@ function StockIns({ route, id, sku }: { route: Route; id: string; sku: string })
   const t = text(inventoryText);
   const [params, setParams] = useParams(route);
   const page = Math.max(1, Number(params.lpage) || 1);
-  const load = useLoad((signal) => api('get', '/products/{id}/stock-ins', { path: { id }, query: { page: String(page), per_page: String(LEDGER_PAGE) }, signal }), [id, page], 'product');
+  const load = useLoad(
+    (signal) =>
+      api('get', '/products/{id}/stock-ins', {
+        path: { id },
+        query: { page: String(page), per_page: String(LEDGER_PAGE) },
+        signal,
+      }),
+    [id, page],
+    'product',
+  );
   return (
     <Loaded load={load} label={t.loadingStockIns}>
-      {(r) => r.data.length === 0 ? <Empty>{t.noStockIn}</Empty> : (
-        <>
-          <div class="table-wrap" tabIndex={0} role="region" aria-label={t.stockInsCaption}>
-            <table>
-              <caption class="visually-hidden">{t.stockInsCaption}</caption>
-              <thead><tr><th scope="col">{t.received}</th><th scope="col" class="num">{t.quantity}</th><th scope="col">{t.lotNumber}</th><th scope="col">{t.expiresOn}</th><th scope="col">{t.source}</th><th scope="col">{t.note}</th><th scope="col">{t.booked}</th></tr></thead>
-              <tbody>
-                {r.data.map((s) => (
-                  <tr key={s.id}>
-                    <td>{fmt.dateTime(s.received_at)}</td>
-                    <td class="num">{fmt.int(s.quantity)}</td>
-                    <td data-user-text>{s.lot_number ?? t.noLotNumber}</td>
-                    <td>{s.expires_on ? fmt.day(s.expires_on) : t.noLotNumber}</td>
-                    <td>{t.code(s.source)}</td>
-                    <td>{s.note ?? ''}</td>
-                    <td>{fmt.dateTime(s.created_at)}</td>
+      {(r) =>
+        r.data.length === 0 ? <Empty>{t.noStockIn}</Empty> : (
+          <>
+            <div class='table-wrap' tabIndex={0} role='region' aria-label={t.stockInsCaption}>
+              <table>
+                <caption class='visually-hidden'>{t.stockInsCaption}</caption>
+                <thead>
+                  <tr>
+                    <th scope='col'>{t.received}</th>
+                    <th scope='col' class='num'>{t.quantity}</th>
+                    <th scope='col'>{t.lotNumber}</th>
+                    <th scope='col'>{t.expiresOn}</th>
+                    <th scope='col'>{t.source}</th>
+                    <th scope='col'>{t.note}</th>
+                    <th scope='col'>{t.booked}</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          <Pager page={r.pagination.page} totalPages={r.pagination.total_pages} count={t.stockInCount(r.pagination.total_count)} label={t.stockInPages} onPage={(p) => setParams({ lpage: p })} />
-          <p>
-            <CsvButton filename={csvFileName(t.stockInsFile(sku))} columns={stockInColumns()}
-              rows={async () => {
-                const rows: StockIn[] = [];
-                for (let p = 1; ; p++) {
-                  const page = await api('get', '/products/{id}/stock-ins', { path: { id }, query: { page: String(p), per_page: '200' } });
-                  rows.push(...page.data);
-                  if (p >= page.pagination.total_pages) return rows;
-                }
-              }} />
-          </p>
-        </>
-      )}
+                </thead>
+                <tbody>
+                  {r.data.map((s) => (
+                    <tr key={s.id}>
+                      <td>{fmt.dateTime(s.received_at)}</td>
+                      <td class='num'>{fmt.int(s.quantity)}</td>
+                      <td data-user-text>{s.lot_number ?? t.noLotNumber}</td>
+                      <td>{s.expires_on ? fmt.day(s.expires_on) : t.noLotNumber}</td>
+                      <td>{t.code(s.source)}</td>
+                      <td>{s.note ?? ''}</td>
+                      <td>{fmt.dateTime(s.created_at)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            <Pager
+              page={r.pagination.page}
+              totalPages={r.pagination.total_pages}
+              count={t.stockInCount(r.pagination.total_count)}
+              label={t.stockInPages}
+              onPage={(p) => setParams({ lpage: p })}
+            />
+            <p>
+              <CsvButton
+                filename={csvFileName(t.stockInsFile(sku))}
+                columns={stockInColumns()}
+                rows={async () => {
+                  const rows: StockIn[] = [];
+                  for (let p = 1;; p++) {
+                    const page = await api('get', '/products/{id}/stock-ins', {
+                      path: { id },
+                      query: { page: String(p), per_page: '200' },
+                    });
+                    rows.push(...page.data);
+                    if (p >= page.pagination.total_pages) return rows;
+                  }
+                }}
+              />
+            </p>
+          </>
+        )}
     </Loaded>
   );
 }
 
-function ProductForm({ product, onSaved, onCancel }: { product?: Product; onSaved: (p: { id: string }) => void; onCancel: () => void }) {
+function ProductForm(
+  { product, onSaved, onCancel }: { product?: Product; onSaved: (p: { id: string }) => void; onCancel: () => void },
+) {
   const t = text(inventoryText);
-  const form = useForm({ sku: product?.sku ?? '', name: product?.name ?? '', reorder_level: product ? String(product.reorder_level) : '', is_active: product?.is_active ?? true, allocation: product?.allocation ?? 'fifo' });
+  const form = useForm({
+    sku: product?.sku ?? '',
+    name: product?.name ?? '',
+    reorder_level: product ? String(product.reorder_level) : '',
+    is_active: product?.is_active ?? true,
+    allocation: product?.allocation ?? 'fifo',
+  });
   const v = form.values;
   return (
-    <form class="card form" ref={form.formRef} noValidate aria-labelledby="product-form-title" onSubmit={(e) => {
-      e.preventDefault();
-      form.submit(async () => {
-        const reorder = v.reorder_level.trim() === '' ? undefined : Number(v.reorder_level);
-        const body = { sku: v.sku, name: v.name, reorder_level: reorder, is_active: v.is_active, allocation: v.allocation };
-        const saved = product
-          ? (await api('put', '/products/{id}', { path: { id: product.id }, body })).data
-          : (await api('post', '/products', { body })).data;
-        onSaved(saved);
-      }, {}, (x) => ({
-        sku: checks.required(x.sku),
-        name: checks.required(x.name),
-        reorder_level: checks.integer(x.reorder_level, 0, 1_000_000_000),
-      }));
-    }}>
-      <h3 id="product-form-title">{product ? t.editSku(product.sku) : t.newProduct}</h3>
+    <form
+      class='card form'
+      ref={form.formRef}
+      noValidate
+      aria-labelledby='product-form-title'
+      onSubmit={(e) => {
+        e.preventDefault();
+        form.submit(
+          async () => {
+            const reorder = v.reorder_level.trim() === '' ? undefined : Number(v.reorder_level);
+            const body = {
+              sku: v.sku,
+              name: v.name,
+              reorder_level: reorder,
+              is_active: v.is_active,
+              allocation: v.allocation,
+            };
+            const saved = product
+              ? (await api('put', '/products/{id}', { path: { id: product.id }, body })).data
+              : (await api('post', '/products', { body })).data;
+            onSaved(saved);
+          },
+          {},
+          (x) => ({
+            sku: checks.required(x.sku),
+            name: checks.required(x.name),
+            reorder_level: checks.integer(x.reorder_level, 0, 1_000_000_000),
+          }),
+        );
+      }}
+    >
+      <h3 id='product-form-title'>{product ? t.editSku(product.sku) : t.newProduct}</h3>
       <FormError message={form.formError} />
-      <div class="grid">
-        <Field label={t.sku} name="sku" value={v.sku} error={form.errors.sku} onInput={(e) => form.set('sku', e.currentTarget.value)} />
-        <Field label={t.name} name="name" value={v.name} error={form.errors.name} onInput={(e) => form.set('name', e.currentTarget.value)} />
-        <Field label={t.reorderLevel} name="reorder_level" inputMode="numeric" value={v.reorder_level} error={form.errors.reorder_level}
-          hint={product ? t.reorderHintEdit : t.reorderHintNew} onInput={(e) => form.set('reorder_level', e.currentTarget.value)} />
-        <SelectField label={t.allocation} name="allocation" value={v.allocation} error={form.errors.allocation}
+      <div class='grid'>
+        <Field
+          label={t.sku}
+          name='sku'
+          value={v.sku}
+          error={form.errors.sku}
+          onInput={(e) => form.set('sku', e.currentTarget.value)}
+        />
+        <Field
+          label={t.name}
+          name='name'
+          value={v.name}
+          error={form.errors.name}
+          onInput={(e) => form.set('name', e.currentTarget.value)}
+        />
+        <Field
+          label={t.reorderLevel}
+          name='reorder_level'
+          inputMode='numeric'
+          value={v.reorder_level}
+          error={form.errors.reorder_level}
+          hint={product ? t.reorderHintEdit : t.reorderHintNew}
+          onInput={(e) => form.set('reorder_level', e.currentTarget.value)}
+        />
+        <SelectField
+          label={t.allocation}
+          name='allocation'
+          value={v.allocation}
+          error={form.errors.allocation}
           onChange={(x) => form.set('allocation', x as typeof v.allocation)}
-          options={enums.stock_allocation.map((a) => ({ value: a, label: t.code(a) }))} />
+          options={enums.stock_allocation.map((a) => ({ value: a, label: t.code(a) }))}
+        />
       </div>
-      <label class="checkbox"><input type="checkbox" name="is_active" checked={v.is_active} onChange={(e) => form.set('is_active', e.currentTarget.checked)} /> {t.activeOnSale}</label>
-      <div class="actions">
-        <button type="submit" class="primary" disabled={form.pending}>{form.pending ? text(common).saving : product ? t.saveProduct : t.createProduct}</button>
-        <button type="button" onClick={onCancel}>{t.cancel}</button>
+      <label class='checkbox'>
+        <input
+          type='checkbox'
+          name='is_active'
+          checked={v.is_active}
+          onChange={(e) => form.set('is_active', e.currentTarget.checked)}
+        />{' '}
+        {t.activeOnSale}
+      </label>
+      <div class='actions'>
+        <button type='submit' class='primary' disabled={form.pending}>
+          {form.pending ? text(common).saving : product ? t.saveProduct : t.createProduct}
+        </button>
+        <button type='button' onClick={onCancel}>{t.cancel}</button>
       </div>
     </form>
   );
@@ -494,10 +905,14 @@ function ProductForm({ product, onSaved, onCancel }: { product?: Product; onSave
 function DeleteProduct({ product, onDone }: { product: Product; onDone: () => void }) {
   const t = text(inventoryText);
   return (
-    <ConfirmButton label={t.deleteProduct} question={t.deleteQuestion(product.sku)}
-      yes={t.yesDelete} onConfirm={async () => {
+    <ConfirmButton
+      label={t.deleteProduct}
+      question={t.deleteQuestion(product.sku)}
+      yes={t.yesDelete}
+      onConfirm={async () => {
         await api('delete', '/products/{id}', { path: { id: product.id } });
         onDone();
-      }} />
+      }}
+    />
   );
 }

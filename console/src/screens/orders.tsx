@@ -8,12 +8,22 @@ import { SortHeader } from '../components/sort.tsx';
 import { SearchFilters } from '../components/filters.tsx';
 import { changed, Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader, useShownOnOpen } from '../components/screen.tsx';
-import { addDays, Badge, fmt, fromStoreWall, ORDER_STATUSES, orderStatusLabel, storeDayOf, storeToday, type OrderStatus } from '../format.tsx';
+import {
+  addDays,
+  Badge,
+  fmt,
+  fromStoreWall,
+  ORDER_STATUSES,
+  type OrderStatus,
+  orderStatusLabel,
+  storeDayOf,
+  storeToday,
+} from '../format.tsx';
 import { MIN_SEARCH_CHARACTERS } from '../../../supabase/functions/orders/search.ts';
 import { ORDER_FIGURES } from '../../../supabase/functions/orders/figures.ts';
 import { text } from '../i18n/index.ts';
 import { ordersText } from '../i18n/orders.ts';
-import { href, useParams, type Route } from '../router.ts';
+import { href, type Route, useParams } from '../router.ts';
 
 type Query = NonNullable<paths['/orders']['get']['parameters']['query']>;
 type SortColumn = NonNullable<Query['sort_by']>;
@@ -87,41 +97,73 @@ export function OrdersScreen({ route, isAdmin }: { route: Route; isAdmin: boolea
   };
   const load = useLoad((signal) => api('get', '/orders', { query, signal }), [JSON.stringify(query)]);
   const window = windowWords(query.ordered_from, query.ordered_before);
-  if (params.id) return <OrderPage id={params.id} isAdmin={isAdmin} back={href('orders', { ...params, id: undefined })} />;
+  if (params.id) {
+    return <OrderPage id={params.id} isAdmin={isAdmin} back={href('orders', { ...params, id: undefined })} />;
+  }
   return (
-    <section aria-labelledby="orders-title">
+    <section aria-labelledby='orders-title'>
       <ScreenHeader title={t.title} lead={t.placed(window, query.as_of ? fmt.dateTime(query.as_of) : t.now)} />
-      <SearchFilters route={route} label={t.filterOrders} placeholder={t.searchPlaceholder} minCharacters={MIN_SEARCH_CHARACTERS}>
-        <SelectField label={t.status} name="status" value={status ?? ''}
-          options={[{ value: '', label: t.anyStatus }, ...ORDER_STATUSES.map((s) => ({ value: s, label: orderStatusLabel(s) }))]}
-          onChange={(value) => setParams({ status: value || undefined, page: undefined })} />
+      <SearchFilters
+        route={route}
+        label={t.filterOrders}
+        placeholder={t.searchPlaceholder}
+        minCharacters={MIN_SEARCH_CHARACTERS}
+      >
+        <SelectField
+          label={t.status}
+          name='status'
+          value={status ?? ''}
+          options={[
+            { value: '', label: t.anyStatus },
+            ...ORDER_STATUSES.map((s) => ({ value: s, label: orderStatusLabel(s) })),
+          ]}
+          onChange={(value) => setParams({ status: value || undefined, page: undefined })}
+        />
       </SearchFilters>
-      <nav class="presets" aria-label={t.quickRanges}>
+      <nav class='presets' aria-label={t.quickRanges}>
         {presets().map(([key, from, before]) => {
           const range = { ordered_from: midnight(from), ordered_before: midnight(before) };
           const current = range.ordered_from === query.ordered_from && range.ordered_before === query.ordered_before;
           return (
-            <a key={key} class="button" href={href('orders', { ...params, ...range, as_of: undefined, page: undefined })}
-              aria-current={current ? 'true' : undefined} data-preset={key}>{t[`preset.${key}`]}</a>
+            <a
+              key={key}
+              class='button'
+              href={href('orders', { ...params, ...range, as_of: undefined, page: undefined })}
+              aria-current={current ? 'true' : undefined}
+              data-preset={key}
+            >
+              {t[`preset.${key}`]}
+            </a>
           );
         })}
       </nav>
       {figure && (
-        <p class="state notice" data-testid="orders-figure">
-          {t[`figure.${figure}`]} <a href={href('orders', { ...params, figure: undefined, page: undefined })}>{t.everyOrderOfWindow}</a>
+        <p class='state notice' data-testid='orders-figure'>
+          {t[`figure.${figure}`]}{' '}
+          <a href={href('orders', { ...params, figure: undefined, page: undefined })}>{t.everyOrderOfWindow}</a>
         </p>
       )}
       <Loaded load={load} label={t.loading}>
         {(answer) => (
-          <OrdersView answer={answer} query={query} params={params} onPage={(p) => setParams({ page: p })}
-            onSort={(column) => setParams({
-              sort_by: column === 'ordered_at' ? undefined : column,
-              sort_order: (query.sort_by ?? 'ordered_at') === column && query.sort_order !== 'asc' ? 'asc' : undefined,
-              page: undefined,
-            })} />
+          <OrdersView
+            answer={answer}
+            query={query}
+            params={params}
+            onPage={(p) => setParams({ page: p })}
+            onSort={(column) =>
+              setParams({
+                sort_by: column === 'ordered_at' ? undefined : column,
+                sort_order: (query.sort_by ?? 'ordered_at') === column && query.sort_order !== 'asc'
+                  ? 'asc'
+                  : undefined,
+                page: undefined,
+              })}
+          />
         )}
       </Loaded>
-      <p><a href={href('orders')}>{t.allOrders}</a></p>
+      <p>
+        <a href={href('orders')}>{t.allOrders}</a>
+      </p>
     </section>
   );
 }
@@ -133,13 +175,17 @@ type Order = Ok<paths['/orders']['get']>['data'][number];
  * asked for a few at a time.
  */
 async function allOrders(query: Query, progress: (gathered: number, total: number) => void): Promise<Order[]> {
-  const read = (page: number) => api('get', '/orders', { query: { ...query, page: String(page), per_page: String(EXPORT_PAGE) } });
+  const read = (page: number) =>
+    api('get', '/orders', { query: { ...query, page: String(page), per_page: String(EXPORT_PAGE) } });
   const first = await read(1);
   const total = first.pagination.total_count;
   const orders = [...first.data];
   progress(orders.length, total);
   for (let next = 2; next <= first.pagination.total_pages; next += EXPORT_PARALLEL) {
-    const batch = Array.from({ length: Math.min(EXPORT_PARALLEL, first.pagination.total_pages - next + 1) }, (_, i) => next + i);
+    const batch = Array.from(
+      { length: Math.min(EXPORT_PARALLEL, first.pagination.total_pages - next + 1) },
+      (_, i) => next + i,
+    );
     for (const answer of await Promise.all(batch.map(read))) orders.push(...answer.data);
     progress(orders.length, total);
   }
@@ -210,59 +256,101 @@ function OrdersView({ answer, query, params, onPage, onSort }: {
   const s = answer.summary;
   const sorted: SortColumn = query.sort_by ?? 'ordered_at';
   const sortHeader = (column: SortColumn, label: string, className?: string) => (
-    <SortHeader column={column} label={label} sorted={sorted} ascending={query.sort_order === 'asc'} onSort={onSort} className={className} />
+    <SortHeader
+      column={column}
+      label={label}
+      sorted={sorted}
+      ascending={query.sort_order === 'asc'}
+      onSort={onSort}
+      className={className}
+    />
   );
   return (
-    <div class="stack">
-      <p class="csv-top">
-        <CsvButton filename={csvFileName(t.csvFile, windowDays(query.ordered_from, query.ordered_before))}
-          rows={(progress) => allOrders(query, progress)} columns={orderColumns()} />{' '}
-        <CsvButton filename={csvFileName(t.linesFile, windowDays(query.ordered_from, query.ordered_before))} label={t.downloadLines}
-          rows={(progress) => allLines(query, progress)} columns={lineColumns()} />
+    <div class='stack'>
+      <p class='csv-top'>
+        <CsvButton
+          filename={csvFileName(t.csvFile, windowDays(query.ordered_from, query.ordered_before))}
+          rows={(progress) => allOrders(query, progress)}
+          columns={orderColumns()}
+        />{' '}
+        <CsvButton
+          filename={csvFileName(t.linesFile, windowDays(query.ordered_from, query.ordered_before))}
+          label={t.downloadLines}
+          rows={(progress) => allLines(query, progress)}
+          columns={lineColumns()}
+        />
       </p>
-      <ul class="stat-strip" aria-label={t.summary} data-testid="orders-summary">
-        <li><span class="label">{t.orders}</span> <span data-figure="orders">{fmt.int(s.orders)}</span></li>
-        <li><span class="label">{t.revenue}</span> <span data-figure="revenue">{fmt.money(s.revenue)}</span> <span class="muted">{t.counted(s.counted_orders)}</span></li>
-        <li><span class="label">{t.averageOrderValue}</span> <span data-figure="average_order_value">{fmt.money(s.average_order_value)}</span></li>
-        <li><span class="label">{t.completed}</span> <span data-figure="completed">{fmt.int(s.completed)}</span></li>
-        <li><span class="label">{t.cancelled}</span> <span data-figure="cancelled">{fmt.int(s.cancelled)}</span></li>
-        <li><span class="label">{t.refunded}</span> <span data-figure="refunded">{fmt.int(s.refunded)}</span></li>
-        <li><span class="label">{t.customers}</span> <span data-figure="customers">{fmt.int(s.customers)}</span></li>
+      <ul class='stat-strip' aria-label={t.summary} data-testid='orders-summary'>
+        <li>
+          <span class='label'>{t.orders}</span> <span data-figure='orders'>{fmt.int(s.orders)}</span>
+        </li>
+        <li>
+          <span class='label'>{t.revenue}</span> <span data-figure='revenue'>{fmt.money(s.revenue)}</span>{' '}
+          <span class='muted'>{t.counted(s.counted_orders)}</span>
+        </li>
+        <li>
+          <span class='label'>{t.averageOrderValue}</span>{' '}
+          <span data-figure='average_order_value'>{fmt.money(s.average_order_value)}</span>
+        </li>
+        <li>
+          <span class='label'>{t.completed}</span> <span data-figure='completed'>{fmt.int(s.completed)}</span>
+        </li>
+        <li>
+          <span class='label'>{t.cancelled}</span> <span data-figure='cancelled'>{fmt.int(s.cancelled)}</span>
+        </li>
+        <li>
+          <span class='label'>{t.refunded}</span> <span data-figure='refunded'>{fmt.int(s.refunded)}</span>
+        </li>
+        <li>
+          <span class='label'>{t.customers}</span> <span data-figure='customers'>{fmt.int(s.customers)}</span>
+        </li>
       </ul>
       {answer.data.length === 0 ? <Empty>{t.noOrder}</Empty> : (
         <>
-          <div class="table-wrap" tabIndex={0} role="region" aria-label={t.list}>
+          <div class='table-wrap' tabIndex={0} role='region' aria-label={t.list}>
             <table>
               <thead>
                 <tr>
-                  <th scope="col">{t.order}</th>
+                  <th scope='col'>{t.order}</th>
                   {sortHeader('ordered_at', t.placedAt)}
-                  <th scope="col">{t.customer}</th>
-                  <th scope="col">{t.status}</th>
+                  <th scope='col'>{t.customer}</th>
+                  <th scope='col'>{t.status}</th>
                   {sortHeader('total_amount', t.amount, 'num')}
                 </tr>
               </thead>
               <tbody>
                 {answer.data.map((o) => (
                   <tr key={o.id}>
-                    <td><a href={href('orders', { ...params, id: o.id })} data-order={o.id}>{orderReference(o.id)}</a></td>
+                    <td>
+                      <a href={href('orders', { ...params, id: o.id })} data-order={o.id}>{orderReference(o.id)}</a>
+                    </td>
                     <td>{fmt.dateTime(o.ordered_at)}</td>
                     <td>{o.customer_name ?? o.customer_email ?? o.customer_id}</td>
-                    <td><Badge kind={o.status}>{orderStatusLabel(o.status as OrderStatus)}</Badge></td>
-                    <td class="num">{fmt.money(o.total_amount)}</td>
+                    <td>
+                      <Badge kind={o.status}>{orderStatusLabel(o.status as OrderStatus)}</Badge>
+                    </td>
+                    <td class='num'>{fmt.money(o.total_amount)}</td>
                   </tr>
                 ))}
               </tbody>
               <tfoot>
-                <tr><th scope="row" colSpan={4}>{t.pageTotal}</th><td class="num">{fmt.money(answer.data.reduce((sum, o) => sum + o.total_amount, 0))}</td></tr>
+                <tr>
+                  <th scope='row' colSpan={4}>{t.pageTotal}</th>
+                  <td class='num'>{fmt.money(answer.data.reduce((sum, o) => sum + o.total_amount, 0))}</td>
+                </tr>
               </tfoot>
             </table>
           </div>
-          <Pager page={answer.pagination.page} totalPages={answer.pagination.total_pages}
-            count={t.orderCount(answer.pagination.total_count)} label={t.pages} onPage={onPage} />
+          <Pager
+            page={answer.pagination.page}
+            totalPages={answer.pagination.total_pages}
+            count={t.orderCount(answer.pagination.total_count)}
+            label={t.pages}
+            onPage={onPage}
+          />
         </>
       )}
-      <p class="muted">{t.countedNote}</p>
+      <p class='muted'>{t.countedNote}</p>
     </div>
   );
 }
@@ -270,32 +358,84 @@ function OrdersView({ answer, query, params, onPage, onSort }: {
 /** One order: what it is, who bought it, what happened to it and when, and the customer's other orders. */
 function OrderPage({ id, isAdmin, back }: { id: string; isAdmin: boolean; back: string }) {
   const t = text(ordersText);
-  const load = useLoad((signal) => api('get', '/orders/{id}', { path: { id }, signal }).then((r) => r.data), [id], 'order');
+  const load = useLoad(
+    (signal) => api('get', '/orders/{id}', { path: { id }, signal }).then((r) => r.data),
+    [id],
+    'order',
+  );
   useShownOnOpen(load.data !== undefined, 'order-title');
   return (
-    <section class="stack" aria-labelledby="order-title">
-      <p><a href={back}>{t.backToOrders}</a></p>
+    <section class='stack' aria-labelledby='order-title'>
+      <p>
+        <a href={back}>{t.backToOrders}</a>
+      </p>
       <Loaded load={load} label={t.loadingOrder}>
         {(o) => (
-          <div class="card detail stack">
-            <h1 id="order-title">{t.orderTitle(orderReference(o.id))} <Badge kind={o.status}>{orderStatusLabel(o.status as OrderStatus)}</Badge></h1>
-            <dl class="facts">
-              <div><dt>{t.customer}</dt><dd><span data-user-text>{o.customer_name ?? ''}</span>{o.customer_email && <><br /><small class="muted" data-user-text>{o.customer_email}</small></>}</dd></div>
-              <div><dt>{t.amount}</dt><dd>{fmt.money(o.total_amount)}</dd></div>
-              <div><dt>{t.items}</dt><dd>{fmt.int(o.item_count)}</dd></div>
-              {o.lines.length > 0 && <div><dt>{t.cost}</dt><dd data-testid="order-cost">{o.cost === null ? t.unknown : fmt.money(o.cost)}</dd></div>}
-              {o.lines.length > 0 && <div><dt>{t.margin}</dt><dd data-testid="order-margin">{o.margin === null ? t.unknown : fmt.money(o.margin)}</dd></div>}
-              {o.promised_at && <div><dt>{t.promisedBy}</dt><dd>{fmt.dateTime(o.promised_at)}</dd></div>}
+          <div class='card detail stack'>
+            <h1 id='order-title'>
+              {t.orderTitle(orderReference(o.id))}{' '}
+              <Badge kind={o.status}>{orderStatusLabel(o.status as OrderStatus)}</Badge>
+            </h1>
+            <dl class='facts'>
+              <div>
+                <dt>{t.customer}</dt>
+                <dd>
+                  <span data-user-text>{o.customer_name ?? ''}</span>
+                  {o.customer_email && (
+                    <>
+                      <br />
+                      <small class='muted' data-user-text>{o.customer_email}</small>
+                    </>
+                  )}
+                </dd>
+              </div>
+              <div>
+                <dt>{t.amount}</dt>
+                <dd>{fmt.money(o.total_amount)}</dd>
+              </div>
+              <div>
+                <dt>{t.items}</dt>
+                <dd>{fmt.int(o.item_count)}</dd>
+              </div>
+              {o.lines.length > 0 && (
+                <div>
+                  <dt>{t.cost}</dt>
+                  <dd data-testid='order-cost'>{o.cost === null ? t.unknown : fmt.money(o.cost)}</dd>
+                </div>
+              )}
+              {o.lines.length > 0 && (
+                <div>
+                  <dt>{t.margin}</dt>
+                  <dd data-testid='order-margin'>{o.margin === null ? t.unknown : fmt.money(o.margin)}</dd>
+                </div>
+              )}
+              {o.promised_at && (
+                <div>
+                  <dt>{t.promisedBy}</dt>
+                  <dd>{fmt.dateTime(o.promised_at)}</dd>
+                </div>
+              )}
             </dl>
             {o.lines.length > 0 && <OrderLines order={o} />}
-            {isAdmin && o.lines.length > 0 && <OrderMoves order={o} onChanged={() => changed('order', 'product', 'products', 'stock-summary', 'orders')} />}
+            {isAdmin && o.lines.length > 0 && (
+              <OrderMoves
+                order={o}
+                onChanged={() => changed('order', 'product', 'products', 'stock-summary', 'orders')}
+              />
+            )}
             <h2>{t.timeline}</h2>
-            <ol class="timeline" data-testid="order-timeline">
+            <ol class='timeline' data-testid='order-timeline'>
               {o.timeline.map((step) => (
-                <li key={step.event} data-event={step.event}><strong>{t[`event.${step.event}`]}</strong> <span class="muted">{fmt.dateTime(step.at)}</span></li>
+                <li key={step.event} data-event={step.event}>
+                  <strong>{t[`event.${step.event}`]}</strong> <span class='muted'>{fmt.dateTime(step.at)}</span>
+                </li>
               ))}
             </ol>
-            <p><a href={href('orders', { customer_id: o.customer_id })} data-testid="customer-orders">{t.customerOrders(o.customer_order_count)}</a></p>
+            <p>
+              <a href={href('orders', { customer_id: o.customer_id })} data-testid='customer-orders'>
+                {t.customerOrders(o.customer_order_count)}
+              </a>
+            </p>
           </div>
         )}
       </Loaded>
@@ -311,23 +451,41 @@ function OrderLines({ order }: { order: OrderDetail }) {
   return (
     <>
       <h2>{t.goods}</h2>
-      <div class="table-wrap" tabIndex={0} role="region" aria-label={t.goods}>
-        <table data-testid="order-lines">
-          <caption class="visually-hidden">{t.goods}</caption>
-          <thead><tr><th scope="col">{t.product}</th><th scope="col" class="num">{t.quantity}</th><th scope="col" class="num">{t.unitPrice}</th><th scope="col" class="num">{t.amount}</th><th scope="col">{t.lotsDrawn}</th></tr></thead>
+      <div class='table-wrap' tabIndex={0} role='region' aria-label={t.goods}>
+        <table data-testid='order-lines'>
+          <caption class='visually-hidden'>{t.goods}</caption>
+          <thead>
+            <tr>
+              <th scope='col'>{t.product}</th>
+              <th scope='col' class='num'>{t.quantity}</th>
+              <th scope='col' class='num'>{t.unitPrice}</th>
+              <th scope='col' class='num'>{t.amount}</th>
+              <th scope='col'>{t.lotsDrawn}</th>
+            </tr>
+          </thead>
           <tbody>
             {order.lines.map((line) => (
               <tr key={line.id} data-line={line.line_number}>
-                <td><a href={href('inventory', { id: line.product_id })} data-user-text>{line.name ?? line.sku ?? ''}</a><br /><small class="muted" data-user-text>{line.sku ?? ''}</small></td>
-                <td class="num">{fmt.int(line.quantity)}</td>
-                <td class="num">{fmt.money(line.unit_price)}</td>
-                <td class="num">{fmt.money(line.amount)}</td>
-                <td data-testid="line-lots">{line.lots.length === 0 ? <span class="muted">{t.notDrawn}</span> : line.lots.map((lot) => (
-                  <div key={lot.inventory_id}>
-                    {lot.lot_number ? <span data-user-text>{lot.lot_number}</span> : t.lotWithoutNumber}{' × '}{fmt.int(lot.quantity)}
-                    {lot.returned_quantity > 0 && <small class="muted"> {t.returned(lot.returned_quantity)}</small>}
-                  </div>
-                ))}</td>
+                <td>
+                  <a href={href('inventory', { id: line.product_id })} data-user-text>{line.name ?? line.sku ?? ''}</a>
+                  <br />
+                  <small class='muted' data-user-text>{line.sku ?? ''}</small>
+                </td>
+                <td class='num'>{fmt.int(line.quantity)}</td>
+                <td class='num'>{fmt.money(line.unit_price)}</td>
+                <td class='num'>{fmt.money(line.amount)}</td>
+                <td data-testid='line-lots'>
+                  {line.lots.length === 0
+                    ? <span class='muted'>{t.notDrawn}</span>
+                    : line.lots.map((lot) => (
+                      <div key={lot.inventory_id}>
+                        {lot.lot_number ? <span data-user-text>{lot.lot_number}</span> : t.lotWithoutNumber}
+                        {' × '}
+                        {fmt.int(lot.quantity)}
+                        {lot.returned_quantity > 0 && <small class='muted'>{t.returned(lot.returned_quantity)}</small>}
+                      </div>
+                    ))}
+                </td>
               </tr>
             ))}
           </tbody>
@@ -344,26 +502,39 @@ function OrderMoves({ order, onChanged }: { order: OrderDetail; onChanged: () =>
   const [restock, setRestock] = useState(false);
   const [done, setDone] = useState('');
   const next = (moves.data ?? []).filter((m) => m.from_status === order.status && ORDER_ACTIONS.includes(m.to_status));
-  if (next.length === 0) return done ? <p class="state success" role="status">{done}</p> : null;
+  if (next.length === 0) return done ? <p class='state success' role='status'>{done}</p> : null;
   const move = async (to: OrderStatus) => {
-    const body = to === 'refunded' && next.find((m) => m.to_status === to)?.goods === 'return' ? { status: to, restock } : { status: to };
+    const body = to === 'refunded' && next.find((m) => m.to_status === to)?.goods === 'return'
+      ? { status: to, restock }
+      : { status: to };
     await api('patch', '/orders/{id}', { path: { id: order.id }, body });
     setDone(t.movedTo(orderStatusLabel(to)));
     onChanged();
   };
   return (
-    <div class="actions" role="group" aria-label={t.nextSteps}>
+    <div class='actions' role='group' aria-label={t.nextSteps}>
       {next.map((m) => (
-        <span key={m.to_status} class="stack-inline">
+        <span key={m.to_status} class='stack-inline'>
           {m.goods === 'return' && (
-            <label><input type="checkbox" checked={restock} onChange={(e) => setRestock((e.target as HTMLInputElement).checked)} /> {t.putBack}</label>
+            <label>
+              <input
+                type='checkbox'
+                checked={restock}
+                onChange={(e) => setRestock((e.target as HTMLInputElement).checked)}
+              />{' '}
+              {t.putBack}
+            </label>
           )}
-          <ConfirmButton label={t[`action.${m.to_status as OrderAction}`]} buttonClass={m.to_status === 'shipped' ? 'primary' : 'danger'}
-            yes={t[`action.${m.to_status as OrderAction}`]} question={t[`question.${m.goods}`](m.goods === 'return' && restock)}
-            onConfirm={() => move(m.to_status)} />
+          <ConfirmButton
+            label={t[`action.${m.to_status as OrderAction}`]}
+            buttonClass={m.to_status === 'shipped' ? 'primary' : 'danger'}
+            yes={t[`action.${m.to_status as OrderAction}`]}
+            question={t[`question.${m.goods}`](m.goods === 'return' && restock)}
+            onConfirm={() => move(m.to_status)}
+          />
         </span>
       ))}
-      {done && <p class="state success" role="status">{done}</p>}
+      {done && <p class='state success' role='status'>{done}</p>}
     </div>
   );
 }

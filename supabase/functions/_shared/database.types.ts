@@ -1232,6 +1232,9 @@ export type Database = {
     Enums: {
       'attribution_layer': 'site-wide' | 'target-oriented' | 'category-specific' | 'general';
       'campaign_status': 'draft' | 'active' | 'paused' | 'completed' | 'cancelled';
+      'health_comparison': 'previous' | 'last_year' | 'custom';
+      'health_dimension': 'revenue' | 'satisfaction' | 'fulfillment' | 'support' | 'products' | 'marketing' | 'system';
+      'health_period': '7d' | '30d' | '90d' | 'custom';
       'insight_action_target':
         | 'orders_awaiting_shipment'
         | 'orders_shipped'
@@ -1266,6 +1269,7 @@ export type Database = {
         | 'other';
       'stock_operation': 'stock_in' | 'stock_adjust' | 'stock_out' | 'sale' | 'sale_return';
       'stock_status': 'out_of_stock' | 'low_stock' | 'in_stock';
+      'trend_direction': '上升' | '下降' | '持平';
     };
     CompositeTypes: {
       [_ in never]: never;
@@ -1375,6 +1379,9 @@ export const Constants = {
     Enums: {
       'attribution_layer': ['site-wide', 'target-oriented', 'category-specific', 'general'],
       'campaign_status': ['draft', 'active', 'paused', 'completed', 'cancelled'],
+      'health_comparison': ['previous', 'last_year', 'custom'],
+      'health_dimension': ['revenue', 'satisfaction', 'fulfillment', 'support', 'products', 'marketing', 'system'],
+      'health_period': ['7d', '30d', '90d', 'custom'],
       'insight_action_target': [
         'orders_awaiting_shipment',
         'orders_shipped',
@@ -1412,6 +1419,7 @@ export const Constants = {
       ],
       'stock_operation': ['stock_in', 'stock_adjust', 'stock_out', 'sale', 'sale_return'],
       'stock_status': ['out_of_stock', 'low_stock', 'in_stock'],
+      'trend_direction': ['上升', '下降', '持平'],
     },
   },
 } as const;

@@ -16,7 +16,7 @@ import { encoded } from './compression.ts';
 import { type Database, DatabaseError, DatabaseStalled, translateDatabaseError } from './db.ts';
 import { ApiError, type Area } from './errors.ts';
 import { concurrencyLimit, enforceRateLimit, type RateLimits } from './limits.ts';
-import { type DocumentedOperation, register, registerComponents, SERVERS } from './openapi.ts';
+import { register, registerComponents, SERVERS } from './openapi.ts';
 import { checkText, type ProblemMapper, queryObject, validate } from './validation.ts';
 
 /** The version every route answers in unless it is asked for another its function has. */
@@ -154,20 +154,15 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
     }
     await next();
   });
+  for (const versions of operations.values()) {
+    versions.sort((a, b) => versionOf(a).localeCompare(versionOf(b)));
+    const operation = { versions: versions.map((e) => ({ route: e.route, version: versionOf(e) })) };
+    register(app as never, name, area, { ...operation, access: versions[0].options.access ?? 'user' });
+  }
+  // Registered most specific path first: Hono runs the first route that matches.
   for (const path of paths) {
     for (const method of path.methods) {
-      const versions = operations.get(`${method.toLowerCase()} ${path.path}`)!.sort((a, b) =>
-        versionOf(a).localeCompare(versionOf(b))
-      );
-      register(
-        app as never,
-        name,
-        area,
-        {
-          versions: versions.map((e) => ({ route: e.route, version: versionOf(e) })),
-          access: versions[0].options.access ?? 'user',
-        } satisfies DocumentedOperation,
-      );
+      const versions = operations.get(`${method.toLowerCase()} ${path.path}`)!;
       const chains = new Map(versions.map((e) => [versionOf(e), pipeline(e, spec, deps)]));
       const dispatch: Middleware = async (c) => {
         const chain = chains.get(c.var.wanted);

@@ -20,16 +20,20 @@ const insight = z.object({
     .describe('Where each action is carried out, in the order of actions: null where it has no screen'),
 });
 
+type Dimension = (typeof enums.health_dimension)[number];
+/** What each dimension scores, 0-10; system is null when the caller leaves it out. */
+const dimensionScore: Partial<Record<Dimension, z.ZodType<number | null>>> = {
+  marketing: score.describe("Always 0 in version 1.0; scored from the campaigns' ROAS in 2.0"),
+  system: score.nullable(),
+};
+
 const report = z.object({
-  metrics: z.object({
-    revenue: score,
-    satisfaction: score,
-    fulfillment: score,
-    support: score,
-    products: score,
-    marketing: score.describe("Always 0 in version 1.0; scored from the campaigns' ROAS in 2.0"),
-    system: score.nullable(),
-  }),
+  metrics: z.object(
+    Object.fromEntries(enums.health_dimension.map((d) => [d, dimensionScore[d] ?? score])) as Record<
+      Dimension,
+      z.ZodType<number | null>
+    >,
+  ),
   scoreDetails: z.object({
     customerQuality: z.number(),
     operationalEfficiency: z.number(),
@@ -38,7 +42,7 @@ const report = z.object({
     rating: z.string(),
   }),
   trends: z.object({
-    direction: z.enum(['上升', '下降', '持平']),
+    direction: z.enum(enums.trend_direction),
     change: z.number(),
     description: z.string(),
     customerChange: z.number(),

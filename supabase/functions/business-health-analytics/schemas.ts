@@ -4,15 +4,17 @@
  * what is allowed, so a `"true"` string is refused rather than guessed at.
  */
 import { z } from 'zod';
+import { enums } from '../_shared/enums.ts';
 import { ApiError } from '../_shared/errors.ts';
 import { enumOf, type FieldProblem, isoDate } from '../_shared/validation.ts';
 
-export const PERIODS = ['7d', '30d', '90d'] as const;
+/** Version 2.0's periods: the seeds' and a custom stretch of store days (CONTRACT §5; the database's health_period). */
+export const PERIODS_2 = enums.health_period;
+/** Version 1.0's, the seeds' rolling windows. */
+export const PERIODS = PERIODS_2.filter((p) => p !== 'custom') as unknown as readonly ['7d', '30d', '90d'];
 export const PARAMETERS = ['period', 'includeSystemHealth', 'includeTrends', 'includeInsights'] as const;
-/** Version 2.0's periods: the seeds' and a custom stretch of store days (CONTRACT §5). */
-export const PERIODS_2 = [...PERIODS, 'custom'] as const;
 /** What a custom period is compared with: the as many days before it, the same days a year before, or others. */
-export const COMPARISONS = ['previous', 'last_year', 'custom'] as const;
+export const COMPARISONS = enums.health_comparison;
 /** A custom period's fields; the database checks how their days stand to each other and to today. */
 const CUSTOM_FIELDS = ['from', 'to', 'compare', 'compare_from', 'compare_to'] as const;
 export const PARAMETERS_2 = [...PARAMETERS, ...CUSTOM_FIELDS] as const;

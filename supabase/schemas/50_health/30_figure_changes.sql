@@ -17,7 +17,7 @@
 -- folder at a time adds them here (private.fold_order_changes, 25_order_changes.sql), so an hour has one row.
 
 create table private.health_figure_changes (
-  days smallint not null constraint health_figure_changes_days check (days in (7, 30, 90)),
+  days smallint not null constraint health_figure_changes_days check (days = any (private.health_window_days())),
   hour timestamptz not null,
   -- Order figures of the window [T − days, T): orders in it, completed and cancelled before T, due (promised
   -- before T and not cancelled) and on time among those, counted revenue (not refunded, not cancelled
@@ -56,7 +56,8 @@ revoke all on private.health_figure_changes from public, anon, authenticated, se
 -- boundary next to its moment, the hours before that boundary's hour plus at most five of these, so what it
 -- reads from the orders themselves is minutes of them, not up to half an hour (docs/performance.md).
 create table private.health_figure_changes_by_10_minutes (
-  days smallint not null constraint health_figure_changes_by_10_minutes_days check (days in (7, 30, 90)),
+  days smallint not null
+    constraint health_figure_changes_by_10_minutes_days check (days = any (private.health_window_days())),
   ten_minutes timestamptz not null,
   orders integer not null default 0,
   completed integer not null default 0,
@@ -143,7 +144,7 @@ begin
                  g.state / 25 + (g.state / 5) % 5 + 1 + g.state % 5 + 1 as score
           from generate_series(25, 149) g(state)) s
     join (select w.days, 5 - (select count(*) from unnest(b.recency_band_days) d where d < w.days) as lowest_recency
-          from (values (7::smallint), (30::smallint), (90::smallint)) w(days), private.rfm_bands() b) w
+          from unnest(private.health_window_days()) w(days), private.rfm_bands() b) w
       on s.recency >= w.lowest_recency;
 end
 $$;
@@ -208,8 +209,7 @@ begin
              and greatest(i.ordered_at, i.promised_at) < least(i.ordered_at + w.span, i.cancelled_at) as due,
            i.counted_until > i.ordered_at + w.span as previous
     from order_inputs i
-    cross join (values (7::smallint, interval '168 hours'), (30::smallint, interval '720 hours'),
-                       (90::smallint, interval '2160 hours')) w(days, span)
+    cross join (select d, make_interval(hours => 24 * d) from unnest(private.health_window_days()) d) w(days, span)
   ),
   -- Each figure is 1 (or the amount) for T in an interval (start, end], so +sign at its start and −sign at
   -- its end.

@@ -69,7 +69,9 @@ create or replace function private.health_trend(customer_change numeric, operati
 returns jsonb
 language sql immutable parallel safe set search_path = '' as $$
   select jsonb_build_object(
-    'direction', case when avg_change > 2 then '上升' when avg_change < -2 then '下降' else '持平' end,
+    'direction', case when avg_change > 2 then '上升'::public.trend_direction
+                      when avg_change < -2 then '下降'::public.trend_direction
+                      else '持平'::public.trend_direction end,
     'change', round(abs(avg_change), 2),
     'description', case
       when avg_change > 2 then '業務表現持續改善'

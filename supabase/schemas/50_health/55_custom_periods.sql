@@ -134,9 +134,9 @@ create or replace function private.health_custom_days(
 language plpgsql stable set search_path = '' as $$
 begin
   perform private.health_check_days(from_day, to_day, 'from', 'to');
-  if coalesce(compare, 'previous') not in ('previous', 'last_year', 'custom') then
+  if coalesce(compare, 'previous') <> all (enum_range(null::public.health_comparison)::text[]) then
     perform private.raise_api_error(400, 'INVALID_PARAMETER', 'Invalid comparison', jsonb_build_object(
-      'parameter', 'compare', 'provided', compare, 'expected', jsonb_build_array('previous', 'last_year', 'custom')));
+      'parameter', 'compare', 'provided', compare, 'expected', to_jsonb(enum_range(null::public.health_comparison))));
   end if;
   if compare = 'custom' then
     perform private.health_check_days(compare_from, compare_to, 'compare_from', 'compare_to');

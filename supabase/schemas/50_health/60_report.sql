@@ -225,6 +225,12 @@ declare
   field text;
   value numeric;
 begin
+  -- Every dimension, and nothing else.
+  if array(select k from jsonb_object_keys(metrics) k order by k)
+     is distinct from array(select d::text from unnest(enum_range(null::public.health_dimension)) d order by 1) then
+    perform private.raise_api_error(500, 'CALCULATION_ERROR', 'Health calculation failed',
+      jsonb_build_object('stage', 'validation', 'reason', 'the metrics are not the dimensions'));
+  end if;
   for field, value in select j.key, (j.value #>> '{}')::numeric from jsonb_each(metrics) j loop
     if value is not null and not (value between 0 and 10) then
       perform private.raise_api_error(500, 'CALCULATION_ERROR', 'Health calculation failed',
@@ -304,8 +310,8 @@ create or replace function private.health_report(
 returns jsonb
 language plpgsql stable set search_path = '' as $$
 declare
-  days integer := case period when '7d' then 7 when '30d' then 30 when '90d' then 90
-                              when 'custom' then case when version >= 2 then last_day - first_day + 1 end end;
+  days integer := case when period <> 'custom' then private.health_period_days(period)
+                       when version >= 2 then last_day - first_day + 1 end;
   -- The window's instants and those of the one it is compared with, and the store days marketing reads.
   window_from timestamptz; window_before timestamptz; compare_from timestamptz; compare_before timestamptz;
   marketing_first date; marketing_last date;
@@ -330,8 +336,7 @@ begin
   if days is null then
     perform private.raise_api_error(400, 'INVALID_PARAMETER', 'Invalid period', jsonb_build_object(
       'parameter', 'period', 'provided', period,
-      'expected', case when version >= 2 then jsonb_build_array('7d', '30d', '90d', 'custom')
-                       else jsonb_build_array('7d', '30d', '90d') end));
+      'expected', private.health_periods(version)));
   end if;
 
   if period = 'custom' then
@@ -519,7 +524,7 @@ create or replace function health.business_figures(
 returns jsonb
 language plpgsql security definer set search_path = '' as $$
 declare
-  days integer := case period when '7d' then 7 when '30d' then 30 when '90d' then 90 end;
+  days integer := private.health_period_days(period);
   first_day date;
   last_day date;
   compare_first date;
@@ -530,7 +535,7 @@ begin
   end if;
   if days is null and period is distinct from 'custom' then
     perform private.raise_api_error(400, 'INVALID_PARAMETER', 'Invalid period', jsonb_build_object(
-      'parameter', 'period', 'provided', period, 'expected', jsonb_build_array('7d', '30d', '90d', 'custom')));
+      'parameter', 'period', 'provided', period, 'expected', private.health_periods(2)));
   end if;
   if period = 'custom' then
     select * into first_day, last_day, compare_first, compare_last
