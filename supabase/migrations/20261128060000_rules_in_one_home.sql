@@ -573,3 +573,94 @@ begin
 end
 $$;
 
+
+-- A product's field rules written once (30_inventory/10_products_and_lots.sql), asked by the CHECKs and by
+-- private.check_product_fields.
+create or replace function private.is_product_sku(sku text)
+returns boolean
+language sql immutable parallel safe set search_path = '' as $$
+  select sku ~ '^[A-Za-z0-9][A-Za-z0-9._-]*$' and char_length(sku) <= 64
+$$;
+
+create or replace function private.is_product_name(name text)
+returns boolean
+language sql immutable parallel safe set search_path = '' as $$
+  select char_length(btrim(name)) between 1 and 200
+$$;
+
+create or replace function private.is_reorder_level(level numeric)
+returns boolean
+language sql immutable parallel safe set search_path = '' as $$
+  select level between 0 and 1000000000 and level = trunc(level)
+$$;
+
+revoke execute on function private.is_product_sku(text), private.is_product_name(text), private.is_reorder_level(numeric)
+  from public, anon;
+
+grant execute on function private.is_product_sku(text), private.is_product_name(text), private.is_reorder_level(numeric)
+  to authenticated, service_role;
+
+alter table public.products
+  drop constraint products_sku_format,
+  add constraint products_sku_format check (private.is_product_sku(sku)),
+  drop constraint products_name_length,
+  add constraint products_name_length check (private.is_product_name(name)),
+  drop constraint products_reorder_level_range,
+  add constraint products_reorder_level_range check (private.is_reorder_level(reorder_level));
+
+-- The products function's field rules, for rpc callers: only known fields, each of the right type and
+-- range; `required` names the fields that must be present.
+create or replace function private.check_product_fields(fields jsonb, required text[])
+returns void
+language plpgsql set search_path = '' as $$
+declare
+  field text;
+  value jsonb;
+  problem text;
+begin
+  if jsonb_typeof(fields) is distinct from 'object' then
+    perform private.raise_api_error(400, 'VALIDATION_ERROR', 'Invalid body: must be a JSON object',
+      jsonb_build_object('field', null, 'value', fields, 'constraint', 'must be a JSON object'));
+  end if;
+  foreach field in array required loop
+    if not fields ? field then
+      perform private.raise_api_error(400, 'VALIDATION_ERROR', format('Invalid %s: required', field),
+        jsonb_build_object('field', field, 'value', null, 'constraint', 'required'));
+    end if;
+  end loop;
+  for field, value in select j.key, j.value from jsonb_each(fields) j loop
+    problem := null;
+    if field = 'sku' then
+      if jsonb_typeof(value) <> 'string' or not private.is_product_sku(value #>> '{}') then
+        problem := 'letters, digits, dot, underscore or hyphen, starting with a letter or digit, at most 64 characters';
+      end if;
+    elsif field = 'name' then
+      if jsonb_typeof(value) <> 'string' or not private.is_product_name(value #>> '{}') then
+        problem := 'a string of 1 to 200 characters';
+      end if;
+    elsif field = 'is_active' then
+      if jsonb_typeof(value) <> 'boolean' then
+        problem := 'must be true or false';
+      end if;
+    elsif field = 'allocation' then
+      if jsonb_typeof(value) <> 'string' or not value #>> '{}' = any (enum_range(null::public.stock_allocation)::text[]) then
+        problem := private.one_of(enum_range(null::public.stock_allocation));
+      end if;
+    elsif field = 'reorder_level' then
+      -- Two statements, so the cast never meets a value that is not a number.
+      if jsonb_typeof(value) <> 'number' then
+        problem := 'a whole number from 0 to 1000000000';
+      elsif not private.is_reorder_level((value #>> '{}')::numeric) then
+        problem := 'a whole number from 0 to 1000000000';
+      end if;
+    else
+      problem := 'unknown field';
+    end if;
+    if problem is not null then
+      perform private.raise_api_error(400, 'VALIDATION_ERROR', format('Invalid %s: %s', field, problem),
+        jsonb_build_object('field', field, 'value', value, 'constraint', problem));
+    end if;
+  end loop;
+end
+$$;
+

@@ -158,3 +158,23 @@ describe('an inactive product takes no stock-in', () => {
     expect((await stockFigures(sql, id)).current_stock).toBe(0);
   });
 });
+
+describe('a product’s field rules, written once in the database', () => {
+  it('the figures the edge function and the console read (products/fields.ts) are the database’s, at each edge', async () => {
+    const { MAX_NAME_LENGTH, MAX_REORDER_LEVEL, MAX_SKU_LENGTH, SKU_PATTERN } = await import(
+      '../../supabase/functions/products/fields.ts'
+    );
+    const skus = ['A'.repeat(MAX_SKU_LENGTH), 'A'.repeat(MAX_SKU_LENGTH + 1), 'a.b_c-1', '-A', 'A B', '.A', 'Ä'];
+    const names = ['x', ' ', '', 'n'.repeat(MAX_NAME_LENGTH), ` ${'n'.repeat(MAX_NAME_LENGTH)} `, 'n'.repeat(MAX_NAME_LENGTH + 1)];
+    const levels = [0, -1, MAX_REORDER_LEVEL, MAX_REORDER_LEVEL + 1, 1.5];
+    const [database] = await sql`
+      select array(select private.is_product_sku(s) from unnest(${skus}::text[]) s) as skus,
+             array(select private.is_product_name(n) from unnest(${names}::text[]) n) as names,
+             array(select private.is_reorder_level(l) from unnest(${levels}::numeric[]) l) as levels`;
+    expect(database).toEqual({
+      skus: skus.map((s) => SKU_PATTERN.test(s) && s.length <= MAX_SKU_LENGTH),
+      names: names.map((n) => n.trim().length >= 1 && n.trim().length <= MAX_NAME_LENGTH),
+      levels: levels.map((l) => Number.isInteger(l) && l >= 0 && l <= MAX_REORDER_LEVEL),
+    });
+  });
+});

@@ -17,6 +17,7 @@ import { inventoryText } from '../i18n/inventory.ts';
 import { href, type Route, useParams } from '../router.ts';
 import { DeliveryForm, StockAdjustForm, StockInForm } from './stock-forms.tsx';
 import { orderReference } from './orders.tsx';
+import { MAX_REORDER_LEVEL } from '../../../supabase/functions/products/fields.ts';
 
 type Product = Ok<paths['/products/{id}']['get']>['data'];
 type ProductRow = Ok<paths['/products']['get']>['data'][number];
@@ -843,7 +844,7 @@ function ProductForm(
           (x) => ({
             sku: checks.required(x.sku),
             name: checks.required(x.name),
-            reorder_level: checks.integer(x.reorder_level, 0, 1_000_000_000),
+            reorder_level: checks.integer(x.reorder_level, 0, MAX_REORDER_LEVEL),
           }),
         );
       }}

@@ -6,8 +6,7 @@
 import { z } from 'zod';
 import { enums } from '../_shared/enums.ts';
 import { enumOf, patchBody, queryBoolean, queryInteger, rule, uuid } from '../_shared/validation.ts';
-
-export const MAX_REORDER_LEVEL = 1_000_000_000;
+import { MAX_NAME_LENGTH, MAX_REORDER_LEVEL, MAX_SKU_LENGTH, SKU_PATTERN } from './fields.ts';
 
 /** `/:id` and the routes below it. */
 export const productPath = z.object({ id: z.string().pipe(uuid) });
@@ -18,12 +17,12 @@ export const lotPath = productPath.extend({ lot: z.string().pipe(uuid) });
 const fields = {
   sku: z
     .string('must be a string')
-    .max(64, 'at most 64 characters')
-    .regex(
-      /^[A-Za-z0-9][A-Za-z0-9._-]*$/,
-      'letters, digits, dot, underscore or hyphen, starting with a letter or digit',
-    ),
-  name: z.string('must be a string').trim().min(1, 'must not be empty').max(200, 'at most 200 characters'),
+    .max(MAX_SKU_LENGTH, `at most ${MAX_SKU_LENGTH} characters`)
+    .regex(SKU_PATTERN, 'letters, digits, dot, underscore or hyphen, starting with a letter or digit'),
+  name: z.string('must be a string').trim().min(1, 'must not be empty').max(
+    MAX_NAME_LENGTH,
+    `at most ${MAX_NAME_LENGTH} characters`,
+  ),
   is_active: z.boolean('must be true or false'),
   reorder_level: z
     .number('must be a number')

@@ -49,12 +49,41 @@ revoke insert, update, delete, truncate on public.stock_adjust_reasons from auth
 
 grant select on public.stock_adjust_reasons to authenticated, service_role;
 
+-- A product's field rules, written once: the table's CHECKs below and private.check_product_fields (which
+-- words a refusal for rpc callers, 40_product_writes.sql) both ask these. The edge function's zod schemas
+-- and the console read the same figures from supabase/functions/products/fields.ts, which
+-- test/database/products.test.ts holds to these. A name counts without its surrounding spaces, which the
+-- writes trim.
+create or replace function private.is_product_sku(sku text)
+returns boolean
+language sql immutable parallel safe set search_path = '' as $$
+  select sku ~ '^[A-Za-z0-9][A-Za-z0-9._-]*$' and char_length(sku) <= 64
+$$;
+
+create or replace function private.is_product_name(name text)
+returns boolean
+language sql immutable parallel safe set search_path = '' as $$
+  select char_length(btrim(name)) between 1 and 200
+$$;
+
+create or replace function private.is_reorder_level(level numeric)
+returns boolean
+language sql immutable parallel safe set search_path = '' as $$
+  select level between 0 and 1000000000 and level = trunc(level)
+$$;
+
+revoke execute on function private.is_product_sku(text), private.is_product_name(text), private.is_reorder_level(numeric)
+  from public, anon;
+
+-- The products' writers (administrators and the store's jobs) meet them in the CHECKs.
+grant execute on function private.is_product_sku(text), private.is_product_name(text), private.is_reorder_level(numeric)
+  to authenticated, service_role;
+
 create table public.products (
   id uuid primary key default gen_random_uuid(),
   -- A deleted product keeps its SKU: movements and orders keep naming it, so it is never reused.
-  sku text not null unique
-    constraint products_sku_format check (sku ~ '^[A-Za-z0-9][A-Za-z0-9._-]*$' and char_length(sku) <= 64),
-  name text not null constraint products_name_length check (char_length(name) between 1 and 200),
+  sku text not null unique constraint products_sku_format check (private.is_product_sku(sku)),
+  name text not null constraint products_name_length check (private.is_product_name(name)),
   is_active boolean not null default true,
   current_stock bigint not null default 0 constraint products_current_stock_not_negative check (current_stock >= 0),
   deleted_at timestamptz,
@@ -63,7 +92,7 @@ create table public.products (
   -- Low on stock when current_stock <= reorder_level (public.product_stock.low_stock). The default, 10, is
   -- also public.create_product's.
   reorder_level integer not null default 10
-    constraint products_reorder_level_range check (reorder_level between 0 and 1000000000),
+    constraint products_reorder_level_range check (private.is_reorder_level(reorder_level)),
   -- What open orders (placed, not yet shipped or cancelled) hold of current_stock: their lines' quantities,
   -- kept by the order functions and the order status trigger (50_order_goods.sql). Never more than on
   -- hand, so no order can take what another holds: the CHECK is the never-oversold rule, for every writer.

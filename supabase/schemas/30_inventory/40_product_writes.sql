@@ -37,12 +37,11 @@ begin
   for field, value in select j.key, j.value from jsonb_each(fields) j loop
     problem := null;
     if field = 'sku' then
-      if jsonb_typeof(value) <> 'string' or value #>> '{}' !~ '^[A-Za-z0-9][A-Za-z0-9._-]*$'
-         or char_length(value #>> '{}') > 64 then
+      if jsonb_typeof(value) <> 'string' or not private.is_product_sku(value #>> '{}') then
         problem := 'letters, digits, dot, underscore or hyphen, starting with a letter or digit, at most 64 characters';
       end if;
     elsif field = 'name' then
-      if jsonb_typeof(value) <> 'string' or char_length(btrim(value #>> '{}')) not between 1 and 200 then
+      if jsonb_typeof(value) <> 'string' or not private.is_product_name(value #>> '{}') then
         problem := 'a string of 1 to 200 characters';
       end if;
     elsif field = 'is_active' then
@@ -57,8 +56,7 @@ begin
       -- Two statements, so the cast never meets a value that is not a number.
       if jsonb_typeof(value) <> 'number' then
         problem := 'a whole number from 0 to 1000000000';
-      elsif (value #>> '{}')::numeric not between 0 and 1000000000
-            or (value #>> '{}')::numeric <> trunc((value #>> '{}')::numeric) then
+      elsif not private.is_reorder_level((value #>> '{}')::numeric) then
         problem := 'a whole number from 0 to 1000000000';
       end if;
     else
