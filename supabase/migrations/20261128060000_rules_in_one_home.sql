@@ -578,20 +578,20 @@ $$;
 -- private.check_product_fields.
 create or replace function private.is_product_sku(sku text)
 returns boolean
-language sql immutable parallel safe set search_path = '' as $$
-  select sku ~ '^[A-Za-z0-9][A-Za-z0-9._-]*$' and char_length(sku) <= 64
+language sql immutable parallel safe as $$
+  select sku operator(pg_catalog.~) '^[A-Za-z0-9][A-Za-z0-9._-]*$' and pg_catalog.char_length(sku) <= 64
 $$;
 
 create or replace function private.is_product_name(name text)
 returns boolean
-language sql immutable parallel safe set search_path = '' as $$
-  select char_length(btrim(name)) between 1 and 200
+language sql immutable parallel safe as $$
+  select pg_catalog.char_length(pg_catalog.btrim(name)) between 1 and 200
 $$;
 
 create or replace function private.is_reorder_level(level numeric)
 returns boolean
-language sql immutable parallel safe set search_path = '' as $$
-  select level between 0 and 1000000000 and level = trunc(level)
+language sql immutable parallel safe as $$
+  select level between 0 and 1000000000 and level = pg_catalog.trunc(level)
 $$;
 
 revoke execute on function private.is_product_sku(text), private.is_product_name(text), private.is_reorder_level(numeric)

@@ -53,23 +53,24 @@ grant select on public.stock_adjust_reasons to authenticated, service_role;
 -- words a refusal for rpc callers, 40_product_writes.sql) both ask these. The edge function's zod schemas
 -- and the console read the same figures from supabase/functions/products/fields.ts, which
 -- test/database/products.test.ts holds to these. A name counts without its surrounding spaces, which the
--- writes trim.
+-- writes trim. No `set search_path`, every name qualified, so they are inlined into the CHECKs: each stock
+-- movement and order line updates its product, which checks these again, and a call each would cost it.
 create or replace function private.is_product_sku(sku text)
 returns boolean
-language sql immutable parallel safe set search_path = '' as $$
-  select sku ~ '^[A-Za-z0-9][A-Za-z0-9._-]*$' and char_length(sku) <= 64
+language sql immutable parallel safe as $$
+  select sku operator(pg_catalog.~) '^[A-Za-z0-9][A-Za-z0-9._-]*$' and pg_catalog.char_length(sku) <= 64
 $$;
 
 create or replace function private.is_product_name(name text)
 returns boolean
-language sql immutable parallel safe set search_path = '' as $$
-  select char_length(btrim(name)) between 1 and 200
+language sql immutable parallel safe as $$
+  select pg_catalog.char_length(pg_catalog.btrim(name)) between 1 and 200
 $$;
 
 create or replace function private.is_reorder_level(level numeric)
 returns boolean
-language sql immutable parallel safe set search_path = '' as $$
-  select level between 0 and 1000000000 and level = trunc(level)
+language sql immutable parallel safe as $$
+  select level between 0 and 1000000000 and level = pg_catalog.trunc(level)
 $$;
 
 revoke execute on function private.is_product_sku(text), private.is_product_name(text), private.is_reorder_level(numeric)
