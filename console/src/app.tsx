@@ -5,7 +5,7 @@ import { type Session, session, signOut } from './api/session.ts';
 import { ErrorBox, type Load, Loading, useLoad } from './components/load.tsx';
 import { useLiveStock } from './components/live.ts';
 import { inventoryText } from './i18n/inventory.ts';
-import { setTimeZone, storeTimeZone, storeZoneName } from './format.tsx';
+import { setTimeZone, storeTimeZone, storeZoneName } from './format/store-time.ts';
 import { common } from './i18n/common.ts';
 import { type Locale, LOCALE_NAMES, LOCALES, setLocale, text, useLocale } from './i18n/index.ts';
 import { href, SCREENS, useRoute } from './router.ts';

@@ -2,7 +2,7 @@ import { render } from 'preact';
 import { loadConfig } from './api/config.ts';
 import { initSession } from './api/session.ts';
 import { App } from './app.tsx';
-import { setCurrency } from './format.tsx';
+import { setCurrency } from './format/numbers.ts';
 import { setRealtime } from './components/live.ts';
 import { labelTables } from './components/table-labels.ts';
 import './styles.css';

@@ -15,7 +15,7 @@ const TRAFFIC_DEPENDENT = new Set(['unused_index']);
 // checks. Every name in them is schema-qualified (the
 // order version names none), so the search_path cannot change what they call, which is the risk this lint
 // is about.
-const INLINED = new Set([
+export const INLINED = new Set([
   'now',
   'clock_timestamp',
   'store_time_zone',

@@ -664,3 +664,494 @@ begin
 end
 $$;
 
+
+-- Functions past 80 lines split (test/platform/schema-shape.test.ts): stock_adjust's checks and its product
+-- mode, the campaign rules' type and history checks, the health report's gathering and its scoring.
+-- stock_adjust's checks of its input, each refusal as it names the field, in the order they are answered.
+create or replace function private.check_stock_adjust(
+  adjust_quantity bigint, reason text, product_id uuid, inventory_id uuid, source text, reason_note text
+)
+returns void
+language plpgsql stable set search_path = '' as $$
+declare
+  rule public.stock_adjust_reasons;
+  amount bigint := abs(adjust_quantity);
+begin
+  if (product_id is null) = (inventory_id is null) then
+    perform private.invalid_stock_field(case when product_id is null then 'product_id' else 'inventory_id' end,
+      null, 'exactly one of product_id and inventory_id is required', null, 'exactly_one',
+      jsonb_build_object('fields', jsonb_build_array('product_id', 'inventory_id')));
+  end if;
+  if adjust_quantity is null then
+    perform private.invalid_stock_field('adjust_quantity', null, 'required');
+  elsif adjust_quantity = 0 then
+    perform private.invalid_stock_field('adjust_quantity', to_jsonb(adjust_quantity), 'must not be 0');
+  elsif amount > 1000000000 then
+    perform private.invalid_stock_field('adjust_quantity', to_jsonb(adjust_quantity),
+      'must be between -1000000000 and 1000000000');
+  end if;
+  select * into rule from public.stock_adjust_reasons r where r.reason::text = check_stock_adjust.reason;
+  if reason is null then
+    perform private.invalid_stock_field('reason', null, 'required');
+  elsif rule.reason is null then
+    perform private.invalid_stock_field('reason', to_jsonb(reason), private.one_of(enum_range(null::public.stock_adjust_reason)));
+  elsif adjust_quantity > 0 and rule.direction = 'decrease' then
+    perform private.invalid_stock_field('reason', to_jsonb(reason), 'is a decrease reason; adjust_quantity is positive',
+      null, 'reason_direction', jsonb_build_object('direction', 'decrease'));
+  elsif adjust_quantity < 0 and rule.direction = 'increase' then
+    perform private.invalid_stock_field('reason', to_jsonb(reason), 'is an increase reason; adjust_quantity is negative',
+      null, 'reason_direction', jsonb_build_object('direction', 'increase'));
+  end if;
+  if rule.needs_note and coalesce(btrim(reason_note), '') = '' then
+    perform private.invalid_stock_field('reason_note', to_jsonb(reason_note), 'required when reason is ' || reason,
+      null, 'required');
+  elsif char_length(reason_note) > 500 then
+    perform private.invalid_stock_field('reason_note', to_jsonb(reason_note), 'at most 500 characters');
+  end if;
+  if not coalesce(source, 'manual_adjustment') = any (enum_range(null::public.stock_adjust_source)::text[]) then
+    perform private.invalid_stock_field('source', to_jsonb(source), private.one_of(enum_range(null::public.stock_adjust_source)));
+  end if;
+
+end
+$$;
+
+-- stock_adjust of a product as a whole, its row locked: an increase onto its newest lot (a first lot when it
+-- has none), a decrease drawn from its lots first in first out. The lot it names, and the lots drawn.
+create or replace function private.adjust_product_stock(
+  product public.products, adjust_quantity bigint, source text, reason text, details jsonb, operator_id uuid,
+  operator_role text, out lot_id uuid, out allocations jsonb
+)
+language plpgsql set search_path = '' as $$
+declare
+  lot public.inventory_records;
+  amount bigint := abs(adjust_quantity);
+begin
+  if adjust_quantity > 0 then
+    select * into lot
+    from public.inventory_records r
+    where r.product_id = product.id
+    order by r.created_at desc, r.id desc
+    limit 1
+    for update;
+    if found then
+      update public.inventory_records r
+      set quantity = r.quantity + adjust_quantity, available_quantity = r.available_quantity + adjust_quantity
+      where r.id = lot.id
+      returning r.* into lot;
+    else
+      insert into public.inventory_records (product_id, quantity, available_quantity, source, note, received_at,
+                                            created_by, created_by_role)
+      values (product.id, adjust_quantity, adjust_quantity, adjust_product_stock.source,
+              format('Initial stock adjustment: %s', reason), private.now(), operator_id, operator_role)
+      returning * into lot;
+    end if;
+    perform private.log_movement(gen_random_uuid(), 'stock_adjust', lot, adjust_quantity, details,
+      operator_id, operator_role);
+  else
+    if not exists (select 1 from public.inventory_records r where r.product_id = product.id) then
+      perform private.raise_api_error(422, 'NO_INVENTORY_RECORD',
+        format('Product %s has no inventory record to decrease', product.sku),
+        jsonb_build_object('product_id', product.id));
+    end if;
+    if product.available_stock < amount then
+      perform private.insufficient_stock(product.id, null, amount, product.available_stock);
+    end if;
+    allocations := private.draw_lots(product.id, amount, gen_random_uuid(), 'stock_adjust', details,
+      operator_id, operator_role);
+    lot.id := (allocations -> 0 ->> 'inventory_id')::uuid;
+  end if;
+  lot_id := lot.id;
+end
+$$;
+
+create or replace function public.stock_adjust(
+  adjust_quantity bigint default null,
+  reason text default null,
+  product_id uuid default null,
+  inventory_id uuid default null,
+  source text default 'manual_adjustment',
+  reason_note text default null,
+  idempotency_key text default null
+)
+returns jsonb
+language plpgsql security definer set search_path = '' as $$
+declare
+  operator record;
+  replay jsonb;
+  product public.products;
+  lot public.inventory_records;
+  target_product uuid;
+  amount bigint := abs(adjust_quantity);
+  details jsonb;
+  allocations jsonb;
+  previous_stock bigint;
+  new_stock bigint;
+begin
+  select * into operator from private.stock_operator();
+  perform private.check_stock_adjust(adjust_quantity, reason, product_id, inventory_id, source, reason_note);
+  source := coalesce(source, 'manual_adjustment');
+
+  replay := private.claim_idempotency_key(operator.operator_key, idempotency_key, 'stock_adjust', jsonb_build_object(
+    'product_id', product_id, 'inventory_id', inventory_id, 'adjust_quantity', adjust_quantity, 'reason', reason,
+    'reason_note', reason_note, 'source', source));
+  if replay is not null then
+    return replay;
+  end if;
+
+  details := jsonb_build_object('source', source, 'reason', reason, 'reason_note', reason_note);
+
+  if inventory_id is not null then
+    select r.product_id into target_product from public.inventory_records r where r.id = stock_adjust.inventory_id;
+    if not found then
+      perform private.raise_api_error(404, 'INVENTORY_RECORD_NOT_FOUND',
+        format('Inventory record %s does not exist', inventory_id), jsonb_build_object('inventory_id', inventory_id));
+    end if;
+    product := private.lock_product(target_product);
+    select * into lot from public.inventory_records r where r.id = stock_adjust.inventory_id for update;
+    -- Neither more than the lot holds nor units open orders hold (products.reserved_stock).
+    if least(lot.available_quantity, product.available_stock) + adjust_quantity < 0 then
+      perform private.insufficient_stock(product.id, lot.id, amount, least(lot.available_quantity, product.available_stock));
+    end if;
+    previous_stock := lot.available_quantity;
+    update public.inventory_records r
+    set quantity = r.quantity + greatest(adjust_quantity, 0), available_quantity = r.available_quantity + adjust_quantity
+    where r.id = lot.id
+    returning r.* into lot;
+    perform private.log_movement(gen_random_uuid(), 'stock_adjust', lot, adjust_quantity, details,
+      operator.operator_id, operator.operator_role);
+    new_stock := lot.available_quantity;
+  else
+    product := private.lock_product(product_id);
+    previous_stock := product.current_stock;
+    new_stock := product.current_stock + adjust_quantity;
+    select a.lot_id, a.allocations into lot.id, allocations
+    from private.adjust_product_stock(product, adjust_quantity, source, reason, details, operator.operator_id,
+                                      operator.operator_role) a;
+  end if;
+
+  return private.remember_response(operator.operator_key, idempotency_key, jsonb_strip_nulls(jsonb_build_object(
+    'success', true,
+    'inventory_id', lot.id,
+    'product_id', product.id,
+    'adjustment_quantity', adjust_quantity,
+    'adjustment_type', case when adjust_quantity > 0 then 'increase' else 'decrease' end,
+    'previous_available_stock', previous_stock,
+    'new_available_stock', new_stock,
+    'current_stock', product.current_stock + adjust_quantity,
+    'reason', reason,
+    'reason_note', reason_note,
+    'source', source,
+    'allocations', allocations,
+    'message', format('Stock of %s %s by %s (%s)', product.sku,
+      case when adjust_quantity > 0 then 'increased' else 'decreased' end, amount, reason)
+  )));
+end
+$$;
+
+-- The campaign type a new campaign names: an active one, of a layer campaigns take (not general, the
+-- catalogue's catch-all).
+create or replace function private.new_campaign_type(campaign_type text)
+returns public.campaign_type_config
+language plpgsql stable set search_path = '' as $$
+declare
+  type_config public.campaign_type_config;
+begin
+  select * into type_config from public.campaign_type_config t where t.type_code = new_campaign_type.campaign_type;
+  if not found or not type_config.is_active then
+    perform private.campaign_field_error(400, 'VALIDATION_ERROR',
+      format('Invalid campaign_type: %s is not an active campaign type', campaign_type),
+      'campaign_type', to_jsonb(campaign_type),
+      'an active campaign type of the site-wide, target-oriented or category-specific layer');
+  end if;
+  if type_config.attribution_layer = 'general' then
+    perform private.campaign_field_error(400, 'VALIDATION_ERROR',
+      format('Invalid campaign_type: %s is a general-layer type; general-layer types are the catalogue''s '
+             'catch-all, not campaign types', campaign_type),
+      'campaign_type', to_jsonb(campaign_type),
+      'not a general-layer type (the catalogue''s catch-all): a type of the site-wide, target-oriented or '
+      'category-specific layer');
+  end if;
+  return type_config;
+end
+$$;
+
+-- A completed or cancelled campaign is history: attribution has counted it with its weight, priority and
+-- dates, so those stay as they were (its name, description, budget and audience may still change).
+create or replace function private.check_final_campaign(new_row jsonb, old_row jsonb, status text)
+returns void
+language plpgsql immutable set search_path = '' as $$
+declare
+  final_field text;
+begin
+  select f into final_field
+  from unnest(array['attribution_weight', 'priority_score', 'start_date', 'end_date']) f
+  where new_row -> f is distinct from old_row -> f
+  limit 1;
+  if final_field is not null then
+    perform private.campaign_field_error(422, 'CAMPAIGN_FINAL',
+      format('A %s campaign keeps its %s: attribution has already counted it', status, final_field),
+      final_field, new_row -> final_field, 'fixed once the campaign is completed or cancelled');
+  end if;
+end
+$$;
+
+-- Every rule a single row can break, raised with the area's codes whoever writes the row.
+create or replace function private.campaigns_rules()
+returns trigger
+language plpgsql set search_path = '' as $$
+declare
+  type_config public.campaign_type_config;
+begin
+  if tg_op = 'INSERT' then
+    if new.status <> 'draft' then
+      perform private.campaign_field_error(422, 'INVALID_STATUS_TRANSITION', 'A campaign is created as draft',
+        'status', to_jsonb(new.status), 'new campaigns start as draft');
+    end if;
+    type_config := private.new_campaign_type(new.campaign_type);
+    new.attribution_layer := type_config.attribution_layer;
+    new.attribution_weight := coalesce(new.attribution_weight, type_config.default_weight);
+    new.priority_score := coalesce(new.priority_score, type_config.default_priority);
+    new.created_by := auth.uid();
+  else
+    if new.campaign_type is distinct from old.campaign_type or new.attribution_layer is distinct from old.attribution_layer then
+      perform private.campaign_field_error(400, 'VALIDATION_ERROR', 'A campaign''s type and layer cannot change',
+        'campaign_type', to_jsonb(new.campaign_type), 'fixed when the campaign is created');
+    end if;
+    if new.status <> old.status and not private.campaign_status_move_allowed(old.status, new.status) then
+      perform private.campaign_field_error(422, 'INVALID_STATUS_TRANSITION',
+        format('A campaign cannot move from %s to %s', old.status, new.status),
+        'status', to_jsonb(new.status),
+        coalesce(
+          'allowed from ' || old.status || ': ' || nullif(array_to_string(public.allowed_transitions(old), ', '), ''),
+          old.status || ' is final'));
+    end if;
+    if old.status in ('completed', 'cancelled') then
+      perform private.check_final_campaign(to_jsonb(new), to_jsonb(old), old.status::text);
+    end if;
+  end if;
+
+  if not isfinite(new.start_date) or not isfinite(new.end_date) then
+    perform private.campaign_field_error(400, 'VALIDATION_ERROR', 'start_date and end_date are calendar days',
+      case when isfinite(new.start_date) then 'end_date' else 'start_date' end,
+      to_jsonb(case when isfinite(new.start_date) then new.end_date else new.start_date end), 'a calendar day, not infinity');
+  end if;
+  if new.start_date > new.end_date then
+    perform private.campaign_field_error(422, 'INVALID_DATE_RANGE', 'start_date must not be later than end_date',
+      'end_date', to_jsonb(new.end_date), format('on or after start_date (%s)', new.start_date));
+  end if;
+  if new.attribution_weight < 0 or new.attribution_weight > 9.99 then
+    perform private.campaign_field_error(422, 'ATTRIBUTION_WEIGHT_EXCEEDED', 'attribution_weight must be between 0 and 9.99',
+      'attribution_weight', to_jsonb(new.attribution_weight), '0.00-9.99');
+  end if;
+  if scale(new.attribution_weight) > 2 then
+    perform private.campaign_field_error(400, 'VALIDATION_ERROR', 'attribution_weight has at most 2 decimal places',
+      'attribution_weight', to_jsonb(new.attribution_weight), 'at most 2 decimal places');
+  end if;
+
+  -- Every write that leaves a site-wide campaign active (activating it, moving its dates, restoring it,
+  -- any edit of it) takes one transaction-level lock first, so such writes run one at a time and the
+  -- exclusion constraint never waits on another writer's uncommitted entry. Without it, two batches
+  -- activating campaigns of two windows in opposite orders each waited on the other's entry: a deadlock
+  -- (the row locks a batch takes in id order cannot cover those waits). Writes to other campaigns, and
+  -- reads, are not affected.
+  if tg_op = 'UPDATE' and new.status = 'active' and new.attribution_layer = 'site-wide' and new.deleted_at is null then
+    perform pg_advisory_xact_lock(hashtext('public.campaigns: one site-wide campaign active per date'));
+  end if;
+  return new;
+end
+$$;
+
+-- The instants a report reads: its window [window_from, window_before) and the one it is compared with, and
+-- the store days marketing reads. A rolling period is the `days` of 24 hours ending `as_of` and the as many
+-- before, marketing its whole store days ending today (45_marketing.sql); a custom period is its store days
+-- and those it is compared with (55_custom_periods.sql), up to `as_of`.
+create or replace function private.health_report_window(
+  days integer, as_of timestamptz, first_day date, last_day date, compare_first date, compare_last date,
+  out window_from timestamptz, out window_before timestamptz, out compare_from timestamptz,
+  out compare_before timestamptz, out marketing_first date, out marketing_last date
+)
+language sql stable set search_path = '' as $$
+  select ws.first_at, ws.before_at, cs.first_at, cs.before_at, w.first_day, w.last_day
+  from (select health_report_window.first_day, health_report_window.last_day) w,
+       private.health_days_span(w.first_day, w.last_day, as_of) ws,
+       private.health_days_span(compare_first, compare_last, as_of) cs
+  where w.first_day is not null
+  union all
+  select as_of - make_interval(hours => 24 * days), as_of, as_of - make_interval(hours => 48 * days),
+         as_of - make_interval(hours => 24 * days), d.first_day, d.last_day
+  from private.marketing_days(as_of, days) d
+  where health_report_window.first_day is null
+$$;
+
+-- `language`: the words' language, the seeds' Traditional Chinese unless English (`en`) is asked for; the
+-- numbers and codes are the same in both. `version` 2 scores marketing (45_marketing.sql), says how in
+-- `marketingDetails` and adds the campaigns' insights, naming them `with_names`; version 1 is the seeds'
+-- report, marketing 0. This gathers the figures of the window, and of the one it is compared with;
+-- private.health_report_from scores and words them.
+create or replace function private.health_report(
+  period text,
+  include_system boolean,
+  include_trends boolean,
+  include_insights boolean,
+  as_of timestamptz,
+  language text default 'zh-TW',
+  version integer default 1,
+  with_names boolean default false,
+  first_day date default null,
+  last_day date default null,
+  compare_first date default null,
+  compare_last date default null
+)
+returns jsonb
+language plpgsql stable set search_path = '' as $$
+declare
+  days integer := case when period <> 'custom' then private.health_period_days(period)
+                       when version >= 2 then last_day - first_day + 1 end;
+  w record;
+  win jsonb;
+  stage text := 'parameters';
+  o record; c record; t record; p record; sys record;
+  marketing jsonb;
+begin
+  if days is null then
+    perform private.raise_api_error(400, 'INVALID_PARAMETER', 'Invalid period', jsonb_build_object(
+      'parameter', 'period', 'provided', period,
+      'expected', private.health_periods(version)));
+  end if;
+  if period = 'custom' then
+    -- Store days (55_custom_periods.sql): orders as they are now, customers scored at each window's end.
+    select * into w from private.health_report_window(days, as_of, first_day, last_day, compare_first, compare_last);
+    win := to_jsonb(w);
+    stage := 'orders'; select * into o from private.health_custom_order_figures(first_day, last_day, compare_first,
+                                                                                   compare_last, as_of);
+    stage := 'customers'; select * into c from private.health_custom_customer_figures(w.window_from, w.window_before,
+                                                                                       w.compare_from, w.compare_before);
+    stage := 'tickets'; select * into t from private.health_span_ticket_figures(w.window_from, w.window_before, as_of);
+    stage := 'products'; select * into p from private.health_span_product_figures(w.window_from, w.window_before, as_of);
+  else
+    stage := 'orders'; select * into o from private.health_order_figures(as_of, days);
+    stage := 'customers'; select * into c from private.health_customer_figures(as_of, days);
+    stage := 'tickets'; select * into t from private.health_ticket_figures(as_of, days);
+    stage := 'products'; select * into p from private.health_product_figures(as_of, days);
+  end if;
+  stage := 'system';
+  select f.requests as system_requests, f.failures as system_failures, f.success_rate as system_success,
+         f.p95_ms as system_p95_ms, f.connection_usage as system_connections
+  into sys from private.health_system_figures(as_of) f where include_system;
+  if version >= 2 then
+    stage := 'marketing';
+    if period <> 'custom' then
+      win := to_jsonb(private.health_report_window(days, as_of, null, null, null, null));
+    end if;
+    marketing := private.health_marketing_figures((win ->> 'marketing_first')::date, (win ->> 'marketing_last')::date,
+                                                  with_names);
+  end if;
+  -- Every figure, by the names of the figure functions' columns.
+  return private.health_report_from(
+    to_jsonb(o) || to_jsonb(c) || to_jsonb(t) || to_jsonb(p) || coalesce(to_jsonb(sys), '{}') || jsonb_build_object(
+      'period', period, 'days', days, 'as_of', as_of, 'language', language, 'version', version,
+      'custom', period = 'custom', 'include_system', include_system, 'include_trends', include_trends,
+      'include_insights', include_insights, 'marketing', marketing, 'window', win));
+exception
+  when data_exception then
+    perform private.raise_api_error(500, 'CALCULATION_ERROR', 'Health calculation failed',
+      jsonb_build_object('stage', stage, 'reason', sqlerrm));
+end
+$$;
+
+-- The report from its figures (private.health_report gathers them, named as their functions' columns): the
+-- scores, their details, 2.0's marketing and window, the trend and the insights, in the asked language.
+create or replace function private.health_report_from(f jsonb)
+returns jsonb
+language plpgsql stable set search_path = '' as $$
+declare
+  stage text := 'scores';
+  language text := f ->> 'language';
+  customer_quality numeric;
+  operational_efficiency numeric;
+  support_effectiveness numeric;
+  overall numeric;
+  metrics jsonb;
+  result jsonb;
+  trend jsonb;
+begin
+  customer_quality := coalesce((f ->> 'average_rfm')::numeric / 5 * 100, 0);
+  operational_efficiency := coalesce((f ->> 'completed')::numeric / nullif((f ->> 'orders')::numeric, 0) * 100, 0);
+  support_effectiveness := case when (f ->> 'tickets')::numeric = 0 then 0
+    else ((f ->> 'resolved')::numeric / (f ->> 'tickets')::numeric * 0.7 + (f ->> 'response_score')::numeric * 0.3) * 100 end;
+  overall := (customer_quality + operational_efficiency + support_effectiveness) / 3;
+  metrics := jsonb_build_object(
+    'revenue', private.health_revenue_score((f ->> 'revenue')::numeric, (f ->> 'previous_revenue')::numeric),
+    'satisfaction', private.health_satisfaction_score((f ->> 'average_rating')::numeric,
+      (f ->> 'resolved')::numeric / nullif((f ->> 'tickets')::numeric, 0)),
+    'fulfillment', private.health_fulfillment_score((f ->> 'completed')::numeric / nullif((f ->> 'orders')::numeric, 0),
+      (f ->> 'on_time')::numeric / nullif((f ->> 'due')::numeric, 0)),
+    'support', support_effectiveness / 10,
+    'products', private.health_products_score((f ->> 'in_stock_share')::numeric, (f ->> 'sold_share')::numeric),
+    'marketing', case when (f ->> 'version')::integer >= 2 then private.health_marketing_metric(f -> 'marketing') else 0 end,
+    'system', case when (f ->> 'include_system')::boolean then private.health_system_score(
+      (f ->> 'system_success')::numeric, (f ->> 'system_p95_ms')::numeric, (f ->> 'system_connections')::numeric) end
+  );
+  stage := 'validation';
+  result := jsonb_build_object(
+    'metrics', private.health_checked_metrics(metrics, overall),
+    'scoreDetails', jsonb_build_object(
+      'customerQuality', round(customer_quality, 2),
+      'operationalEfficiency', round(operational_efficiency, 2),
+      'supportEffectiveness', round(support_effectiveness, 2),
+      'overallScore', round(overall, 2),
+      'rating', private.health_word(private.health_rating(overall), language)
+    )
+  );
+  if (f ->> 'version')::integer >= 2 then
+    result := result || jsonb_build_object(
+      'marketingDetails', private.health_marketing_details(f -> 'marketing', (f #>> '{window,marketing_first}')::date,
+                                                           (f #>> '{window,marketing_last}')::date, language),
+      'window', private.health_window(f ->> 'period', (f #>> '{window,window_from}')::timestamptz,
+                                      (f #>> '{window,window_before}')::timestamptz,
+                                      (f #>> '{window,compare_from}')::timestamptz,
+                                      (f #>> '{window,compare_before}')::timestamptz));
+  end if;
+  if (f ->> 'include_trends')::boolean then
+    stage := 'trends';
+    -- A custom period's trend is the period against the one it is compared with (the records differ by period).
+    if (f ->> 'custom')::boolean then
+      trend := private.health_trend(
+        private.health_percent_change(customer_quality, coalesce((f ->> 'previous_average_rfm')::numeric / 5 * 100, 0)),
+        private.health_percent_change(operational_efficiency, coalesce((f ->> 'previous_completed')::numeric
+                                      / nullif((f ->> 'previous_orders')::numeric, 0) * 100, 0)));
+    else
+      trend := private.health_week_trend((f ->> 'as_of')::timestamptz, (f ->> 'week_average_rfm')::numeric,
+                                         (f ->> 'week_completed')::bigint, (f ->> 'week_orders')::bigint);
+    end if;
+    result := result || jsonb_build_object('trends', trend || jsonb_build_object(
+      'description', private.health_word(trend ->> 'description', language)));
+  end if;
+  if (f ->> 'include_insights')::boolean then
+    stage := 'insights';
+    result := result || jsonb_build_object('insights', private.health_insights(f || jsonb_build_object(
+      'revenue_score', (metrics ->> 'revenue')::numeric, 'customer_quality', customer_quality, 'overall', overall)));
+  end if;
+  return result;
+exception
+  when data_exception then
+    perform private.raise_api_error(500, 'CALCULATION_ERROR', 'Health calculation failed',
+      jsonb_build_object('stage', stage, 'reason', sqlerrm));
+end
+$$;
+
+revoke execute on function
+  private.check_stock_adjust(bigint, text, uuid, uuid, text, text),
+  private.adjust_product_stock(public.products, bigint, text, text, jsonb, uuid, text)
+from public, anon, authenticated, service_role;
+
+revoke execute on function private.new_campaign_type(text), private.check_final_campaign(jsonb, jsonb, text)
+  from public, anon;
+
+grant execute on function private.new_campaign_type(text), private.check_final_campaign(jsonb, jsonb, text)
+  to authenticated, service_role;
+
+revoke execute on function private.health_report_window(integer, timestamptz, date, date, date, date)
+  from public, anon, authenticated;
+
+revoke execute on function private.health_report_from(jsonb) from public, anon, authenticated;

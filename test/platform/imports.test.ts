@@ -3,7 +3,7 @@
  * it, so it can be read, tested and moved on its own. The layers:
  *   - supabase/functions: `_shared/` imports nothing of a function; a function imports `_shared/` and its
  *     own folder, never another function's (each deploys as its folder plus `_shared/`).
- *   - console/src: `i18n/`, `api/`, `format.tsx`, `router.ts`, `csv.ts` import no component or screen;
+ *   - console/src: `i18n/`, `api/`, `format/`, `router.ts`, `csv.ts` import no component or screen;
  *     `components/` import no screen; a screen module is a sub-view of at most one other screen (what
  *     two screens share is a component).
  *   - nothing under supabase/functions or console/src imports scripts/, test/ or bench/.

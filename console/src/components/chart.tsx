@@ -2,7 +2,7 @@ import type { ChartConfiguration } from 'chart.js';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { common } from '../i18n/common.ts';
 import { text } from '../i18n/index.ts';
-import { fmt } from '../format.tsx';
+import { fmt } from '../format/numbers.ts';
 
 export interface ChartTable {
   caption: string;

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { common } from '../i18n/common.ts';
 import { text } from '../i18n/index.ts';
 import { type Cell, toCsv } from '../csv.ts';
-import { spreadsheetTime, storeToday, storeZoneName } from '../format.tsx';
+import { spreadsheetTime, storeToday, storeZoneName } from '../format/store-time.ts';
 
 /** A column of an exported list: its heading in the console's language, and its cell for each row. */
 export interface CsvColumn<Row> {

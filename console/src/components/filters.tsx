@@ -1,7 +1,7 @@
 // The filters that lists and analyses keep in the URL: a search box, and a range of days.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { fmt } from '../format.tsx';
+import { fmt } from '../format/numbers.ts';
 import { common } from '../i18n/common.ts';
 import { text } from '../i18n/index.ts';
 import { type Route, useParams } from '../router.ts';

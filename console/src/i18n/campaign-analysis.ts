@@ -1,5 +1,5 @@
 /** The calendar's, collaboration's and status history's words. */
-import { fmt } from '../format.tsx';
+import { fmt } from '../format/numbers.ts';
 import { defineMessages } from './index.ts';
 
 export const analysisText = defineMessages({

@@ -1,5 +1,5 @@
 /** The campaigns screen's words (list, detail, form, status moves, calendar and collaboration). */
-import { fmt } from '../format.tsx';
+import { fmt } from '../format/numbers.ts';
 import { defineMessages } from './index.ts';
 
 export const campaignsText = defineMessages({

@@ -1,5 +1,5 @@
 /** The health screen's words; the report's own words (rating, trend, insights) come from the API in the same language. */
-import { fmt } from '../format.tsx';
+import { fmt } from '../format/numbers.ts';
 import { defineMessages } from './index.ts';
 
 export const healthText = defineMessages({

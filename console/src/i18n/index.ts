@@ -2,7 +2,7 @@
  * The console's two languages: Traditional Chinese (zh-TW) and English. Every word on screen comes from a
  * message catalogue (`defineMessages`, one per area, each language beside the other and typed alike, so a
  * message missing in one language does not compile), and every number, amount and date from `Intl` in
- * the chosen locale (format.tsx). The choice is remembered in localStorage; the first time, a browser
+ * the chosen locale (format/numbers.ts, format/store-time.ts). The choice is remembered in localStorage; the first time, a browser
  * that prefers Chinese gets zh-TW, any other English. Switching re-renders the whole console (app.tsx
  * keys it by locale), which also asks the API again, in the new language (`Accept-Language`).
  */

@@ -1,5 +1,5 @@
 /** The inventory screen's and the stock forms' words. */
-import { fmt } from '../format.tsx';
+import { fmt } from '../format/numbers.ts';
 import { defineMessages } from './index.ts';
 
 /** The API's codes for sources, reasons and operations, in words. */

@@ -1,5 +1,5 @@
 /** The orders screen's words. */
-import { fmt } from '../format.tsx';
+import { fmt } from '../format/numbers.ts';
 import { defineMessages } from './index.ts';
 
 export const ordersText = defineMessages({

@@ -5,7 +5,9 @@ import { Chart, LAYER_COLORS, moneyAxis, moneyTooltip } from '../components/char
 import { CsvButton, type CsvColumn, csvFileName } from '../components/csv.tsx';
 import { isDate, RangeForm } from '../components/filters.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
-import { addDays, fmt, type Layer, layerLabel, storeToday } from '../format.tsx';
+import { type Layer, layerLabel } from '../format/labels.ts';
+import { fmt } from '../format/numbers.ts';
+import { addDays, storeToday } from '../format/store-time.ts';
 import { attributionText } from '../i18n/attribution.ts';
 import { text } from '../i18n/index.ts';
 import { href, type Route, useParams } from '../router.ts';

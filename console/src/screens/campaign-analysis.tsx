@@ -7,18 +7,10 @@ import { Chart, LAYER_COLORS } from '../components/chart.tsx';
 import { CsvButton, type CsvColumn, csvFileName, yesNoColumn } from '../components/csv.tsx';
 import { isDate, RangeForm } from '../components/filters.tsx';
 import { Empty, Loaded, useLoad } from '../components/load.tsx';
-import {
-  addDays,
-  Badge,
-  CampaignBadge,
-  campaignState,
-  fmt,
-  type Layer,
-  layerLabel,
-  LAYERS,
-  statusLabel,
-  storeToday,
-} from '../format.tsx';
+import { Badge, CampaignBadge } from '../components/badge.tsx';
+import { campaignState, type Layer, layerLabel, LAYERS, statusLabel } from '../format/labels.ts';
+import { fmt } from '../format/numbers.ts';
+import { addDays, storeToday } from '../format/store-time.ts';
 import { analysisText } from '../i18n/campaign-analysis.ts';
 import { common } from '../i18n/common.ts';
 import { locale, text } from '../i18n/index.ts';

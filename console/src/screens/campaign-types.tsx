@@ -6,7 +6,9 @@ import { CsvButton, type CsvColumn, csvFileName, yesNoColumn } from '../componen
 import { checks, Field, FormError, SelectField, useForm } from '../components/form.tsx';
 import { changed, Empty, ErrorBox, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader } from '../components/screen.tsx';
-import { Badge, fmt, type Layer, layerLabel, LAYERS } from '../format.tsx';
+import { Badge } from '../components/badge.tsx';
+import { type Layer, layerLabel, LAYERS } from '../format/labels.ts';
+import { fmt } from '../format/numbers.ts';
 import { campaignTypesText } from '../i18n/campaign-types.ts';
 import { common } from '../i18n/common.ts';
 import { locale, text } from '../i18n/index.ts';

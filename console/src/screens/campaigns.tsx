@@ -8,20 +8,18 @@ import { isDate, SearchFilters } from '../components/filters.tsx';
 import { checks, Field, FormError, Pager, SelectField, useForm } from '../components/form.tsx';
 import { changed, Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader, Tabs, useShownOnOpen } from '../components/screen.tsx';
+import { Badge, CampaignBadge } from '../components/badge.tsx';
 import {
-  addDays,
-  Badge,
-  CampaignBadge,
   campaignStateLabel,
   type CampaignStatus,
-  fmt,
   layerLabel,
   LAYERS,
   STATUSES,
   statusLabel,
   statusVerb,
-  storeToday,
-} from '../format.tsx';
+} from '../format/labels.ts';
+import { fmt } from '../format/numbers.ts';
+import { addDays, storeToday } from '../format/store-time.ts';
 import { campaignsText } from '../i18n/campaigns.ts';
 import { common } from '../i18n/common.ts';
 import { locale, text } from '../i18n/index.ts';

@@ -10,7 +10,9 @@ import { checks, Field, FormError, Pager, SelectField, useForm } from '../compon
 import { changed, Empty, Loaded, useLoad } from '../components/load.tsx';
 import { STOCK } from '../components/live.ts';
 import { ScreenHeader, Tabs, useShownOnOpen } from '../components/screen.tsx';
-import { Badge, fmt, storeDayOf, storeToday } from '../format.tsx';
+import { Badge } from '../components/badge.tsx';
+import { fmt } from '../format/numbers.ts';
+import { storeDayOf, storeToday } from '../format/store-time.ts';
 import { common } from '../i18n/common.ts';
 import { text } from '../i18n/index.ts';
 import { inventoryText } from '../i18n/inventory.ts';

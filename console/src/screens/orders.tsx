@@ -8,17 +8,10 @@ import { SortHeader } from '../components/sort.tsx';
 import { SearchFilters } from '../components/filters.tsx';
 import { changed, Empty, Loaded, useLoad } from '../components/load.tsx';
 import { ScreenHeader, useShownOnOpen } from '../components/screen.tsx';
-import {
-  addDays,
-  Badge,
-  fmt,
-  fromStoreWall,
-  ORDER_STATUSES,
-  type OrderStatus,
-  orderStatusLabel,
-  storeDayOf,
-  storeToday,
-} from '../format.tsx';
+import { Badge } from '../components/badge.tsx';
+import { ORDER_STATUSES, type OrderStatus, orderStatusLabel } from '../format/labels.ts';
+import { fmt } from '../format/numbers.ts';
+import { addDays, fromStoreWall, storeDayOf, storeToday } from '../format/store-time.ts';
 import { MIN_SEARCH_CHARACTERS } from '../../../supabase/functions/orders/search.ts';
 import { ORDER_FIGURES } from '../../../supabase/functions/orders/figures.ts';
 import { text } from '../i18n/index.ts';

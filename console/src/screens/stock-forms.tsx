@@ -6,7 +6,7 @@ import { changed, useLoad } from '../components/load.tsx';
 import { STOCK } from '../components/live.ts';
 import { common } from '../i18n/common.ts';
 import { text } from '../i18n/index.ts';
-import { fromStoreWall } from '../format.tsx';
+import { fromStoreWall } from '../format/store-time.ts';
 import { inventoryText } from '../i18n/inventory.ts';
 import { MAX_MONEY } from '../../../supabase/functions/_shared/money.ts';
 

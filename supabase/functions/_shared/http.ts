@@ -135,6 +135,18 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
 
   app.onError((error, c) => respond(c, deps, errorReply(error, area)));
   app.notFound((c) => respond(c, deps, errorReply(new ApiError(404, area.codes.notFound, 'No route'), area)));
+  // 404 or 405 for a path no route of the method answers, by the most specific of the paths it matches.
+  const refusal = (c: Context<AppEnv>) => {
+    const segments = relativeSegments(c.req.url, name, area);
+    const found = segments && paths.find((p) => match(p.segments, segments));
+    if (!found) {
+      return new ApiError(404, area.codes.notFound, `No route for ${c.req.method} ${new URL(c.req.url).pathname}`);
+    }
+    const allow = found.methods.join(', ');
+    const message = `Method ${c.req.method} is not allowed here; use ${allow}`;
+    return new ApiError(405, area.codes.methodNotAllowed, message, undefined, { allow });
+  };
+  app.notFound((c) => respond(c, deps, errorReply(refusal(c), area)));
   app.use('*', async (c, next) => {
     if (c.req.method === 'OPTIONS') {
       return new Response('ok', {
@@ -142,16 +154,10 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
       });
     }
     c.set('wanted', requestedVersion(c.req.raw, offered, area));
-    const segments = relativeSegments(c.req.url, name, area);
-    const found = segments && paths.find((p) => match(p.segments, segments));
-    if (!found) {
-      throw new ApiError(404, area.codes.notFound, `No route for ${c.req.method} ${new URL(c.req.url).pathname}`);
-    }
-    if (!found.methods.includes(c.req.method)) {
-      const allow = found.methods.join(', ');
-      const message = `Method ${c.req.method} is not allowed here; use ${allow}`;
-      throw new ApiError(405, area.codes.methodNotAllowed, message, undefined, { allow });
-    }
+    // No route answers HEAD, which Hono would answer as GET.
+    if (c.req.method === 'HEAD') throw refusal(c);
+    // A path that is not percent-encoded UTF-8 is refused as such, before any route reads its parameters.
+    if (c.req.url.includes('%')) relativeSegments(c.req.url, name, area);
     await next();
   });
   for (const versions of operations.values()) {
@@ -164,7 +170,11 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
     for (const method of path.methods) {
       const versions = operations.get(`${method.toLowerCase()} ${path.path}`)!;
       const chains = new Map(versions.map((e) => [versionOf(e), pipeline(e, spec, deps)]));
+      // The paths with more fixed segments this one's parameters could stand for: Hono routes `DELETE
+      // /stats` to `DELETE /{id}` when `/stats` has no DELETE, which is a 405 of `/stats`.
+      const shadows = paths.filter((other) => fixed(other.segments) > fixed(path.segments) && overlaps(other, path));
       const dispatch: Middleware = async (c) => {
+        if (shadows.length && shadows.some((other) => match(other.segments, split(c.req.path)))) throw refusal(c);
         const chain = chains.get(c.var.wanted);
         if (!chain) throw unsupportedVersion(c.var.wanted, [...chains.keys()], area);
         c.set('answered', `${c.var.wanted}.0`);
@@ -398,4 +408,9 @@ const versionOf = (e: Endpoint) => e.options.version ?? '1.0';
 
 function match(pattern: string[], segments: string[]): boolean {
   return pattern.length === segments.length && pattern.every((p, i) => isParameter(p) || p === segments[i]);
+}
+
+/** Whether a path of fixed segments could be one `general` matches. */
+function overlaps(specific: { segments: string[] }, general: { segments: string[] }): boolean {
+  return match(general.segments, specific.segments.map((s) => isParameter(s) ? '' : s));
 }

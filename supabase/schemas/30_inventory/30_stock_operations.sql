@@ -319,31 +319,16 @@ begin
 end
 $$;
 
-create or replace function public.stock_adjust(
-  adjust_quantity bigint default null,
-  reason text default null,
-  product_id uuid default null,
-  inventory_id uuid default null,
-  source text default 'manual_adjustment',
-  reason_note text default null,
-  idempotency_key text default null
+-- stock_adjust's checks of its input, each refusal as it names the field, in the order they are answered.
+create or replace function private.check_stock_adjust(
+  adjust_quantity bigint, reason text, product_id uuid, inventory_id uuid, source text, reason_note text
 )
-returns jsonb
-language plpgsql security definer set search_path = '' as $$
+returns void
+language plpgsql stable set search_path = '' as $$
 declare
   rule public.stock_adjust_reasons;
-  operator record;
-  replay jsonb;
-  product public.products;
-  lot public.inventory_records;
-  target_product uuid;
   amount bigint := abs(adjust_quantity);
-  details jsonb;
-  allocations jsonb;
-  previous_stock bigint;
-  new_stock bigint;
 begin
-  select * into operator from private.stock_operator();
   if (product_id is null) = (inventory_id is null) then
     perform private.invalid_stock_field(case when product_id is null then 'product_id' else 'inventory_id' end,
       null, 'exactly one of product_id and inventory_id is required', null, 'exactly_one',
@@ -357,7 +342,7 @@ begin
     perform private.invalid_stock_field('adjust_quantity', to_jsonb(adjust_quantity),
       'must be between -1000000000 and 1000000000');
   end if;
-  select * into rule from public.stock_adjust_reasons r where r.reason::text = stock_adjust.reason;
+  select * into rule from public.stock_adjust_reasons r where r.reason::text = check_stock_adjust.reason;
   if reason is null then
     perform private.invalid_stock_field('reason', null, 'required');
   elsif rule.reason is null then
@@ -375,10 +360,88 @@ begin
   elsif char_length(reason_note) > 500 then
     perform private.invalid_stock_field('reason_note', to_jsonb(reason_note), 'at most 500 characters');
   end if;
-  source := coalesce(source, 'manual_adjustment');
-  if not source = any (enum_range(null::public.stock_adjust_source)::text[]) then
+  if not coalesce(source, 'manual_adjustment') = any (enum_range(null::public.stock_adjust_source)::text[]) then
     perform private.invalid_stock_field('source', to_jsonb(source), private.one_of(enum_range(null::public.stock_adjust_source)));
   end if;
+
+end
+$$;
+
+-- stock_adjust of a product as a whole, its row locked: an increase onto its newest lot (a first lot when it
+-- has none), a decrease drawn from its lots first in first out. The lot it names, and the lots drawn.
+create or replace function private.adjust_product_stock(
+  product public.products, adjust_quantity bigint, source text, reason text, details jsonb, operator_id uuid,
+  operator_role text, out lot_id uuid, out allocations jsonb
+)
+language plpgsql set search_path = '' as $$
+declare
+  lot public.inventory_records;
+  amount bigint := abs(adjust_quantity);
+begin
+  if adjust_quantity > 0 then
+    select * into lot
+    from public.inventory_records r
+    where r.product_id = product.id
+    order by r.created_at desc, r.id desc
+    limit 1
+    for update;
+    if found then
+      update public.inventory_records r
+      set quantity = r.quantity + adjust_quantity, available_quantity = r.available_quantity + adjust_quantity
+      where r.id = lot.id
+      returning r.* into lot;
+    else
+      insert into public.inventory_records (product_id, quantity, available_quantity, source, note, received_at,
+                                            created_by, created_by_role)
+      values (product.id, adjust_quantity, adjust_quantity, adjust_product_stock.source,
+              format('Initial stock adjustment: %s', reason), private.now(), operator_id, operator_role)
+      returning * into lot;
+    end if;
+    perform private.log_movement(gen_random_uuid(), 'stock_adjust', lot, adjust_quantity, details,
+      operator_id, operator_role);
+  else
+    if not exists (select 1 from public.inventory_records r where r.product_id = product.id) then
+      perform private.raise_api_error(422, 'NO_INVENTORY_RECORD',
+        format('Product %s has no inventory record to decrease', product.sku),
+        jsonb_build_object('product_id', product.id));
+    end if;
+    if product.available_stock < amount then
+      perform private.insufficient_stock(product.id, null, amount, product.available_stock);
+    end if;
+    allocations := private.draw_lots(product.id, amount, gen_random_uuid(), 'stock_adjust', details,
+      operator_id, operator_role);
+    lot.id := (allocations -> 0 ->> 'inventory_id')::uuid;
+  end if;
+  lot_id := lot.id;
+end
+$$;
+
+create or replace function public.stock_adjust(
+  adjust_quantity bigint default null,
+  reason text default null,
+  product_id uuid default null,
+  inventory_id uuid default null,
+  source text default 'manual_adjustment',
+  reason_note text default null,
+  idempotency_key text default null
+)
+returns jsonb
+language plpgsql security definer set search_path = '' as $$
+declare
+  operator record;
+  replay jsonb;
+  product public.products;
+  lot public.inventory_records;
+  target_product uuid;
+  amount bigint := abs(adjust_quantity);
+  details jsonb;
+  allocations jsonb;
+  previous_stock bigint;
+  new_stock bigint;
+begin
+  select * into operator from private.stock_operator();
+  perform private.check_stock_adjust(adjust_quantity, reason, product_id, inventory_id, source, reason_note);
+  source := coalesce(source, 'manual_adjustment');
 
   replay := private.claim_idempotency_key(operator.operator_key, idempotency_key, 'stock_adjust', jsonb_build_object(
     'product_id', product_id, 'inventory_id', inventory_id, 'adjust_quantity', adjust_quantity, 'reason', reason,
@@ -413,40 +476,9 @@ begin
     product := private.lock_product(product_id);
     previous_stock := product.current_stock;
     new_stock := product.current_stock + adjust_quantity;
-    if adjust_quantity > 0 then
-      select * into lot
-      from public.inventory_records r
-      where r.product_id = product.id
-      order by r.created_at desc, r.id desc
-      limit 1
-      for update;
-      if found then
-        update public.inventory_records r
-        set quantity = r.quantity + adjust_quantity, available_quantity = r.available_quantity + adjust_quantity
-        where r.id = lot.id
-        returning r.* into lot;
-      else
-        insert into public.inventory_records (product_id, quantity, available_quantity, source, note, received_at,
-                                              created_by, created_by_role)
-        values (product.id, adjust_quantity, adjust_quantity, stock_adjust.source,
-                format('Initial stock adjustment: %s', reason), private.now(), operator.operator_id, operator.operator_role)
-        returning * into lot;
-      end if;
-      perform private.log_movement(gen_random_uuid(), 'stock_adjust', lot, adjust_quantity, details,
-        operator.operator_id, operator.operator_role);
-    else
-      if not exists (select 1 from public.inventory_records r where r.product_id = product.id) then
-        perform private.raise_api_error(422, 'NO_INVENTORY_RECORD',
-          format('Product %s has no inventory record to decrease', product.sku),
-          jsonb_build_object('product_id', product.id));
-      end if;
-      if product.available_stock < amount then
-        perform private.insufficient_stock(product.id, null, amount, product.available_stock);
-      end if;
-      allocations := private.draw_lots(product.id, amount, gen_random_uuid(), 'stock_adjust', details,
-        operator.operator_id, operator.operator_role);
-      lot.id := (allocations -> 0 ->> 'inventory_id')::uuid;
-    end if;
+    select a.lot_id, a.allocations into lot.id, allocations
+    from private.adjust_product_stock(product, adjust_quantity, source, reason, details, operator.operator_id,
+                                      operator.operator_role) a;
   end if;
 
   return private.remember_response(operator.operator_key, idempotency_key, jsonb_strip_nulls(jsonb_build_object(
@@ -469,6 +501,8 @@ end
 $$;
 
 revoke execute on function
+  private.check_stock_adjust(bigint, text, uuid, uuid, text, text),
+  private.adjust_product_stock(public.products, bigint, text, text, jsonb, uuid, text),
   private.stock_operator(), private.invalid_stock_field(text, jsonb, text, integer, text, jsonb),
   private.check_stock_quantity(text, bigint, integer),
   private.api_timestamp(timestamptz), private.idempotency_ttl(), private.purge_idempotency_records(integer),

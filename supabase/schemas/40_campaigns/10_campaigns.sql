@@ -107,34 +107,72 @@ begin
 end
 $$;
 
+-- The campaign type a new campaign names: an active one, of a layer campaigns take (not general, the
+-- catalogue's catch-all).
+create or replace function private.new_campaign_type(campaign_type text)
+returns public.campaign_type_config
+language plpgsql stable set search_path = '' as $$
+declare
+  type_config public.campaign_type_config;
+begin
+  select * into type_config from public.campaign_type_config t where t.type_code = new_campaign_type.campaign_type;
+  if not found or not type_config.is_active then
+    perform private.campaign_field_error(400, 'VALIDATION_ERROR',
+      format('Invalid campaign_type: %s is not an active campaign type', campaign_type),
+      'campaign_type', to_jsonb(campaign_type),
+      'an active campaign type of the site-wide, target-oriented or category-specific layer');
+  end if;
+  if type_config.attribution_layer = 'general' then
+    perform private.campaign_field_error(400, 'VALIDATION_ERROR',
+      format('Invalid campaign_type: %s is a general-layer type; general-layer types are the catalogue''s '
+             'catch-all, not campaign types', campaign_type),
+      'campaign_type', to_jsonb(campaign_type),
+      'not a general-layer type (the catalogue''s catch-all): a type of the site-wide, target-oriented or '
+      'category-specific layer');
+  end if;
+  return type_config;
+end
+$$;
+
+-- A completed or cancelled campaign is history: attribution has counted it with its weight, priority and
+-- dates, so those stay as they were (its name, description, budget and audience may still change).
+create or replace function private.check_final_campaign(new_row jsonb, old_row jsonb, status text)
+returns void
+language plpgsql immutable set search_path = '' as $$
+declare
+  final_field text;
+begin
+  select f into final_field
+  from unnest(array['attribution_weight', 'priority_score', 'start_date', 'end_date']) f
+  where new_row -> f is distinct from old_row -> f
+  limit 1;
+  if final_field is not null then
+    perform private.campaign_field_error(422, 'CAMPAIGN_FINAL',
+      format('A %s campaign keeps its %s: attribution has already counted it', status, final_field),
+      final_field, new_row -> final_field, 'fixed once the campaign is completed or cancelled');
+  end if;
+end
+$$;
+
+revoke execute on function private.new_campaign_type(text), private.check_final_campaign(jsonb, jsonb, text)
+  from public, anon;
+
+grant execute on function private.new_campaign_type(text), private.check_final_campaign(jsonb, jsonb, text)
+  to authenticated, service_role;
+
 -- Every rule a single row can break, raised with the area's codes whoever writes the row.
 create or replace function private.campaigns_rules()
 returns trigger
 language plpgsql set search_path = '' as $$
 declare
   type_config public.campaign_type_config;
-  final_field text;
 begin
   if tg_op = 'INSERT' then
     if new.status <> 'draft' then
       perform private.campaign_field_error(422, 'INVALID_STATUS_TRANSITION', 'A campaign is created as draft',
         'status', to_jsonb(new.status), 'new campaigns start as draft');
     end if;
-    select * into type_config from public.campaign_type_config t where t.type_code = new.campaign_type;
-    if not found or not type_config.is_active then
-      perform private.campaign_field_error(400, 'VALIDATION_ERROR',
-        format('Invalid campaign_type: %s is not an active campaign type', new.campaign_type),
-        'campaign_type', to_jsonb(new.campaign_type),
-        'an active campaign type of the site-wide, target-oriented or category-specific layer');
-    end if;
-    if type_config.attribution_layer = 'general' then
-      perform private.campaign_field_error(400, 'VALIDATION_ERROR',
-        format('Invalid campaign_type: %s is a general-layer type; general-layer types are the catalogue''s '
-               'catch-all, not campaign types', new.campaign_type),
-        'campaign_type', to_jsonb(new.campaign_type),
-        'not a general-layer type (the catalogue''s catch-all): a type of the site-wide, target-oriented or '
-        'category-specific layer');
-    end if;
+    type_config := private.new_campaign_type(new.campaign_type);
     new.attribution_layer := type_config.attribution_layer;
     new.attribution_weight := coalesce(new.attribution_weight, type_config.default_weight);
     new.priority_score := coalesce(new.priority_score, type_config.default_priority);
@@ -152,18 +190,8 @@ begin
           'allowed from ' || old.status || ': ' || nullif(array_to_string(public.allowed_transitions(old), ', '), ''),
           old.status || ' is final'));
     end if;
-    -- A completed or cancelled campaign is history: attribution has counted it with its weight, priority
-    -- and dates, so those stay as they were (its name, description, budget and audience may still change).
     if old.status in ('completed', 'cancelled') then
-      select f into final_field
-      from unnest(array['attribution_weight', 'priority_score', 'start_date', 'end_date']) f
-      where to_jsonb(new) -> f is distinct from to_jsonb(old) -> f
-      limit 1;
-      if final_field is not null then
-        perform private.campaign_field_error(422, 'CAMPAIGN_FINAL',
-          format('A %s campaign keeps its %s: attribution has already counted it', old.status, final_field),
-          final_field, to_jsonb(new) -> final_field, 'fixed once the campaign is completed or cancelled');
-      end if;
+      perform private.check_final_campaign(to_jsonb(new), to_jsonb(old), old.status::text);
     end if;
   end if;
 

@@ -144,7 +144,7 @@ revoke execute on function private.marketing_window_figures(date, date) from pub
 grant execute on function private.marketing_window_figures(date, date) to service_role;
 
 -- Version 2.0's insight rules (docs/business-health.md "Insights of 2.0"), as private.health_insight_rules
--- writes the seeds' (60_report.sql) and beside them in the ranking: the campaigns with the best and the worst
+-- writes the seeds' (58_insights.sql) and beside them in the ranking: the campaigns with the best and the worst
 -- return and the one spending furthest ahead of its days, from `figures`' `marketing`
 -- (private.health_marketing_figures), named for callers who may read campaigns. None applies in 1.0.
 create or replace function private.health_marketing_insight_rules(figures jsonb)
