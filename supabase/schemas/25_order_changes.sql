@@ -10,6 +10,10 @@
 --   * every answer stays exact: attribution adds the log's revenue to the kept days as it reads them, and a
 --     health report folds before it reads. The local stack also folds every few seconds, and where the
 --     platform has pg_cron a job does.
+-- What an order is to the analytics is its version, listed once below (private.order_version); what they
+-- keep of the orders' health figures is the columns of private.health_figure_changes, listed once in
+-- 50_health/30_figure_changes.sql. docs/architecture.md, "From an order to a report", follows one order
+-- through all of it.
 
 -- An order version: the columns of an order the analytics read, listed here once. The change log's rows are
 -- versions (below, in this order after their sign), and the trigger and the refold take them from orders

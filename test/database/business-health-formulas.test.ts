@@ -345,3 +345,20 @@ describe('CALCULATION_ERROR', () => {
     expect(JSON.parse(error.hint)).toEqual({ stage: 'orders', reason: 'timestamp out of range' });
   });
 });
+
+describe('the kept health figures, one list of columns', () => {
+  it('the figures by 10 minutes and the sums the reports read are the columns of private.health_figure_changes, in its order', async () => {
+    const columns = async (table: string, key: string) =>
+      (await sql`
+        select attname as name from pg_attribute
+        where attrelid = ${table}::regclass and attnum > 0 and not attisdropped and attname not in ('days', ${key})
+        order by attnum`).map((c) => c.name as string);
+    const figures = await columns('private.health_figure_changes', 'hour');
+    expect(figures.length).toBe(15);
+    expect(await columns('private.health_figure_changes_by_10_minutes', 'ten_minutes')).toEqual(figures);
+    const [{ names }] = await sql`
+      select p.proargnames[p.pronargs + 1:] as names from pg_proc p
+      where p.oid = 'private.health_figures_before(integer, timestamptz)'::regprocedure`;
+    expect(names).toEqual(figures);
+  });
+});

@@ -5,7 +5,7 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, type ExpectStatic, inject, it } from 'vitest';
 import { ROOT } from '../../scripts/lib/stack.mjs';
 
 const api = new URL(inject('apiUrl'));
@@ -246,7 +246,8 @@ describe('unfinished connections', () => {
   }
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-  describe('every request has a deadline (HTTP_HEADER_TIMEOUT 1 s, HTTP_REQUEST_TIMEOUT 2 s, HTTP_IDLE_TIMEOUT 3 s)', () => {
+  // Each on a connection of its own to a server of its own, so they wait out their deadlines side by side.
+  describe.concurrent('every request has a deadline (HTTP_HEADER_TIMEOUT 1 s, HTTP_REQUEST_TIMEOUT 2 s, HTTP_IDLE_TIMEOUT 3 s)', () => {
     let server: Awaited<ReturnType<typeof import('../../scripts/lib/stack.mjs').startFunctions>>;
     let port: number;
     beforeAll(async () => {
@@ -260,18 +261,18 @@ describe('unfinished connections', () => {
     });
     afterAll(() => server?.stop());
 
-    it('a connection that never says anything is closed once the header deadline passes', async () => {
+    it('a connection that never says anything is closed once the header deadline passes', async ({ expect }) => {
       const { closed } = await connection(port);
       expect(await closed).toBeLessThan(2_000);
     });
 
-    it('half a request is closed once the header deadline passes', async () => {
+    it('half a request is closed once the header deadline passes', async ({ expect }) => {
       const { socket, closed } = await connection(port);
       socket.write('GET /console/config.json HTTP/1.1\r\nHost: 127.0.0.1\r\n');
       expect(await closed).toBeLessThan(2_000);
     });
 
-    it('headers dripped a byte at a time do not hold the connection past the deadline', async () => {
+    it('headers dripped a byte at a time do not hold the connection past the deadline', async ({ expect }) => {
       const { socket, closed } = await connection(port);
       const drip = setInterval(() => socket.write('x'), 100);
       socket.write('GET /console/config.json HTTP/1.1\r\nX-Drip: ');
@@ -280,7 +281,7 @@ describe('unfinished connections', () => {
       expect(ms).toBeLessThan(2_000);
     });
 
-    it('a body that never arrives in full is closed once the request deadline passes', async () => {
+    it('a body that never arrives in full is closed once the request deadline passes', async ({ expect }) => {
       const { socket, closed } = await connection(port);
       socket.write('POST /local/sign-in HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"as":');
       const ms = await closed;
@@ -289,7 +290,7 @@ describe('unfinished connections', () => {
     });
 
     /** A connection whose first request, written whole, has been answered 200 `ms` later. */
-    async function answeredOnce(ms: number) {
+    async function answeredOnce(ms: number, expect: ExpectStatic) {
       const opened = await connection(port);
       opened.socket.write('GET /console/config.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
       await sleep(ms);
@@ -297,15 +298,15 @@ describe('unfinished connections', () => {
       return opened;
     }
 
-    it('after an answered request, half of the next one is closed too, counting from its first byte', async () => {
-      const { socket, closed } = await answeredOnce(1_500);
+    it('after an answered request, half of the next one is closed too, counting from its first byte', async ({ expect }) => {
+      const { socket, closed } = await answeredOnce(1_500, expect);
       const started = Date.now();
       socket.write('GET /console/config.json HTTP/1.1\r\n');
       await closed;
       expect(Date.now() - started).toBeLessThan(2_000);
     });
 
-    it('a complete request arriving with half of the next is answered at once; the half then meets its deadline', async () => {
+    it('a complete request arriving with half of the next is answered at once; the half then meets its deadline', async ({ expect }) => {
       const { socket, closed, received } = await connection(port);
       socket.write('GET /console/config.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /console/config.json HTTP/1.1\r\nHo');
       await sleep(500);
@@ -313,8 +314,8 @@ describe('unfinished connections', () => {
       expect(await closed).toBeLessThan(2_000);
     });
 
-    it('blank lines dripped between requests start the next header deadline rather than keeping the connection idle', async () => {
-      const { socket, closed } = await answeredOnce(300);
+    it('blank lines dripped between requests start the next header deadline rather than keeping the connection idle', async ({ expect }) => {
+      const { socket, closed } = await answeredOnce(300, expect);
       const started = Date.now();
       const drip = setInterval(() => socket.write('\r'), 200);
       await Promise.race([closed, sleep(5_000)]);
@@ -322,7 +323,7 @@ describe('unfinished connections', () => {
       expect(Date.now() - started).toBeLessThan(2_000);
     });
 
-    it('a stream the front cannot follow is closed once the request deadline passes, however it drips', async () => {
+    it('a stream the front cannot follow is closed once the request deadline passes, however it drips', async ({ expect }) => {
       for (const opening of [
         'POST /local/sign-in HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n1000000000000\r\n',
         `POST /local/sign-in HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n1;${'e'.repeat(600)}`,
@@ -337,7 +338,7 @@ describe('unfinished connections', () => {
       }
     });
 
-    it('a slow but punctual client is answered, and an idle keep-alive connection is let go', async () => {
+    it('a slow but punctual client is answered, and an idle keep-alive connection is let go', async ({ expect }) => {
       const { socket, closed, received } = await connection(port);
       socket.write('POST /local/sign-in HTTP/1.1\r\nHost: 127.0.0.1\r\n');
       await sleep(500);

@@ -15,6 +15,13 @@
 --
 -- Order writers never touch these rows: they append their changes to the orders' change log, and one
 -- folder at a time adds them here (private.fold_order_changes, 25_order_changes.sql), so an hour has one row.
+--
+-- The figures are the columns of private.health_figure_changes below, listed there once as the list. The
+-- changes by 10 minutes, the sums a report reads (private.health_figures_before) and the fold's additions
+-- write them out again, column by column, rather than through a composite value or an array: a report sums
+-- thousands of these rows, and PostgreSQL sums plain columns where a composite would need an aggregate of
+-- our own, called for every row. test/database/business-health-formulas.test.ts holds the table by 10
+-- minutes and the sums to this list, in its order.
 
 create table private.health_figure_changes (
   days smallint not null constraint health_figure_changes_days check (days = any (private.health_window_days())),
