@@ -36,7 +36,7 @@ export interface Dependencies {
 
 /** What the middleware hands on: the verified caller, the version answered and the body's bytes. */
 export interface AppEnv {
-  Variables: { caller: Caller; answered: string; wanted: ApiVersion; body: () => Uint8Array | undefined };
+  Variables: { caller: Caller; answered: string; body: () => Uint8Array | undefined };
 }
 
 /** A handler's context: `c.req.valid('json' | 'query' | 'param')` typed by its route's schemas. */
@@ -133,33 +133,31 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
     .sort((a, b) => fixed(b.segments) - fixed(a.segments));
   const offered = [...new Set(endpoints.map(versionOf))].sort();
 
-  app.onError((error, c) => respond(c, deps, errorReply(error, area)));
-  app.notFound((c) => respond(c, deps, errorReply(new ApiError(404, area.codes.notFound, 'No route'), area)));
-  // 404 or 405 for a path no route of the method answers, by the most specific of the paths it matches.
-  const refusal = (c: Context<AppEnv>) => {
-    const segments = relativeSegments(c.req.url, name, area);
+  // 404 or 405 for a path no route of the method answers, by the most specific of the paths it matches; 406
+  // first for a version no route has, 400 for a path that is not percent-encoded UTF-8.
+  const refusal = (req: Request) => {
+    requestedVersion(req, offered, area);
+    const segments = relativeSegments(req.url, name, area);
     const found = segments && paths.find((p) => match(p.segments, segments));
     if (!found) {
-      return new ApiError(404, area.codes.notFound, `No route for ${c.req.method} ${new URL(c.req.url).pathname}`);
+      return new ApiError(404, area.codes.notFound, `No route for ${req.method} ${new URL(req.url).pathname}`);
     }
     const allow = found.methods.join(', ');
-    const message = `Method ${c.req.method} is not allowed here; use ${allow}`;
+    const message = `Method ${req.method} is not allowed here; use ${allow}`;
     return new ApiError(405, area.codes.methodNotAllowed, message, undefined, { allow });
   };
-  app.notFound((c) => respond(c, deps, errorReply(refusal(c), area)));
-  app.use('*', async (c, next) => {
-    if (c.req.method === 'OPTIONS') {
-      return new Response('ok', {
-        headers: { ...corsHeaders(c.req.raw, deps.allowedOrigins), 'api-version': API_VERSION },
-      });
+  // The refusal's answer, or that of the 406 or 400 found first.
+  const refused = (req: Request) => {
+    let error: unknown;
+    try {
+      error = refusal(req);
+    } catch (thrown) {
+      error = thrown;
     }
-    c.set('wanted', requestedVersion(c.req.raw, offered, area));
-    // No route answers HEAD, which Hono would answer as GET.
-    if (c.req.method === 'HEAD') throw refusal(c);
-    // A path that is not percent-encoded UTF-8 is refused as such, before any route reads its parameters.
-    if (c.req.url.includes('%')) relativeSegments(c.req.url, name, area);
-    await next();
-  });
+    return respond(req, deps, errorReply(error, area));
+  };
+  app.onError((error, c) => respond(c.req.raw, deps, errorReply(error, area), c.var.answered));
+  app.notFound((c) => refused(c.req.raw));
   for (const versions of operations.values()) {
     versions.sort((a, b) => versionOf(a).localeCompare(versionOf(b)));
     const operation = { versions: versions.map((e) => ({ route: e.route, version: versionOf(e) })) };
@@ -173,18 +171,32 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
       // The paths with more fixed segments this one's parameters could stand for: Hono routes `DELETE
       // /stats` to `DELETE /{id}` when `/stats` has no DELETE, which is a 405 of `/stats`.
       const shadows = paths.filter((other) => fixed(other.segments) > fixed(path.segments) && overlaps(other, path));
+      // The route's one Hono handler: no middleware runs for every route, so Hono answers a request with the
+      // one handler it finds, the cheapest way it has.
       const dispatch: Middleware = async (c) => {
-        if (shadows.length && shadows.some((other) => match(other.segments, split(c.req.path)))) throw refusal(c);
-        const chain = chains.get(c.var.wanted);
-        if (!chain) throw unsupportedVersion(c.var.wanted, [...chains.keys()], area);
-        c.set('answered', `${c.var.wanted}.0`);
+        const wanted = requestedVersion(c.req.raw, offered, area);
+        // A path that is not percent-encoded UTF-8 is refused as such, before any route reads its parameters.
+        if (c.req.url.includes('%')) relativeSegments(c.req.url, name, area);
+        if (shadows.length && shadows.some((other) => match(other.segments, split(c.req.path)))) {
+          throw refusal(c.req.raw);
+        }
+        const chain = chains.get(wanted);
+        if (!chain) throw unsupportedVersion(wanted, [...chains.keys()], area);
+        c.set('answered', `${wanted}.0`);
         await run(chain, c);
       };
       app.on(method, honoPath(path.path), dispatch);
     }
   }
   registerComponents(app as never, area);
-  return async (req) => await app.fetch(req);
+  return async (req) => {
+    if (req.method === 'OPTIONS') {
+      return new Response('ok', { headers: { ...corsHeaders(req, deps.allowedOrigins), 'api-version': API_VERSION } });
+    }
+    // No route answers HEAD, which Hono would answer as GET.
+    if (req.method === 'HEAD') return refused(req);
+    return await app.fetch(req);
+  };
 }
 
 /** The route's middleware, in order, ending in its handler. */
@@ -211,7 +223,7 @@ function pipeline(endpoint: Endpoint, { name, area }: FunctionSpec, deps: Depend
     ...(options.rateLimit ? [rateLimited(deps, area, options.rateLimit)] : []),
     validated(route, area, options.problem),
     ...(gate ? [(_c: Context, next: () => Promise<void>) => gate(next)] : []),
-    async (c) => respond(c, deps, await handle(c as never)),
+    async (c) => respond(c.req.raw, deps, await handle(c as never), c.var.answered),
   ] as Middleware[];
 }
 
@@ -295,14 +307,14 @@ function documentEndpoint(spec: FunctionSpec, app: OpenAPIHono<AppEnv>): Endpoin
 }
 
 /** The answer: the reply's body as JSON, compressed when worth it, with the version and CORS headers. */
-function respond(c: Context<AppEnv>, deps: Dependencies, reply: Reply): Promise<Response> {
-  const cors = corsHeaders(c.req.raw, deps.allowedOrigins);
+function respond(req: Request, deps: Dependencies, reply: Reply, answered = API_VERSION): Promise<Response> {
+  const cors = corsHeaders(req, deps.allowedOrigins);
   const text = reply.body instanceof JsonText ? reply.body.text : JSON.stringify(reply.body);
-  return encoded(c.req.raw, text, {
+  return encoded(req, text, {
     status: reply.status ?? 200,
     headers: {
       'content-type': 'application/json; charset=utf-8',
-      'api-version': c.var.answered ?? API_VERSION,
+      'api-version': answered,
       ...cors,
       ...reply.headers,
       ...(cors.vary && reply.headers?.vary ? { vary: `${cors.vary}, ${reply.headers.vary}` } : {}),
