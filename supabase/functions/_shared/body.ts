@@ -8,7 +8,7 @@ import type { FieldProblem, ProblemMapper } from './validation.ts';
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** The JSON body; a request without one is the area's 400 unless the route's body is optional. */
-export function readBody(
+export function parseBody(
   req: Request,
   bytes: Uint8Array | undefined,
   area: Area,

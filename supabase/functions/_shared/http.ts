@@ -10,7 +10,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { getPath } from 'hono/utils/url';
 import { z } from 'zod';
 import type { Access, Authenticator } from './auth.ts';
-import { readBody, readBytes } from './body.ts';
+import { parseBody, readBytes } from './body.ts';
 import type { Caller } from './caller.ts';
 import { encoded } from './compression.ts';
 import { type Database, DatabaseError, DatabaseStalled, translateDatabaseError } from './db.ts';
@@ -207,11 +207,9 @@ function pipeline(endpoint: Endpoint, { name, area }: FunctionSpec, deps: Depend
   return [
     // The body arrives before the database bound starts: a slow upload is for the HTTP deadlines to judge
     // (HTTP_REQUEST_TIMEOUT locally, the platform's when deployed), never a stalled database's 503. What
-    // reading it threw (too large) is still answered where it always was, after the caller's checks.
-    async (c, next) => {
-      c.set('body', hasBody ? await readBytes(c.req.raw, area) : () => undefined);
-      await next();
-    },
+    // reading it threw (too large) is still answered where it always was, after the caller's checks. A route
+    // without a body schema never reads one.
+    ...(hasBody ? [readBody(area)] : []),
     // One bound from here to the answer, whatever the request waits on: the user's standing, its rate-limit
     // row, a report slot, its transaction.
     (c, next) =>
@@ -225,6 +223,14 @@ function pipeline(endpoint: Endpoint, { name, area }: FunctionSpec, deps: Depend
     ...(gate ? [(_c: Context, next: () => Promise<void>) => gate(next)] : []),
     async (c) => respond(c.req.raw, deps, await handle(c as never), c.var.answered),
   ] as Middleware[];
+}
+
+/** Reads the body's bytes, handing on what reading them found (body.ts, `readBytes`). */
+function readBody(area: Area): Middleware {
+  return async (c, next) => {
+    c.set('body', await readBytes(c.req.raw, area));
+    await next();
+  };
 }
 
 /** Runs middleware in order, each handing on with `next`; the last one's answer is the response. */
@@ -251,13 +257,14 @@ function rateLimited(deps: Dependencies, area: Area, limits: RateLimits): Middle
 function validated(route: RouteConfig, area: Area, problem?: ProblemMapper): Middleware {
   const { params, query, body } = route.request ?? {};
   const bodySchema = (body?.content?.['application/json'] as { schema?: unknown } | undefined)?.schema;
+  const hasParameters = route.path.includes('{');
   return async (c, next) => {
     const check = (schema: unknown, value: unknown) =>
       schema ? validate(schema as never, value, area, problem) : (checkText(value, area, problem), value);
-    c.req.addValidatedData('param', check(params, c.req.param()) as never);
+    c.req.addValidatedData('param', (hasParameters ? check(params, c.req.param()) : {}) as never);
     c.req.addValidatedData('query', check(query, queryObject(new URL(c.req.url).searchParams)) as never);
     if (bodySchema) {
-      const sent = readBody(c.req.raw, c.var.body(), area, !body?.required, problem);
+      const sent = parseBody(c.req.raw, c.var.body(), area, !body?.required, problem);
       c.req.addValidatedData('json', check(bodySchema, sent) as never);
     }
     await next();
@@ -387,8 +394,10 @@ function unsupportedVersion(requested: string | undefined, supported: string[], 
  * server does the same, so a handler never sees `/functions/v1`.
  */
 function functionPath(req: Request, name: string): string {
+  let path = getPath(req);
   // Empty segments are no segments, as for the 404/405 checks: `/bulk-status//` is `/bulk-status`.
-  const path = getPath(req).replace(/\/{2,}/g, '/').replace(/(.)\/$/, '$1');
+  if (path.includes('//')) path = path.replace(/\/{2,}/g, '/');
+  if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
   const at = `${path}/`.indexOf(`/${name}/`);
   return at === -1 ? path : path.slice(at + name.length + 1) || '/';
 }
