@@ -184,14 +184,6 @@ $$;
 revoke execute on function private.health_window_days(), private.health_period_days(text),
   private.health_periods(integer) from public, anon, authenticated;
 
-alter table private.health_figure_changes
-  drop constraint health_figure_changes_days,
-  add constraint health_figure_changes_days check (days = any (private.health_window_days()));
-
-alter table private.health_figure_changes_by_10_minutes
-  drop constraint health_figure_changes_by_10_minutes_days,
-  add constraint health_figure_changes_by_10_minutes_days check (days = any (private.health_window_days()));
-
 -- A customer's RFM state is one number: 0 when they are scored in no window (no counted order in the
 -- scored days); else 25 × R + 5 × (F − 1) + (M − 1), by the bands above. The walk computes it from the
 -- customer's counts (spend in cents); test/database/business-health-rollups.test.ts holds every band edge

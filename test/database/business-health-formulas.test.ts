@@ -361,4 +361,13 @@ describe('the kept health figures, one list of columns', () => {
       where p.oid = 'private.health_figures_before(integer, timestamptz)'::regprocedure`;
     expect(names).toEqual(figures);
   });
+
+  it('are kept for the rolling periods of public.health_period, the days both tables accept', async () => {
+    const [{ days }] = await sql`select private.health_window_days()::int[] as days`;
+    expect(days).toEqual([7, 30, 90]);
+    const checks = await sql`
+      select pg_get_constraintdef(oid) as definition from pg_constraint
+      where conname in ('health_figure_changes_days', 'health_figure_changes_by_10_minutes_days')`;
+    expect(checks.map((c) => c.definition)).toEqual(Array(2).fill(`CHECK ((days = ANY (ARRAY[${days.join(', ')}])))`));
+  });
 });
