@@ -371,3 +371,14 @@ describe('the kept health figures, one list of columns', () => {
     expect(checks.map((c) => c.definition)).toEqual(Array(2).fill(`CHECK ((days = ANY (ARRAY[${days.join(', ')}])))`));
   });
 });
+
+describe('the RFM windows, written once in private.rfm_bands', () => {
+  it('are the windows health_window_customer_figures finds stepping customers at, written out there for the planner', async () => {
+    const [{ source, bands }] = await sql`
+      select p.prosrc as source,
+             (select array[0] || b.recency_band_days || b.scored_days || b.year_days from private.rfm_bands() b) as bands
+      from pg_proc p where p.oid = 'private.health_window_customer_figures(timestamptz, integer)'::regprocedure`;
+    const days = [...new Set([...(source as string).matchAll(/interval '(\d+) hours'/g)].map((m) => Number(m[1]) / 24))];
+    expect([0, ...days]).toEqual(bands);
+  });
+});
