@@ -7,15 +7,18 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * short files fill in around them.
  */
 const LONGEST_FIRST = [
-  'test/browser/console.test.ts', // ~55 s: every screen, in two languages and at phone width
+  'test/browser/console.test.ts', // ~58 s: every screen, in two languages and at phone width
+  'test/database/business-health-rollups.test.ts', // ~35 s
+  'test/platform/npm-start.test.ts', // ~22 s: seven starts of the whole stack
   'test/platform/bench-smoke.test.ts', // ~21 s: its own database, data set and ten scenarios
-  'test/platform/npm-start.test.ts', // ~19 s: seven starts of the whole stack
-  'test/platform/serve-threats.test.ts', // ~18 s: waits for the server's deadlines to pass
-  'test/platform/bench-writes-smoke.test.ts', // ~12 s
-  'test/database/business-health-rollups.test.ts', // ~15 s
-  'test/api/inventory-concurrency.test.ts', // ~12 s
-  'test/database/campaigns-attribution-answers.test.ts', // ~10 s
-  'test/platform/database-outage.test.ts', // ~9 s
+  'test/platform/database-stall.test.ts', // ~12 s: waits out a stopped PostgreSQL
+  'test/platform/serve-threats.test.ts', // ~11 s: waits for the server's deadlines to pass, side by side
+  'test/platform/database-outage.test.ts', // ~10 s
+  'test/platform/bench-writes-smoke.test.ts', // ~9 s
+  'test/api/inventory-concurrency.test.ts', // ~8 s
+  'test/platform/fuzz.test.ts', // ~7 s
+  'test/platform/memory.test.ts', // ~6 s
+  'test/database/campaigns-attribution-answers.test.ts', // ~5 s
 ];
 
 export class LongestFirst extends BaseSequencer {
