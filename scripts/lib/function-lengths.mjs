@@ -52,9 +52,12 @@ function typeScriptFunctions(file) {
   return found;
 }
 
-/** Each function of a SQL file: `{ file, name, lines }`, lines of its body. */
-function sqlFunctions(file) {
-  const lines = readFileSync(path.join(ROOT, file), 'utf8').split('\n');
+/**
+ * Each `create ... function` of SQL text: its name, its header (the lines up to the one that opens its body),
+ * its whole length and its body's lines of code, and the line it starts at.
+ */
+export function sqlFunctionsIn(text) {
+  const lines = text.split('\n');
   const found = [];
   for (let i = 0; i < lines.length; i++) {
     const name = /^create (?:or replace )?function ([\w.]+)/.exec(lines[i])?.[1];
@@ -63,10 +66,16 @@ function sqlFunctions(file) {
     while (opens < lines.length && !/\bas \$\$$/.test(lines[opens])) opens++;
     let end = opens;
     while (end < lines.length && !lines[end].startsWith('$$;')) end++;
-    found.push({ file, name, lines: lines.slice(opens + 1, end).filter((l) => isCode(l, '--')).length, at: i + 1 });
+    const code = lines.slice(opens + 1, end).filter((l) => isCode(l, '--')).length;
+    found.push({ name, header: lines.slice(i, opens + 1), total: end - i + 1, code, at: i + 1 });
     i = end;
   }
   return found;
+}
+
+/** Each function of a SQL file: `{ file, name, lines }`, lines of code of its body. */
+function sqlFunctions(file) {
+  return sqlFunctionsIn(readFileSync(path.join(ROOT, file), 'utf8')).map(({ name, code, at }) => ({ file, name, lines: code, at }));
 }
 
 /** Every function of the functions and the schema, with its own length. */

@@ -10,7 +10,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { INLINED as ADVISORS_INLINED } from '../../scripts/lib/advisors.mjs';
-import { functionLengths } from '../../scripts/lib/function-lengths.mjs';
+import { functionLengths, sqlFunctionsIn } from '../../scripts/lib/function-lengths.mjs';
 import { ROOT } from '../../scripts/lib/stack.mjs';
 
 const DATA_TABLES = new Set(['private.health_insight_rules']);
@@ -18,24 +18,9 @@ const DATA_TABLES = new Set(['private.health_insight_rules']);
 const SCHEMAS = path.join(ROOT, 'supabase', 'schemas');
 const files = (readdirSync(SCHEMAS, { recursive: true }) as string[]).filter((f) => f.endsWith('.sql')).sort();
 
-/**
- * Each `create ... function` of `text`: its header (the lines up to the one that opens its body) and its
- * length in lines, up to the line that closes its body.
- */
+/** Each `create ... function` of `text`: its header and its length in lines, up to the line that closes its body. */
 function functionsOf(text: string): { name: string; header: string[]; lines: number }[] {
-  const lines = text.split('\n');
-  const found = [];
-  for (let i = 0; i < lines.length; i++) {
-    const name = /^create (?:or replace )?function ([\w.]+)/.exec(lines[i])?.[1];
-    if (!name) continue;
-    let opens = i;
-    while (opens < lines.length && !/\bas \$\$$/.test(lines[opens])) opens++;
-    let end = opens;
-    while (end < lines.length && !lines[end].startsWith('$$;')) end++;
-    found.push({ name, header: lines.slice(i, opens + 1), lines: end - i + 1 });
-    i = end;
-  }
-  return found;
+  return sqlFunctionsIn(text).map(({ name, header, total }) => ({ name, header, lines: total }));
 }
 
 /**
