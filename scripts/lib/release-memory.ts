@@ -30,13 +30,15 @@ export function releaseMemoryAfterCrowds(openConnections: () => number): { stop(
       trim?.();
       baseline = Deno.memoryUsage().rss;
       collected = false;
+      // A crowd still open (one arriving slowly, on a loaded machine, thins and grows again) stays a crowd:
+      // what it holds next is given back too. Forgotten once every connection of it is gone.
+      if (openConnections() === 0) peak = 0;
       return;
     }
     const open = openConnections();
     peak = Math.max(peak, open);
     thinChecks = peak >= CROWD && open < peak / 4 ? thinChecks + 1 : 0;
     if (thinChecks < 2) return;
-    peak = open;
     if (Deno.memoryUsage().rss - baseline < GROWTH_BYTES) return;
     gc?.({ type: 'major', execution: 'sync', flavor: 'last-resort' });
     collected = true;
