@@ -6,9 +6,11 @@
 import { createAuthenticator } from '../supabase/functions/_shared/auth.ts';
 import { createDatabase } from '../supabase/functions/_shared/db.ts';
 import { API_VERSION, type Dependencies } from '../supabase/functions/_shared/http.ts';
-import { combineDocuments, type OpenApiDocument } from '../supabase/functions/_shared/openapi.ts';
+import type { OpenAPIHono } from '@hono/zod-openapi';
 
 type Handler = (req: Request) => Promise<Response>;
+
+export type OpenApiDocument = ReturnType<OpenAPIHono['getOpenAPI31Document']>;
 
 export async function functionDocuments(): Promise<OpenApiDocument[]> {
   const deps: Dependencies = {
@@ -31,6 +33,25 @@ export async function functionDocuments(): Promise<OpenApiDocument[]> {
     documents.push(await response.json());
   }
   return documents;
+}
+
+/** Several functions' documents as one, for `docs/openapi.json` and the local viewer. */
+export function combineDocuments(documents: OpenApiDocument[], version: string): OpenApiDocument {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Store back office',
+      description: 'Every edge function of the back office. Each function also serves its own document at ' +
+        '`/functions/v1/<name>/openapi.json`.',
+      version,
+    },
+    servers: documents[0]?.servers ?? [],
+    paths: Object.assign({}, ...documents.map((document) => document.paths)),
+    components: {
+      schemas: Object.assign({}, ...documents.map((document) => document.components?.schemas)),
+      securitySchemes: documents[0]?.components?.securitySchemes ?? {},
+    },
+  };
 }
 
 if (import.meta.main) {

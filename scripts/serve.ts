@@ -12,7 +12,7 @@ import { serveStatic } from 'hono/serve-static';
 import { swaggerUI } from '@hono/swagger-ui';
 import { dependenciesFromEnv } from '../supabase/functions/_shared/deps.ts';
 import { API_VERSION, corsHeaders, type Dependencies } from '../supabase/functions/_shared/http.ts';
-import { combineDocuments, type OpenApiDocument } from '../supabase/functions/_shared/openapi.ts';
+import { combineDocuments, type OpenApiDocument } from './openapi.ts';
 import { releaseMemoryAfterCrowds } from './lib/release-memory.ts';
 import { unpackFields } from './lib/request-framing.ts';
 import { type Front, serveFront, timeoutsFromEnv } from './lib/tcp-front.ts';

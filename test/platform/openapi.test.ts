@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { validate } from '@readme/openapi-parser';
 import { describe, expect, it } from 'vitest';
 import { API_VERSION } from '../../supabase/functions/_shared/http.ts';
-import { combineDocuments, type OpenApiDocument } from '../../supabase/functions/_shared/openapi.ts';
+import { combineDocuments, type OpenApiDocument } from '../../scripts/openapi.ts';
 import { apiUrl } from '../support/client.ts';
 import { FUNCTION_NAMES } from '../support/openapi.ts';
 

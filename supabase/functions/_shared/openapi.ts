@@ -157,32 +157,11 @@ export const SERVERS = [{
   description: 'The project: https://<project-ref>.supabase.co/functions/v1',
 }];
 
-export type OpenApiDocument = ReturnType<OpenAPIHono['getOpenAPI31Document']>;
-
 function versionNote(operation: DocumentedOperation, routes: RouteConfig[]): string {
   const named = operation.versions.map((v) => v.version);
   return `Versions ${named.join(' and ')}: the body and the answer are those of the version asked for with ` +
     '`Accept: application/vnd.api+json;version=X` (answered in `api-version`); without it, 1.0. ' +
     routes.map((r, i) => `${named[i]}: ${r.summary}`).join(' ');
-}
-
-/** Several functions' documents as one, for `docs/openapi.json` and the local viewer. */
-export function combineDocuments(documents: OpenApiDocument[], version: string): OpenApiDocument {
-  return {
-    openapi: '3.1.0',
-    info: {
-      title: 'Store back office',
-      description: 'Every edge function of the back office. Each function also serves its own document at ' +
-        '`/functions/v1/<name>/openapi.json`.',
-      version,
-    },
-    servers: documents[0]?.servers ?? [],
-    paths: Object.assign({}, ...documents.map((document) => document.paths)),
-    components: {
-      schemas: Object.assign({}, ...documents.map((document) => document.components?.schemas)),
-      securitySchemes: documents[0]?.components?.securitySchemes ?? {},
-    },
-  };
 }
 
 function componentName(area: Area): string {

@@ -6,7 +6,7 @@ import { catalogueArea as area } from '../_shared/errors.ts';
 import { type Ctx, pageReply, type Reply } from '../_shared/http.ts';
 import type * as routes from './routes.ts';
 import type { z } from 'zod';
-import { LAYER_INFO } from '../_shared/layers.ts';
+import { LAYER_INFO } from './layers.ts';
 import { type CatalogueEntry, catalogueHealth } from './health.ts';
 import { preferredLanguage } from '../_shared/language.ts';
 import { type listQuery, TYPE_CODE_PATTERN } from './schemas.ts';

@@ -8,7 +8,7 @@
  */
 import { enums } from '../_shared/enums.ts';
 import { type Language, LANGUAGES } from '../_shared/language.ts';
-import { type AttributionLayer, LAYER_INFO } from '../_shared/layers.ts';
+import { type AttributionLayer, LAYER_INFO } from './layers.ts';
 
 /** The recommendations' words, in the caller's language (Accept-Language), as the health report's are. */
 const WORDS: Record<Language, {

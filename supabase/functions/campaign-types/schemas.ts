@@ -2,7 +2,7 @@
 import { enums } from '../_shared/enums.ts';
 import { z } from 'zod';
 import { ApiError } from '../_shared/errors.ts';
-import { isAttributionLayer } from '../_shared/layers.ts';
+import { isAttributionLayer } from './layers.ts';
 import type { FieldProblem } from '../_shared/validation.ts';
 import { enumOf, patchBody, queryBoolean, queryInteger, rule, twoDecimals } from '../_shared/validation.ts';
 

@@ -1,5 +1,5 @@
 /** What the API says of the four attribution layers of seed 01 (the enum's order is their precedence). */
-import { enums } from './enums.ts';
+import { enums } from '../_shared/enums.ts';
 
 export type AttributionLayer = (typeof enums.attribution_layer)[number];
 
