@@ -29,6 +29,24 @@ export async function stockedProducts(sql, count, units) {
   return ids;
 }
 
+/**
+ * bench:writes' store: `orders` orders over a tenth as many new customers, a quarter each paid, completed, shipped
+ * and cancelled, spread over the 400 days before now.
+ */
+export async function generatedOrders(sql, orders) {
+  await sql`
+    insert into public.customers (email, name)
+    select 'c' || i || '@bench.test', 'Customer ' || i from generate_series(1, ${orders / 10}) i`;
+  await sql`
+    insert into public.orders (customer_id, status, total_amount, ordered_at, promised_at, completed_at, cancelled_at)
+    select c.id, (array['paid', 'completed', 'shipped', 'cancelled'])[1 + i % 4], 20 + (i * 37) % 3000, t.at,
+           t.at + interval '2 days', case when i % 4 = 1 then t.at + interval '3 days' end,
+           case when i % 4 = 3 then t.at + interval '1 hour' end
+    from generate_series(1, ${orders}) i
+    cross join lateral (select private.now() - make_interval(mins => ((i::bigint * 7919) % (400 * 24 * 60))::int) as at) t
+    join (select id, row_number() over (order by id) as n from public.customers) c on c.n = 1 + i % ${orders / 10}`;
+}
+
 export async function createGoodsCopies(sql) {
   await sql`create table public.order_lines_without_triggers (like public.order_lines including all)`;
 }

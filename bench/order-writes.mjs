@@ -18,6 +18,7 @@ import {
   concurrentPlacements,
   createGoodsCopies,
   flashSale,
+  generatedOrders,
   percentiles,
   shipments,
   singlePlacements,
@@ -100,17 +101,7 @@ try {
 }
 
 async function generateStore() {
-  await sql`
-    insert into public.customers (email, name)
-    select 'c' || i || '@bench.test', 'Customer ' || i from generate_series(1, ${ORDERS / 10}) i`;
-  await sql`
-    insert into public.orders (customer_id, status, total_amount, ordered_at, promised_at, completed_at, cancelled_at)
-    select c.id, (array['paid', 'completed', 'shipped', 'cancelled'])[1 + i % 4], 20 + (i * 37) % 3000, t.at,
-           t.at + interval '2 days', case when i % 4 = 1 then t.at + interval '3 days' end,
-           case when i % 4 = 3 then t.at + interval '1 hour' end
-    from generate_series(1, ${ORDERS}) i
-    cross join lateral (select private.now() - make_interval(mins => ((i::bigint * 7919) % (400 * 24 * 60))::int) as at) t
-    join (select id, row_number() over (order by id) as n from public.customers) c on c.n = 1 + i % ${ORDERS / 10}`;
+  await generatedOrders(sql, ORDERS);
   const [{ id }] =
     await sql`insert into public.customers (email, name) values ('heavy@bench.test', 'Heavy') returning id`;
   await sql`

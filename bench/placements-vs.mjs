@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
 import { freePort, prepareDatabase, startEmbeddedPostgres } from '../scripts/lib/stack.mjs';
-import { concurrentPlacements, percentiles, stockedProducts } from './order-goods.mjs';
+import { concurrentPlacements, generatedOrders, percentiles, stockedProducts } from './order-goods.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -70,17 +70,7 @@ try {
 async function generateStore(url) {
   const sql = postgres(url, { max: 1, onnotice: () => {} });
   try {
-    await sql`
-      insert into public.customers (email, name)
-      select 'c' || i || '@bench.test', 'Customer ' || i from generate_series(1, ${orders / 10}) i`;
-    await sql`
-      insert into public.orders (customer_id, status, total_amount, ordered_at, promised_at, completed_at, cancelled_at)
-      select c.id, (array['paid', 'completed', 'shipped', 'cancelled'])[1 + i % 4], 20 + (i * 37) % 3000, t.at,
-             t.at + interval '2 days', case when i % 4 = 1 then t.at + interval '3 days' end,
-             case when i % 4 = 3 then t.at + interval '1 hour' end
-      from generate_series(1, ${orders}) i
-      cross join lateral (select private.now() - make_interval(mins => ((i::bigint * 7919) % (400 * 24 * 60))::int) as at) t
-      join (select id, row_number() over (order by id) as n from public.customers) c on c.n = 1 + i % ${orders / 10}`;
+    await generatedOrders(sql, orders);
     await sql`select private.fold_order_changes(true, ${2 ** 31 - 1})`;
     const products = await stockedProducts(sql, WRITERS, 1_000_000);
     const customers = (await sql`
