@@ -246,7 +246,7 @@ describe('unfinished connections', () => {
   }
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-  // Each on a connection of its own to a server of its own, so they wait out their deadlines side by side.
+  // Each on a connection of its own to this block's server, so they wait out their deadlines side by side.
   describe.concurrent('every request has a deadline (HTTP_HEADER_TIMEOUT 1 s, HTTP_REQUEST_TIMEOUT 2 s, HTTP_IDLE_TIMEOUT 3 s)', () => {
     let server: Awaited<ReturnType<typeof import('../../scripts/lib/stack.mjs').startFunctions>>;
     let port: number;

@@ -133,28 +133,23 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
     .sort((a, b) => fixed(b.segments) - fixed(a.segments));
   const offered = [...new Set(endpoints.map(versionOf))].sort();
 
-  // 404 or 405 for a path no route of the method answers, by the most specific of the paths it matches; 406
-  // first for a version no route has, 400 for a path that is not percent-encoded UTF-8.
-  const refusal = (req: Request) => {
+  // Throws the 404 or 405 of a path no route of the method answers, by the most specific of the paths it
+  // matches; first the 406 of a version no route has, or the 400 of a path that is not percent-encoded UTF-8.
+  const refuse = (req: Request): never => {
     requestedVersion(req, offered, area);
     const segments = relativeSegments(req.url, name, area);
     const found = segments && paths.find((p) => match(p.segments, segments));
-    if (!found) {
-      return new ApiError(404, area.codes.notFound, `No route for ${req.method} ${new URL(req.url).pathname}`);
-    }
+    if (!found) throw new ApiError(404, area.codes.notFound, `No route for ${req.method} ${new URL(req.url).pathname}`);
     const allow = found.methods.join(', ');
     const message = `Method ${req.method} is not allowed here; use ${allow}`;
-    return new ApiError(405, area.codes.methodNotAllowed, message, undefined, { allow });
+    throw new ApiError(405, area.codes.methodNotAllowed, message, undefined, { allow });
   };
-  // The refusal's answer, or that of the 406 or 400 found first.
   const refused = (req: Request) => {
-    let error: unknown;
     try {
-      error = refusal(req);
-    } catch (thrown) {
-      error = thrown;
+      return refuse(req);
+    } catch (error) {
+      return respond(req, deps, errorReply(error, area));
     }
-    return respond(req, deps, errorReply(error, area));
   };
   app.onError((error, c) => respond(c.req.raw, deps, errorReply(error, area), c.var.answered));
   app.notFound((c) => refused(c.req.raw));
@@ -177,9 +172,7 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
         const wanted = requestedVersion(c.req.raw, offered, area);
         // A path that is not percent-encoded UTF-8 is refused as such, before any route reads its parameters.
         if (c.req.url.includes('%')) relativeSegments(c.req.url, name, area);
-        if (shadows.length && shadows.some((other) => match(other.segments, split(c.req.path)))) {
-          throw refusal(c.req.raw);
-        }
+        if (shadows.length && shadows.some((other) => match(other.segments, split(c.req.path)))) refuse(c.req.raw);
         const chain = chains.get(wanted);
         if (!chain) throw unsupportedVersion(wanted, [...chains.keys()], area);
         c.set('answered', `${wanted}.0`);
