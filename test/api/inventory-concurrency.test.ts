@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { call, database, tokens } from '../support/client.ts';
+import { freePort, startFunctions } from '../../scripts/lib/stack.mjs';
+import { call, database, dbUrl, tokens } from '../support/client.ts';
 import { createProduct, stockFigures, stockIn } from '../support/inventory.ts';
 
 const sql = database();
@@ -124,34 +125,46 @@ describe('a row lock held for long', () => {
 
   it('a statement cancelled under a request (its timeout, or an operator) answers 503 and hands its connection back, rolled back', async () => {
     const productId = await createProduct(sql);
-    const holder = await sql.reserve();
-    const cancelled: number[] = [];
+    // A server of its own with a bound of 40 s, so a lock timeout of 10 s (a quarter): room for a busy machine
+    // to bring the 3 to the lock before any of them gives up waiting.
+    const functions = await startFunctions({ dbUrl, port: await freePort(), env: { DB_REQUEST_TIMEOUT: '40' } });
     try {
-      await holder`begin`;
-      const [{ pid: holderPid }] = await holder`select pg_backend_pid() as pid, 1 from public.products where id = ${productId} for update`;
-      const writes = Array.from({ length: 3 }, () =>
-        call('stock-in', { method: 'POST', body: { product_id: productId, quantity: 1 }, signal: AbortSignal.timeout(12_000) }));
-      // Cancelled while they wait on the lock, well before the lock timeout: what a statement timeout does.
-      await expect.poll(async () => {
-        const waiting = await sql`select pid from pg_stat_activity where wait_event_type = 'Lock' and pid <> ${holderPid}
-                                    and query like '%public.stock_in(%'`;
-        for (const { pid } of waiting) if (!cancelled.includes(pid)) cancelled.push(pid);
-        return cancelled.length;
-      }, { timeout: 2_500, interval: 50 }).toBe(3);
-      await sql`select pg_cancel_backend(pid) from unnest(${cancelled}::integer[]) as pid`;
-      for (const res of await Promise.all(writes)) {
-        expect(res.status, res.text).toBe(503);
-        expect(res.body).toMatchObject({ success: false, code: 'SERVICE_UNAVAILABLE' });
+      const holder = await sql.reserve();
+      const cancelled: number[] = [];
+      try {
+        await holder`begin`;
+        const [{ pid: holderPid }] = await holder`select pg_backend_pid() as pid, 1 from public.products where id = ${productId} for update`;
+        const writes = Array.from({ length: 3 }, () =>
+          call('stock-in', {
+            base: functions.url,
+            method: 'POST',
+            body: { product_id: productId, quantity: 1 },
+            signal: AbortSignal.timeout(20_000),
+          }));
+        // Cancelled while they wait on the lock, well before the lock timeout: what a statement timeout does.
+        await expect.poll(async () => {
+          const waiting = await sql`select pid from pg_stat_activity where wait_event_type = 'Lock' and pid <> ${holderPid}
+                                      and query like '%public.stock_in(%'`;
+          for (const { pid } of waiting) if (!cancelled.includes(pid)) cancelled.push(pid);
+          return cancelled.length;
+        }, { timeout: 8_000, interval: 50 }).toBe(3);
+        await sql`select pg_cancel_backend(pid) from unnest(${cancelled}::integer[]) as pid`;
+        for (const res of await Promise.all(writes)) {
+          expect(res.status, res.text).toBe(503);
+          expect(res.body).toMatchObject({ success: false, code: 'SERVICE_UNAVAILABLE' });
+        }
+      } finally {
+        await holder`rollback`;
+        holder.release();
       }
+      // The connections are back in the pool, not left idle in a failed transaction that nobody ends.
+      await expect.poll(async () => {
+        const rows = await sql`select state from pg_stat_activity where pid = any(${cancelled}::integer[])`;
+        return rows.filter((row) => row.state !== 'idle').map((row) => row.state);
+      }, { timeout: 2_000, interval: 50 }).toEqual([]);
     } finally {
-      await holder`rollback`;
-      holder.release();
+      await functions.stop();
     }
-    // The connections are back in the pool, not left idle in a failed transaction that nobody ends.
-    await expect.poll(async () => {
-      const rows = await sql`select state from pg_stat_activity where pid = any(${cancelled}::integer[])`;
-      return rows.filter((row) => row.state !== 'idle').map((row) => row.state);
-    }, { timeout: 2_000, interval: 50 }).toEqual([]);
     expect(await stockFigures(sql, productId)).toEqual({ current_stock: 0, sum_available: 0, sum_deltas: 0 });
   });
 });

@@ -171,3 +171,23 @@ describe('a slow upload to a healthy database', () => {
     expect([res.status, res.body.success]).toEqual([201, true]);
   });
 });
+
+describe('a hot row under a short bound', () => {
+  it('a write waiting on a row lock gets its 409 LOCK_TIMEOUT after a quarter of the request bound, not the 503 of the bound', async () => {
+    const sql = postgres(database.url, { max: 1, onnotice: () => {} });
+    try {
+      const res = await sql.begin(async (tx) => {
+        await tx`select 1 from public.products where id = ${productId} for update`;
+        const answer = await fetch(`${functions.url}/functions/v1/stock-in`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${SERVICE_ROLE_KEY}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ product_id: productId, quantity: 1 }),
+        });
+        return { status: answer.status, body: await answer.json() };
+      });
+      expect([res.status, res.body.code]).toEqual([409, 'LOCK_TIMEOUT']);
+    } finally {
+      await sql.end();
+    }
+  });
+});

@@ -86,14 +86,16 @@ describe('stopping the local functions server while requests are in flight', () 
 
   it('SIGTERM stops accepting, answers every request it has already read, then exits: no committed write goes unanswered', async () => {
     const sql = database(2);
-    const functions = await startFunctions({ dbUrl, port: await freePort() });
+    // A bound of 40 s gives a lock timeout of 10 s (a quarter): room for a busy machine to bring the 6 to the
+    // lock and the server to stop accepting before any of them gives up waiting.
+    const functions = await startFunctions({ dbUrl, port: await freePort(), env: { DB_REQUEST_TIMEOUT: '40' } });
     try {
       const product = await createProduct(sql);
       const stockIn = JSON.stringify({ product_id: product, quantity: 1 });
       let requests: ReturnType<typeof send>[] = [];
       // The product's row held locked, so that 6 stock-ins (fewer than the pool's connections) are known to be
       // read when the signal comes (each waits in the database for the lock, or for the one queued before it),
-      // and commit only after it, well within the lock timeout (2 s). Timing alone cannot tell a request the
+      // and commit only after it, well within the lock timeout. Timing alone cannot tell a request the
       // server has read from one only sent: a wait of 50 ms was once too short on a busy machine.
       await sql.begin(async (tx) => {
         const [{ pid }] = await tx<{ pid: number }[]>`

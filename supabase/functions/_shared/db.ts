@@ -75,13 +75,13 @@ export const UNAVAILABLE_CODE = 'SERVICE_UNAVAILABLE';
 export const UNAVAILABLE_RETRY_AFTER = 5;
 
 /**
- * How long a statement waits for a row or table lock. Requests queued on one hot row would otherwise hold
- * their pool connections until the statement timeout, and every other request, reads of unrelated rows
- * too, would wait behind them for a connection.
+ * How long a statement waits for a row or table lock, as a share of the request's bound (2 s of the default
+ * 8). Requests queued on one hot row would otherwise hold their pool connections until the statement timeout,
+ * and every other request, reads of unrelated rows too, would wait behind them for a connection.
  */
-// A quarter of the default bound: requests queued behind a hot row for a connection as well still get their
-// 409 within it (three rounds of waiting on a pool of 20 for 25 writers, measured: 2.2, 4.2 and 6.2 s).
-const LOCK_TIMEOUT = '2s';
+// A quarter: requests queued behind a hot row for a connection as well still get their 409 within the bound
+// (three rounds of waiting on a pool of 20 for 25 writers, measured: 2.2, 4.2 and 6.2 s of 8).
+const LOCK_SHARE_OF_BOUND = 0.25;
 const LOCK_RETRY_AFTER = 1;
 
 /** Driver failures (postgres.js and the socket under it) that mean the connection is gone or never came. */
@@ -147,6 +147,7 @@ export const DEFAULT_REQUEST_TIMEOUT = 8;
 export function createDatabase(url: string, options: DatabaseOptions = {}): Database {
   const requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
   const statementTimeout = `${requestTimeout}s`;
+  const lockTimeout = `${Math.round(requestTimeout * 1000 * LOCK_SHARE_OF_BOUND)}ms`;
 
   /**
    * `attempt(isAbandoned)` raced against the request timeout. Once given up on, the work still running is
@@ -240,7 +241,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
             const identity = tx`select set_config('role', ${caller.role}, true),
                             set_config('request.jwt.claims', ${JSON.stringify(caller.claims)}, true),
                             set_config('statement_timeout', ${statementTimeout}, true),
-                            set_config('lock_timeout', ${LOCK_TIMEOUT}, true)`.execute();
+                            set_config('lock_timeout', ${lockTimeout}, true)`.execute();
             const [, result] = await Promise.all([identity, work(tx)]);
             // The client was answered 503 meanwhile: committing now would apply what it was told failed.
             if (isAbandoned()) throw new Abandoned();
