@@ -48,7 +48,10 @@ create table public.orders (
   customer_id uuid not null references public.customers (id) on delete restrict,
   status text not null default 'pending'
     constraint orders_status_known check (status = any (enum_range(null::public.order_status)::text[])),
-  total_amount numeric(12, 2) not null constraint orders_total_amount_not_negative check (total_amount >= 0),
+  -- `< 'Infinity'` keeps a number finite: PostgreSQL sorts NaN above every number, Infinity included, so NaN
+  -- passes `>= 0` and fails this. Every numeric column of the schema asks it (test/database/finite-numbers.test.ts).
+  total_amount numeric(12, 2) not null
+    constraint orders_total_amount_not_negative check (total_amount >= 0 and total_amount < 'Infinity'),
   item_count integer not null default 1 constraint orders_item_count_positive check (item_count > 0),
   ordered_at timestamptz not null default private.now(),
   order_date date generated always as (private.store_day(ordered_at)) stored,

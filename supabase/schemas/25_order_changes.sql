@@ -48,7 +48,7 @@ create table private.order_changes (
   order_id uuid not null,
   customer_id uuid not null,
   status text not null,
-  total_amount numeric(12, 2) not null,
+  total_amount numeric(12, 2) not null constraint order_changes_total_amount_finite check (total_amount < 'Infinity'),
   ordered_at timestamptz not null,
   order_date date not null,
   promised_at timestamptz,

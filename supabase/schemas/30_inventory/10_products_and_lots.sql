@@ -137,7 +137,7 @@ create table public.inventory_records (
   expires_on date,
   -- What one unit of the lot cost the store (TWD), when the delivery says: a shipped line's cost is what
   -- the lots it drew cost (FIFO costing).
-  unit_cost numeric(12, 2) constraint inventory_records_unit_cost_not_negative check (unit_cost >= 0),
+  unit_cost numeric(12, 2) constraint inventory_records_unit_cost_not_negative check (unit_cost >= 0 and unit_cost < 'Infinity'),
   constraint inventory_records_user_has_id check (created_by_role <> 'authenticated' or created_by is not null)
 );
 

@@ -21,7 +21,8 @@ create table public.order_lines (
   product_id uuid not null references public.products (id) on delete restrict,
   quantity integer not null constraint order_lines_quantity_range check (quantity between 1 and 1000000),
   -- TWD a unit, as sold.
-  unit_price numeric(12, 2) not null constraint order_lines_unit_price_not_negative check (unit_price >= 0),
+  unit_price numeric(12, 2) not null
+    constraint order_lines_unit_price_not_negative check (unit_price >= 0 and unit_price < 'Infinity'),
   amount numeric(12, 2) generated always as (quantity * unit_price) stored,
   constraint order_lines_line_number_unique unique (order_id, line_number)
 );
@@ -34,7 +35,8 @@ create table public.order_line_lots (
   order_line_id uuid not null references public.order_lines (id) on delete restrict,
   inventory_record_id uuid not null references public.inventory_records (id) on delete restrict,
   quantity integer not null constraint order_line_lots_quantity_positive check (quantity > 0),
-  unit_cost numeric(12, 2),
+  unit_cost numeric(12, 2)
+    constraint order_line_lots_unit_cost_not_negative check (unit_cost >= 0 and unit_cost < 'Infinity'),
   returned_quantity integer not null default 0
     constraint order_line_lots_returned_within_drawn check (returned_quantity between 0 and quantity),
   primary key (order_line_id, inventory_record_id)
@@ -185,8 +187,10 @@ $$;
 create table private.shipped_order_costs (
   order_id uuid primary key references public.orders (id) on delete cascade,
   ordered_at timestamptz not null,
-  total_amount numeric(12, 2) not null,
+  total_amount numeric(12, 2) not null
+    constraint shipped_order_costs_total_amount_not_negative check (total_amount >= 0 and total_amount < 'Infinity'),
   goods_cost numeric(14, 2) not null
+    constraint shipped_order_costs_goods_cost_not_negative check (goods_cost >= 0 and goods_cost < 'Infinity')
 );
 
 create index shipped_order_costs_ordered_at_idx on private.shipped_order_costs (ordered_at) include (total_amount, goods_cost);

@@ -19,7 +19,8 @@ create table public.campaigns (
   status public.campaign_status not null default 'draft',
   start_date date not null,
   end_date date not null,
-  budget numeric(14, 2) not null default 0 constraint campaigns_budget_not_negative check (budget >= 0),
+  budget numeric(14, 2) not null default 0
+    constraint campaigns_budget_not_negative check (budget >= 0 and budget < 'Infinity'),
   target_audience text constraint campaigns_target_audience_length check (char_length(target_audience) <= 500),
   campaign_type text not null references public.campaign_type_config (type_code) on delete restrict,
   -- Campaigns live in the three campaign layers; `general` is the catalogue's catch-all, not a campaign.

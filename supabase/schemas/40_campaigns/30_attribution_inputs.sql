@@ -14,6 +14,7 @@
 create table private.order_daily_revenue (
   order_date date primary key,
   revenue numeric not null
+    constraint order_daily_revenue_revenue_finite check (revenue > '-Infinity' and revenue < 'Infinity')
 );
 
 alter table private.order_daily_revenue enable row level security;

@@ -134,8 +134,10 @@ create table private.campaign_attribution_days (
   precedence_rank integer not null,
   answer_rank integer not null,
   attribution_layer public.attribution_layer not null,
-  raw_weight numeric not null,
-  normalized_weight numeric(5, 4) not null,
+  raw_weight numeric not null
+    constraint campaign_attribution_days_raw_weight_finite check (raw_weight >= 0 and raw_weight < 'Infinity'),
+  normalized_weight numeric(5, 4) not null
+    constraint campaign_attribution_days_normalized_weight_finite check (normalized_weight < 'Infinity'),
   attribution_strength text not null,
   entry text not null,
   -- What splitting an amount reads, from the index alone.

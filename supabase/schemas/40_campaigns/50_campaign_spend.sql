@@ -10,7 +10,8 @@
 create table public.campaign_spend (
   campaign_id uuid not null references public.campaigns (id) on delete restrict,
   spend_date date not null constraint campaign_spend_date_finite check (isfinite(spend_date)),
-  amount numeric(14, 2) not null constraint campaign_spend_amount_not_negative check (amount >= 0),
+  amount numeric(14, 2) not null
+    constraint campaign_spend_amount_not_negative check (amount >= 0 and amount < 'Infinity'),
   recorded_at timestamptz not null default private.now(),
   primary key (campaign_id, spend_date)
 );

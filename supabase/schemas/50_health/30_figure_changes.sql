@@ -36,8 +36,10 @@ create table private.health_figure_changes (
   cancelled integer not null default 0,
   due integer not null default 0,
   on_time integer not null default 0,
-  revenue numeric not null default 0,
-  previous_revenue numeric not null default 0,
+  revenue numeric not null default 0
+    constraint health_figure_changes_revenue_finite check (revenue > '-Infinity' and revenue < 'Infinity'),
+  previous_revenue numeric not null default 0
+    constraint health_figure_changes_previous_revenue_finite check (previous_revenue > '-Infinity' and previous_revenue < 'Infinity'),
   revenue_orders integer not null default 0,
   previous_revenue_orders integer not null default 0,
   -- The RFM population (customers with a counted order in the window), the sum of their scores R + F + M,
@@ -72,8 +74,10 @@ create table private.health_figure_changes_by_10_minutes (
   cancelled integer not null default 0,
   due integer not null default 0,
   on_time integer not null default 0,
-  revenue numeric not null default 0,
-  previous_revenue numeric not null default 0,
+  revenue numeric not null default 0
+    constraint health_figure_changes_by_10_minutes_revenue_finite check (revenue > '-Infinity' and revenue < 'Infinity'),
+  previous_revenue numeric not null default 0
+    constraint health_figure_changes_by_10_minutes_previous_revenue_finite check (previous_revenue > '-Infinity' and previous_revenue < 'Infinity'),
   revenue_orders integer not null default 0,
   previous_revenue_orders integer not null default 0,
   customers integer not null default 0,

@@ -15,7 +15,9 @@ create table private.customer_counted_orders (
   customer_id uuid primary key,
   placed_at timestamptz[] not null,
   running_spend numeric[] not null,
-  constraint customer_counted_orders_aligned check (cardinality(placed_at) = cardinality(running_spend))
+  constraint customer_counted_orders_aligned check (cardinality(placed_at) = cardinality(running_spend)),
+  constraint customer_counted_orders_spend_finite
+    check (not running_spend operator(pg_catalog.&&) '{NaN,Infinity,-Infinity}'::numeric[])
 );
 
 alter table private.customer_counted_orders enable row level security;
