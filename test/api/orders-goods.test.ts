@@ -62,6 +62,10 @@ describe('POST /orders', () => {
     const invalid = await place({ customer_id: customerId, lines: [good, { ...good, quantity: 0 }] });
     expect(invalid.status).toBe(400);
     expect(invalid.body).toMatchObject({ code: 'VALIDATION_ERROR', details: { field: 'lines.1.quantity', index: 1 } });
+    // A price is held to 2 decimals exactly, with the rule the database gives an rpc caller.
+    const fraction = await place({ customer_id: customerId, lines: [good, { ...good, unit_price: 10.000000001 }] });
+    expect(fraction.status).toBe(400);
+    expect(fraction.body.details).toMatchObject({ field: 'lines.1.unit_price', rule: 'decimals', params: { max: 2 }, index: 1 });
     const unknown = '00000000-0000-4000-8000-00000000dead';
     const missing = await place({ customer_id: customerId, lines: [good, { ...good, product_id: unknown }] });
     expect(missing.status).toBe(404);

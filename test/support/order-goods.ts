@@ -12,13 +12,22 @@ export interface Line {
   unit_price: number;
 }
 
-/** Runs `work` as the service key in one committed transaction. */
-export function asStoreJob<T>(sql: Sql, work: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
+/** Runs `work` as `caller` would through supabase-js, in one committed transaction. */
+export function committedAs<T>(
+  sql: Sql,
+  caller: { role: 'authenticated' | 'service_role'; sub?: string },
+  work: (tx: postgres.TransactionSql) => Promise<T>,
+): Promise<T> {
   return sql.begin(async (tx) => {
-    await tx`select set_config('role', 'service_role', true),
-                    set_config('request.jwt.claims', '{"role":"service_role"}', true)`;
+    await tx`select set_config('role', ${caller.role}, true),
+                    set_config('request.jwt.claims', ${JSON.stringify({ role: caller.role, sub: caller.sub })}, true)`;
     return work(tx);
   }) as Promise<T>;
+}
+
+/** Runs `work` as the service key in one committed transaction. */
+export function asStoreJob<T>(sql: Sql, work: (tx: postgres.TransactionSql) => Promise<T>): Promise<T> {
+  return committedAs(sql, { role: 'service_role' }, work);
 }
 
 /** The API error a SQL function raised: its code, status and details. */
@@ -93,4 +102,30 @@ export async function consistentStock(sql: Sql, productId: string) {
   ].filter(Boolean);
   if (broken.length > 0) throw new Error(`stock of ${productId}: ${broken.join('; ')} (${JSON.stringify(states)})`);
   return states;
+}
+
+/**
+ * The rules an order's derived values keep after anything: an order with lines totals them (amount and item
+ * count), and the kept cost of a shipped order (private.shipped_order_costs) is there exactly while it ships
+ * with a known cost and is not refunded, with its placing time, total and drawn cost.
+ */
+export async function consistentOrder(sql: Sql, orderId: string) {
+  const [row] = await sql<Record<string, unknown>[]>`
+    select o.total_amount::text as total, o.item_count as items, o.ordered_at,
+           (select sum(l.amount)::text from public.order_lines l where l.order_id = o.id) as lines_total,
+           (select sum(l.quantity)::int from public.order_lines l where l.order_id = o.id) as lines_items,
+           to_jsonb(k) - 'order_id' as kept,
+           case when o.shipped_at is not null and o.status <> 'refunded' and private.drawn_cost(o.id) is not null
+                then jsonb_build_object('ordered_at', o.ordered_at, 'total_amount', o.total_amount,
+                                        'goods_cost', private.drawn_cost(o.id)) end as expected_kept
+    from public.orders o
+    left join private.shipped_order_costs k on k.order_id = o.id
+    where o.id = ${orderId}`;
+  const broken = [
+    row.lines_items !== null && (row.total !== row.lines_total || row.items !== row.lines_items) &&
+    'the total or item count differs from the lines',
+    JSON.stringify(row.kept) !== JSON.stringify(row.expected_kept) && 'the kept cost differs from a recompute',
+  ].filter(Boolean);
+  if (broken.length > 0) throw new Error(`order ${orderId}: ${broken.join('; ')} (${JSON.stringify(row)})`);
+  return row;
 }

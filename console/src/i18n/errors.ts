@@ -61,6 +61,8 @@ export const ERROR_WORDS: Record<Locale, CodeWords> = {
     PRODUCT_NOT_FOUND: () => 'This product does not exist (it may have been deleted).',
     PRODUCT_INACTIVE: () => 'This product is not active, so stock cannot be booked for it.',
     PRODUCT_HAS_STOCK: () => 'This product still has stock; adjust it to 0 before deleting.',
+    PRODUCT_DELETED: () =>
+      'This product was deleted, so its goods cannot go back into stock. Refund without restocking.',
     DUPLICATE_SKU: (d) =>
       `Another product already uses ${
         d.sku === undefined ? 'this SKU' : `the SKU ${d.sku}`
@@ -79,6 +81,8 @@ export const ERROR_WORDS: Record<Locale, CodeWords> = {
     INVENTORY_RECORD_NOT_FOUND: () => 'This lot does not exist.',
     ORDER_NOT_FOUND: () => 'This order does not exist.',
     CUSTOMER_NOT_FOUND: () => 'This customer does not exist.',
+    ORDER_LINES_FIXED: () =>
+      'An order’s lines, and the total and item count they make, are fixed once it is placed. Cancel or refund it instead.',
     LOCK_TIMEOUT: () => 'Someone else is changing the same data; try again in a moment.',
     SERVICE_UNAVAILABLE: () => 'The service is unavailable for a moment; try again shortly.',
     CALCULATION_ERROR: () => 'The report could not be calculated; try again shortly.',
@@ -119,6 +123,7 @@ export const ERROR_WORDS: Record<Locale, CodeWords> = {
     PRODUCT_NOT_FOUND: () => '找不到這項商品（可能已被刪除）。',
     PRODUCT_INACTIVE: () => '這項商品未上架，無法登記。',
     PRODUCT_HAS_STOCK: () => '這項商品還有庫存，請先調整為 0 再刪除。',
+    PRODUCT_DELETED: () => '這項商品已刪除，商品無法退回庫存。請改為不退回庫存的退款。',
     DUPLICATE_SKU: (d) =>
       `已有商品使用${
         d.sku === undefined ? '這個商品編號' : `商品編號 ${d.sku}`
@@ -135,6 +140,7 @@ export const ERROR_WORDS: Record<Locale, CodeWords> = {
     INVENTORY_RECORD_NOT_FOUND: () => '找不到這個批次。',
     ORDER_NOT_FOUND: () => '找不到這筆訂單。',
     CUSTOMER_NOT_FOUND: () => '找不到這位顧客。',
+    ORDER_LINES_FIXED: () => '訂單成立後，品項及其合計金額與件數就不能再變更。請改為取消或退款。',
     LOCK_TIMEOUT: () => '有人正在修改同一筆資料，請稍後再試。',
     SERVICE_UNAVAILABLE: () => '服務暫時無法使用，請稍後再試。',
     CALCULATION_ERROR: () => '報表暫時無法計算，請稍後再試。',

@@ -214,13 +214,13 @@ export function isoDateTime(message: string) {
 export const uuid = z.guid('must be a UUID');
 
 /**
- * At most two decimal places, allowing for binary floating point: `tolerance` is how far from a whole
- * number of cents `value * 100` may land. Money keeps 1e-6, which amounts from 131072.02 up need; the
- * catalogue's weights (at most 9.99) have always been held to 1e-9.
+ * At most two decimal places, exactly: the shortest decimal that reads back as the number (what JSON carries
+ * to the database) has at most two digits after the point, so 10.000000001 is refused here as the database
+ * refuses it, with the same rule.
  */
-export function twoDecimals(tolerance = 1e-6) {
+export function twoDecimals() {
   return z.refine<number>(
-    (value) => Math.abs(value * 100 - Math.round(value * 100)) < tolerance,
+    (value) => /^-?\d+(\.\d{1,2})?$/.test(String(value)),
     rule('decimals', 'at most 2 decimal places', { max: 2 }),
   );
 }

@@ -22,7 +22,7 @@ const weight = z
   .number()
   .min(0, 'must be between 0.00 and 9.99')
   .max(9.99, 'must be between 0.00 and 9.99')
-  .check(twoDecimals(1e-9));
+  .check(twoDecimals());
 const priority = z.number().int('must be a whole number').min(0, 'must be between 0 and 100').max(
   100,
   'must be between 0 and 100',

@@ -102,7 +102,10 @@ create table public.products (
   available_stock bigint generated always as (current_stock - reserved_stock) stored,
   allocation text not null default 'fifo'
     constraint products_allocation_known check (allocation = any (enum_range(null::public.stock_allocation)::text[])),
-  constraint products_reserved_stock_within_stock check (reserved_stock between 0 and current_stock)
+  constraint products_reserved_stock_within_stock check (reserved_stock between 0 and current_stock),
+  -- A deleted product holds nothing: no route can touch its units again (public.delete_product refuses one
+  -- with stock, and a refund does not restock it), so neither may a direct write.
+  constraint products_deleted_without_stock check (deleted_at is null or current_stock = 0)
 );
 
 create table public.inventory_records (

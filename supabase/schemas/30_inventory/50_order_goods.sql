@@ -203,8 +203,9 @@ create policy "admins read shipped order costs" on private.shipped_order_costs
 
 revoke all on private.shipped_order_costs from public, anon, authenticated, service_role;
 
--- Puts a refunded order's drawn goods back into the lots they came from (one ledger operation). The
--- caller holds the products' locks.
+-- Puts a refunded order's drawn goods back into the lots they came from (one ledger operation), or refuses
+-- (422 PRODUCT_DELETED) when a line's product was deleted: no route could touch its units again. The caller
+-- holds the products' locks.
 create or replace function private.restock_order_goods(order_id uuid)
 returns void
 language plpgsql set search_path = '' as $$
@@ -212,9 +213,20 @@ declare
   operator record;
   operation uuid := gen_random_uuid();
   drawn record;
+  deleted record;
   lot public.inventory_records;
 begin
   select * into operator from private.goods_operator();
+  select p.id, p.sku into deleted
+  from public.order_lines l
+  join public.products p on p.id = l.product_id
+  where l.order_id = restock_order_goods.order_id and p.deleted_at is not null
+  limit 1;
+  if found then
+    perform private.raise_api_error(422, 'PRODUCT_DELETED',
+      format('Product %s was deleted: its goods cannot go back into stock, refund without restock', deleted.sku),
+      jsonb_build_object('order_id', order_id, 'product_id', deleted.id, 'sku', deleted.sku));
+  end if;
   for drawn in
     select d.order_line_id, d.inventory_record_id, d.quantity - d.returned_quantity as quantity
     from public.order_line_lots d
@@ -243,23 +255,34 @@ create or replace function private.move_order_goods()
 returns trigger
 language plpgsql security definer set search_path = '' as $$
 declare
+  has_lines boolean := exists (select 1 from public.order_lines l where l.order_id = new.id);
   goods text;
 begin
-  if not exists (select 1 from public.order_lines l where l.order_id = new.id) then
+  if has_lines then
+    select m.goods into goods
+    from public.order_status_moves m
+    where m.from_status::text = old.status and m.to_status::text = new.status;
+    if goods is null then
+      perform private.raise_api_error(422, 'INVALID_STATUS_TRANSITION',
+        format('An order that is %s cannot become %s', old.status, new.status),
+        jsonb_build_object('order_id', new.id, 'from', old.status, 'to', new.status,
+          'allowed', (select coalesce(jsonb_agg(m.to_status order by m.to_status), '[]')
+                      from public.order_status_moves m where m.from_status::text = old.status)));
+    end if;
+  end if;
+  -- Whether goods went back means something only for a refund that returns shipped goods: refused anywhere
+  -- else (a refund before shipping, an order without lines), where it would record a restock never made.
+  if new.restocked is not null and goods is distinct from 'return' then
+    perform private.invalid_stock_field('restock', to_jsonb(new.restocked),
+      'only when a refund returns shipped goods', null, 'requires', jsonb_build_object('field', 'status'));
+  end if;
+  if not has_lines then
     return new;
   end if;
-  select m.goods into goods
-  from public.order_status_moves m
-  where m.from_status::text = old.status and m.to_status::text = new.status;
-  if goods is null then
-    perform private.raise_api_error(422, 'INVALID_STATUS_TRANSITION',
-      format('An order that is %s cannot become %s', old.status, new.status),
-      jsonb_build_object('order_id', new.id, 'from', old.status, 'to', new.status,
-        'allowed', (select coalesce(jsonb_agg(m.to_status order by m.to_status), '[]')
-                    from public.order_status_moves m where m.from_status::text = old.status)));
-  end if;
   if new.status = 'refunded' then
-    new.restocked := case when goods = 'return' then coalesce(new.restocked, false) end;
+    if goods = 'return' then
+      new.restocked := coalesce(new.restocked, false);
+    end if;
     -- A refunded order is never revenue again, so its margin leaves the figures.
     delete from private.shipped_order_costs c where c.order_id = new.id;
   end if;
@@ -291,9 +314,64 @@ create trigger orders_move_goods
   when (old.status is distinct from new.status)
   execute function private.move_order_goods();
 
+-- An order's figures that follow from something else have one writer, whoever updates the row (the table
+-- owner included): for an order with lines, its total and item count are its lines' sums, fixed at placing
+-- (422 ORDER_LINES_FIXED for any other value); `restocked` is written by the refund that decides it (the
+-- status trigger above), never on its own; and a shipped order's kept cost follows its placing time.
+create or replace function private.guard_order_figures()
+returns trigger
+language plpgsql security definer set search_path = '' as $$
+declare
+  lines record;
+begin
+  if (new.total_amount, new.item_count) is distinct from (old.total_amount, old.item_count) then
+    select sum(l.amount) as total, sum(l.quantity)::integer as items into lines
+    from public.order_lines l where l.order_id = new.id;
+    if lines.items is not null and (new.total_amount, new.item_count) is distinct from (lines.total, lines.items) then
+      perform private.raise_api_error(422, 'ORDER_LINES_FIXED',
+        format('Order %s totals its lines: %s for %s items', new.id, lines.total, lines.items),
+        jsonb_build_object('order_id', new.id, 'total_amount', lines.total, 'item_count', lines.items));
+    end if;
+  end if;
+  if new.restocked is distinct from old.restocked and new.status = old.status then
+    perform private.invalid_stock_field('restocked', to_jsonb(new.restocked),
+      'recorded by the refund that puts the goods back', null, 'derived');
+  end if;
+  if new.ordered_at is distinct from old.ordered_at then
+    update private.shipped_order_costs c set ordered_at = new.ordered_at where c.order_id = new.id;
+  end if;
+  return new;
+end
+$$;
+
+create trigger orders_guard_figures
+  before update of total_amount, item_count, restocked, ordered_at on public.orders
+  for each row
+  when (old.total_amount is distinct from new.total_amount or old.item_count is distinct from new.item_count
+        or old.restocked is distinct from new.restocked or old.ordered_at is distinct from new.ordered_at)
+  execute function private.guard_order_figures();
+
+-- A placed order's lines never change and are never removed, whoever writes (the table owner included): a
+-- cancelled or refunded order keeps the trail of what it moved, and its reservation, drawn lots and total
+-- were made from them. What an order may do with its goods is its status moves.
+create or replace function private.refuse_order_line_changes()
+returns trigger
+language plpgsql set search_path = '' as $$
+begin
+  perform private.raise_api_error(422, 'ORDER_LINES_FIXED',
+    format('The lines of order %s are fixed once it is placed: cancel or refund it instead', old.order_id),
+    jsonb_build_object('order_id', old.order_id));
+end
+$$;
+
+create trigger order_lines_fixed
+  before update or delete on public.order_lines
+  for each row execute function private.refuse_order_line_changes();
+
 revoke execute on function
   private.goods_operator(), private.lock_order_products(uuid), private.release_order_goods(uuid),
-  private.ship_order_goods(uuid), private.restock_order_goods(uuid), private.move_order_goods()
+  private.ship_order_goods(uuid), private.restock_order_goods(uuid), private.move_order_goods(),
+  private.guard_order_figures(), private.refuse_order_line_changes()
 from public, anon, authenticated, service_role;
 
 revoke execute on function private.drawn_cost(uuid) from public, anon;

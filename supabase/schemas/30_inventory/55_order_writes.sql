@@ -13,8 +13,49 @@ $$;
 -- An order's line as read and checked from its JSON; `index` is its place in the request, from 0.
 create type private.order_line_input as (index integer, product_id uuid, quantity integer, unit_price numeric);
 
+-- A refused field of an order's lines, with the details the edge function's zod schema gives it: the field
+-- (`lines.<index>.<field>`), the rule and its figures, and the line's `index` (from 0).
+create or replace function private.invalid_order_line(
+  index integer, field text, value jsonb, words text, rule text, figures jsonb default null
+)
+returns void
+language plpgsql set search_path = '' as $$
+declare
+  path text := concat_ws('.', 'lines', index, field);
+begin
+  perform private.raise_api_error(400, 'VALIDATION_ERROR', format('Invalid %s: %s', path, words),
+    jsonb_strip_nulls(jsonb_build_object('field', path, 'constraint', words, 'rule', rule, 'params', figures,
+      'index', index)) || jsonb_build_object('value', value));
+end
+$$;
+
+-- The first rule a line's field breaks, as words, rule and figures, in the order zod checks them; null when
+-- it breaks none. A price is checked exactly, on the decimal the caller sent.
+create or replace function private.order_line_field_problem(field text, value jsonb, out words text, out rule text,
+  out figures jsonb)
+language sql immutable set search_path = '' as $$
+  select p.words, p.rule, p.figures
+  from (select value #>> '{}' as text, case when jsonb_typeof(value) = 'number' then (value #>> '{}')::numeric end as n) v
+  cross join lateral (values
+    (1, field not in ('product_id', 'quantity', 'unit_price'), 'unknown field', 'unknown_field', null::jsonb),
+    (2, field = 'product_id' and not (jsonb_typeof(value) = 'string' and pg_input_is_valid(v.text, 'uuid')),
+      'must be a UUID', 'format', '{"format": "guid"}'),
+    (3, field in ('quantity', 'unit_price') and v.n is null, 'must be a number', 'type', '{"expected": "number"}'),
+    (4, field = 'quantity' and v.n <> trunc(v.n), 'must be a whole number', 'type', '{"expected": "int"}'),
+    (5, field = 'quantity' and v.n < 1, 'must be at least 1', 'min', '{"min": 1}'),
+    (6, field = 'quantity' and v.n > 1000000, 'must be at most 1000000', 'max', '{"max": 1000000}'),
+    (7, field = 'unit_price' and v.n < 0, 'must be at least 0', 'min', '{"min": 0}'),
+    (8, field = 'unit_price' and v.n > private.max_order_total(), 'must be at most 9999999999.99', 'max',
+      jsonb_build_object('max', private.max_order_total())),
+    (9, field = 'unit_price' and v.n <> round(v.n, 2), 'at most 2 decimal places', 'decimals', '{"max": 2}')
+  ) p (position, broken, words, rule, figures)
+  where p.broken
+  order by p.position
+  limit 1
+$$;
+
 -- Reads an order's `lines` ([{product_id, quantity, unit_price}], 1 to 200), refusing the first line that
--- breaks a rule with the 400 the edge function's zod schema gives (`lines.<index>.<field>`).
+-- breaks a rule with the 400 the edge function's zod schema gives, so rpc callers meet the route's rules.
 create or replace function private.read_order_lines(lines jsonb)
 returns private.order_line_input[]
 language plpgsql set search_path = '' as $$
@@ -22,44 +63,40 @@ declare
   item jsonb;
   position integer;
   field text;
-  value jsonb;
-  problem text;
+  problem record;
   read private.order_line_input[] := '{}';
 begin
-  if jsonb_typeof(lines) is distinct from 'array' or jsonb_array_length(lines) not between 1 and 200 then
-    perform private.invalid_stock_field('lines', lines, 'an array of 1 to 200 lines');
+  if jsonb_typeof(lines) is distinct from 'array' then
+    perform private.invalid_stock_field('lines', lines, 'must be an array of lines', null, 'type',
+      '{"expected": "array"}');
+  elsif jsonb_array_length(lines) not between 1 and 200 then
+    perform private.invalid_stock_field('lines', lines,
+      case when jsonb_array_length(lines) = 0 then 'must have at least 1 line' else 'at most 200 lines' end, null,
+      case when jsonb_array_length(lines) = 0 then 'min_items' else 'max_items' end,
+      case when jsonb_array_length(lines) = 0 then '{"min": 1}'::jsonb else '{"max": 200}' end);
   end if;
   for item, position in select e.value, e.ordinality - 1 from jsonb_array_elements(lines) with ordinality e loop
     if jsonb_typeof(item) <> 'object' then
-      perform private.invalid_stock_field(concat_ws('.', 'lines', position), item, 'must be an object');
+      perform private.invalid_order_line(position, null, item, 'must be an object', 'type', '{"expected": "object"}');
     end if;
     foreach field in array array['product_id', 'quantity', 'unit_price'] loop
       if not item ? field then
-        perform private.invalid_stock_field(concat_ws('.', 'lines', position, field), null, 'required');
+        perform private.invalid_order_line(position, field, null, 'required', 'required');
       end if;
     end loop;
-    for field, value in select j.key, j.value from jsonb_each(item) j loop
-      problem := case
-        when field not in ('product_id', 'quantity', 'unit_price') then 'unknown field'
-        when field = 'product_id' and not (jsonb_typeof(value) = 'string' and pg_input_is_valid(value #>> '{}', 'uuid'))
-          then 'must be a UUID'
-        when field <> 'product_id' and jsonb_typeof(value) <> 'number' then 'must be a number'
-        when field = 'quantity' and ((value #>> '{}')::numeric not between 1 and 1000000
-                                     or (value #>> '{}')::numeric <> trunc((value #>> '{}')::numeric))
-          then 'must be a whole number from 1 to 1000000'
-        when field = 'unit_price' and ((value #>> '{}')::numeric not between 0 and private.max_order_total()
-                                       or (value #>> '{}')::numeric <> round((value #>> '{}')::numeric, 2))
-          then 'must be from 0 to 9999999999.99 with at most 2 decimals'
-      end;
-      if problem is not null then
-        perform private.invalid_stock_field(concat_ws('.', 'lines', position, field), value, problem);
+    for field in select k from jsonb_object_keys(item) k
+                 order by array_position(array['product_id', 'quantity', 'unit_price'], k) nulls last, k loop
+      select * into problem from private.order_line_field_problem(field, item -> field);
+      if problem.rule is not null then
+        perform private.invalid_order_line(position, field, item -> field, problem.words, problem.rule, problem.figures);
       end if;
     end loop;
     read := read || ((position, (item ->> 'product_id')::uuid, (item ->> 'quantity')::numeric::integer,
                       (item ->> 'unit_price')::numeric)::private.order_line_input);
   end loop;
   if (select sum(l.quantity * l.unit_price) from unnest(read) l) > private.max_order_total() then
-    perform private.invalid_stock_field('lines', null, 'the order may come to at most 9999999999.99');
+    perform private.invalid_stock_field('lines', lines, 'the order may come to at most 9999999999.99', null,
+      'max_total', jsonb_build_object('max', private.max_order_total()));
   end if;
   return read;
 end
@@ -209,6 +246,42 @@ begin
 end
 $$;
 
+-- Lines are written once, by the statement that places their order, and reserve their goods there: so no
+-- writer, the table owner included, adds goods that hold nothing, lines to an order shipped or closed, or
+-- lines its total and item count do not sum (422 ORDER_LINES_FIXED). An import of history (npm run
+-- seed:demo) writes lines with the ordinary triggers off and the stock it holds itself.
+create or replace function private.reserve_placed_lines()
+returns trigger
+language plpgsql security definer set search_path = '' as $$
+declare
+  refused uuid;
+begin
+  select n.order_id into refused
+  from (select l.order_id, sum(l.amount) as total, sum(l.quantity) as items, count(*) as lines
+        from new_lines l group by l.order_id) n
+  join public.orders o on o.id = n.order_id
+  where o.status not in ('pending', 'paid') or o.total_amount <> n.total or o.item_count <> n.items
+     or (select count(*) from public.order_lines l where l.order_id = n.order_id) <> n.lines
+  limit 1;
+  if found then
+    perform private.raise_api_error(422, 'ORDER_LINES_FIXED',
+      format('Order %s cannot take these lines: an open order''s lines are written with it, and total it', refused),
+      jsonb_build_object('order_id', refused));
+  end if;
+  perform private.reserve_order_goods(array(
+    select (l.line_number - 1, l.product_id, l.quantity, l.unit_price)::private.order_line_input
+    from new_lines l order by l.order_id, l.line_number));
+  return null;
+end
+$$;
+
+create trigger order_lines_reserve
+  after insert on public.order_lines
+  referencing new table as new_lines
+  for each statement execute function private.reserve_placed_lines();
+
+revoke execute on function private.reserve_placed_lines() from public, anon, authenticated, service_role;
+
 -- Places an order of lines (POST /orders, or supabase.rpc by the store's jobs): the order, its lines and
 -- their reservations, all or nothing. `lines` is [{product_id, quantity, unit_price}]; the total is their
 -- sum and item_count their quantities. Refusals: 400 (a field, naming the line), 404 CUSTOMER_NOT_FOUND,
@@ -272,10 +345,11 @@ begin
          case when place_order.status = 'paid' then coalesce(place_order.ordered_at, private.now()) end
   from unnest(wanted) l
   returning * into placed;
-  -- The lines, and the answer from them as private.order_goods gives a new order's (nothing drawn, no cost
-  -- yet), without reading them back: that was half of what placing an order cost. Built before the
-  -- reservation, so the products' locks are held only for the reservation itself and the commit, the
-  -- stretch every order of a product waits through in turn.
+  -- The lines, which reserve their goods as they are written (order_lines_reserve), and the answer from them
+  -- as private.order_goods gives a new order's (nothing drawn, no cost yet), without reading them back: that
+  -- was half of what placing an order cost. The reservation comes last, at the statement's end, so the
+  -- products' locks are held only for it and the commit, the stretch every order of a product waits through
+  -- in turn.
   with lines as (
     insert into public.order_lines (order_id, line_number, product_id, quantity, unit_price)
     select placed.id, l.index + 1, l.product_id, l.quantity, l.unit_price
@@ -292,17 +366,17 @@ begin
   from lines x
   join public.products p on p.id = x.product_id;
 
-  perform private.reserve_order_goods(wanted);
-
   return private.remember_response(operator.operator_key, idempotency_key, answer);
 end
 $$;
 
 -- Moves an order to `status` (PATCH /orders/:id, or supabase.rpc): as public.order_status_moves allows,
--- stamping the move's time (shipped_at, cancelled_at, ...) unless the order records one already; the
--- goods move with it (the status trigger). `restock` says whether a refund after shipping puts the goods
--- back (default: no, they stay out). Refusals: 400, 404 ORDER_NOT_FOUND, 422 INVALID_STATUS_TRANSITION
--- (with the moves allowed), 422 EXPIRED_STOCK (shipping).
+-- stamping the move's time (shipped_at, cancelled_at, ...; now, or the order's own time if it was placed
+-- ahead of the clock) unless the order records one already; the goods move with it (the status trigger).
+-- `restock` says whether a refund after shipping puts the goods back (default: no, they stay out).
+-- Refusals: 400 (`restock` but for a refund of shipped goods), 404 ORDER_NOT_FOUND, 422
+-- INVALID_STATUS_TRANSITION (with the moves allowed), 422 EXPIRED_STOCK (shipping), 422 PRODUCT_DELETED
+-- (restocking a deleted product's goods).
 create or replace function public.update_order_status(order_id uuid, status text, restock boolean default null)
 returns jsonb
 language plpgsql security definer set search_path = '' as $$
@@ -322,6 +396,8 @@ begin
     perform private.raise_api_error(404, 'ORDER_NOT_FOUND', format('Order %s does not exist', order_id),
       jsonb_build_object('order_id', order_id));
   end if;
+  -- An order may be placed up to 5 minutes ahead of the clock; its moves are never stamped before it.
+  stamp := greatest(stamp, current.ordered_at);
   if not exists (select 1 from public.order_status_moves m
                  where m.from_status::text = current.status and m.to_status::text = update_order_status.status) then
     perform private.raise_api_error(422, 'INVALID_STATUS_TRANSITION',
@@ -349,7 +425,8 @@ end
 $$;
 
 revoke execute on function
-  private.max_order_total(), private.read_order_lines(jsonb), private.require_order_writer(),
+  private.max_order_total(), private.invalid_order_line(integer, text, jsonb, text, text, jsonb),
+  private.order_line_field_problem(text, jsonb), private.read_order_lines(jsonb), private.require_order_writer(),
   private.order_answer(uuid), private.order_fields(public.orders), private.stock_queue(),
   private.reserve_order_goods(private.order_line_input[])
 from public, anon, authenticated, service_role;
