@@ -209,16 +209,21 @@ async function recomputedMarketing(first: string, last: string) {
         public.calculate_campaign_attributions(days.day, days.revenue) -> 'attributions') a
       group by 1
     ),
-    recorded as (select campaign_id as id, sum(amount) as spend from public.campaign_spend
-                 where spend_date between ${first}::date and ${last}::date group by 1)
-    select c.id::text, coalesce(g.active_days, 0)::int as active_days, coalesce(g.attributed, 0) as attributed,
-           case when exists (select 1 from public.campaign_spend s where s.campaign_id = c.id) then coalesce(r.spend, 0)
-                else round(c.budget * coalesce(g.active_days, 0) / (c.end_date - c.start_date + 1), 2) end as spend
-    from public.campaigns c left join given g on g.id = c.id left join recorded r on r.id = c.id
-    where (g.id is not null or r.id is not null) and c.deleted_at is null`;
-  const spend = campaigns.reduce((sum, c) => sum + Number(c.spend), 0);
+    recorded as (select s.campaign_id as id, sum(s.amount) as spend from public.campaign_spend s
+                 join public.campaigns c on c.id = s.campaign_id and s.spend_date between c.start_date and c.end_date
+                 where s.spend_date between ${first}::date and ${last}::date group by 1),
+    spent as (
+      select c.id::text, coalesce(g.active_days, 0)::int as active_days, coalesce(g.attributed, 0) as attributed,
+             case when exists (select 1 from public.campaign_spend s where s.campaign_id = c.id) then coalesce(r.spend, 0)
+                  else c.budget * coalesce(g.active_days, 0) / (c.end_date - c.start_date + 1) end as exact_spend
+      from public.campaigns c left join given g on g.id = c.id left join recorded r on r.id = c.id
+      where (g.id is not null or r.id is not null) and c.deleted_at is null
+    )
+    -- Each campaign's spend rounded to cents, the total summed exactly and rounded once.
+    select *, round(exact_spend, 2) as spend, round(sum(exact_spend) over (), 2) as total_spend from spent`;
+  const spend = Number(campaigns[0]?.total_spend ?? 0);
   const attributed = campaigns.reduce((sum, c) => sum + Number(c.attributed), 0);
-  return { campaigns, spend: Math.round(spend * 100) / 100, attributed: Math.round(attributed * 100) / 100 };
+  return { campaigns, spend, attributed: Math.round(attributed * 100) / 100 };
 }
 
 const round2 = (x: number) => Math.round(x * 100) / 100;
@@ -233,7 +238,10 @@ describe('business health 2.0: the marketing dimension (Accept: application/vnd.
     expect(plain.body.data.metrics.marketing).toBe(0);
     expect(Object.keys(plain.body.data)).toEqual(['metrics', 'scoreDetails', 'trends', 'insights', 'timestamp']);
     expect(plain.body.data.insights.every((i: object) => !('campaign_id' in i))).toBe(true);
-    const [campaign] = await sql`select id from public.campaigns where deleted_at is null order by id limit 1`;
+    const [campaign] = await sql`
+      select id from public.campaigns
+      where deleted_at is null and status <> 'draft' and private.store_today() between start_date and end_date
+      order by id limit 1`;
     await sql`insert into public.campaign_spend (campaign_id, spend_date, amount) values (${campaign.id}, private.store_today(), 1e9)`;
     try {
       const v2 = await report({ period: '30d' }, tokens.admin, V2);

@@ -165,8 +165,8 @@ describe('row level security and grants', () => {
   });
 
   it("a campaign's recorded spend: administrators write it, signed-in callers read it, never negative, anon nothing", async () => {
-    const id = await campaignIn([]);
-    const day = freshDay();
+    const id = await campaignIn(['active']);
+    const [{ day }] = await sql`select start_date::text as day from public.campaigns where id = ${id}`;
     const byCustomer = await asRole(sql, customer, (tx) => tx`
       insert into public.campaign_spend (campaign_id, spend_date, amount) values (${id}, ${day}, 10)`);
     expect(byCustomer.error?.code).toBe('42501');

@@ -111,6 +111,22 @@ describe("an order's figures follow its lines", () => {
   });
 });
 
+describe('a refunded order states the cost of what it kept', () => {
+  it('nothing once its goods are restocked, all of it when they are not; no margin either way', async () => {
+    const restocked = await shippedOrder();
+    const kept = await shippedOrder();
+    const [before] = await sql`select private.order_goods(${restocked.orderId}) as goods`;
+    expect(before.goods).toMatchObject({ cost: 750, margin: 250 });
+    const back = await moveOrder(sql, restocked.orderId, 'refunded', true);
+    expect(back).toMatchObject({ cost: 0, margin: null, lines: [{ cost: 0, margin: null }] });
+    expect(await moveOrder(sql, kept.orderId, 'refunded', false)).toMatchObject({ cost: 750, margin: null });
+    for (const { orderId, productId } of [restocked, kept]) {
+      await consistentOrder(sql, orderId);
+      await consistentStock(sql, productId);
+    }
+  });
+});
+
 describe('no goods on a deleted product', () => {
   it("a refund with restock of a deleted product's goods is refused 422 PRODUCT_DELETED; without restock it refunds", async () => {
     const { productId, orderId } = await shippedOrder();

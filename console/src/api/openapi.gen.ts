@@ -4326,8 +4326,9 @@ export interface operations {
                                     returned_quantity: number;
                                     unit_cost: number | null;
                                 }[];
-                                /** @description What the drawn lots cost; null when not shipped or a lot has no cost */
+                                /** @description What the drawn units not returned cost; null when not shipped or a lot has no cost */
                                 cost: number | null;
+                                /** @description amount − cost, where the cost is known; null once refunded */
                                 margin: number | null;
                             }[];
                         }[];
@@ -4504,13 +4505,14 @@ export interface operations {
                                     returned_quantity: number;
                                     unit_cost: number | null;
                                 }[];
-                                /** @description What the drawn lots cost; null when not shipped or a lot has no cost */
+                                /** @description What the drawn units not returned cost; null when not shipped or a lot has no cost */
                                 cost: number | null;
+                                /** @description amount − cost, where the cost is known; null once refunded */
                                 margin: number | null;
                             }[];
-                            /** @description The lines' cost, where every line's is known; null: unknown */
+                            /** @description The lines' cost (what the customer kept: nothing once a refund put it all back), where every line's is known */
                             cost: number | null;
-                            /** @description total_amount − cost, where the cost is known */
+                            /** @description total_amount − cost, where the cost is known; null once refunded */
                             margin: number | null;
                         };
                     };
@@ -4767,13 +4769,14 @@ export interface operations {
                                     returned_quantity: number;
                                     unit_cost: number | null;
                                 }[];
-                                /** @description What the drawn lots cost; null when not shipped or a lot has no cost */
+                                /** @description What the drawn units not returned cost; null when not shipped or a lot has no cost */
                                 cost: number | null;
+                                /** @description amount − cost, where the cost is known; null once refunded */
                                 margin: number | null;
                             }[];
-                            /** @description The lines' cost, where every line's is known; null: unknown */
+                            /** @description The lines' cost (what the customer kept: nothing once a refund put it all back), where every line's is known */
                             cost: number | null;
-                            /** @description total_amount − cost, where the cost is known */
+                            /** @description total_amount − cost, where the cost is known; null once refunded */
                             margin: number | null;
                             /** @description The steps the order records a time for, in time order */
                             timeline: {
@@ -4934,13 +4937,14 @@ export interface operations {
                                     returned_quantity: number;
                                     unit_cost: number | null;
                                 }[];
-                                /** @description What the drawn lots cost; null when not shipped or a lot has no cost */
+                                /** @description What the drawn units not returned cost; null when not shipped or a lot has no cost */
                                 cost: number | null;
+                                /** @description amount − cost, where the cost is known; null once refunded */
                                 margin: number | null;
                             }[];
-                            /** @description The lines' cost, where every line's is known; null: unknown */
+                            /** @description The lines' cost (what the customer kept: nothing once a refund put it all back), where every line's is known */
                             cost: number | null;
-                            /** @description total_amount − cost, where the cost is known */
+                            /** @description total_amount − cost, where the cost is known; null once refunded */
                             margin: number | null;
                         };
                     };

@@ -53,6 +53,8 @@ export const ERROR_WORDS: Record<Locale, CodeWords> = {
         : 'The order cannot move to that status from its current one (it may just have been changed: reload it).',
     INVALID_DATE_RANGE: () => 'The dates are not valid: the end cannot be before the start, and at most 366 days.',
     ATTRIBUTION_WEIGHT_EXCEEDED: () => "The attribution weight is above this campaign type's limit.",
+    SPEND_OUTSIDE_CAMPAIGN: () =>
+      'Spend can only be recorded for a scheduled campaign, on a day within its dates.',
     TYPE_NOT_FOUND: () => 'This campaign type does not exist.',
     DUPLICATE_TYPE_CODE: (d) =>
       `Another campaign type already uses ${d.type_code === undefined ? 'this code' : `the code ${d.type_code}`}.`,
@@ -116,6 +118,7 @@ export const ERROR_WORDS: Record<Locale, CodeWords> = {
         : '訂單目前的狀態不能這樣變更（可能剛被別人改過，請重新載入）。',
     INVALID_DATE_RANGE: () => '日期範圍不正確：結束日期不能早於開始日期，且最多 366 天。',
     ATTRIBUTION_WEIGHT_EXCEEDED: () => '歸因權重超過這個活動類型允許的上限。',
+    SPEND_OUTSIDE_CAMPAIGN: () => '只能為已排定的活動記錄花費，且日期須在活動期間內。',
     TYPE_NOT_FOUND: () => '找不到這個活動類型。',
     DUPLICATE_TYPE_CODE: (d) => `已有活動類型使用${d.type_code === undefined ? '這個代碼' : `代碼 ${d.type_code}`}。`,
     INVALID_WEIGHT_RANGE: () => '最低權重不能高於最高權重。',

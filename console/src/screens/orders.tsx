@@ -227,7 +227,8 @@ function lineColumns(): CsvColumn<OrderLine>[] {
     { header: t.unitPrice, cell: (l) => l.unit_price ?? null },
     { header: t.amount, cell: (l) => l.amount ?? l.order.total_amount },
     { header: t.cost, cell: (l) => l.cost ?? t.unknown },
-    { header: t.margin, cell: (l) => l.margin ?? t.unknown },
+    // A refunded order has no revenue to set a cost against: no margin, rather than an unknown one.
+    { header: t.margin, cell: (l) => l.order.status === 'refunded' ? null : l.margin ?? t.unknown },
     { header: t.orderId, cell: (l) => l.order.id },
   ];
 }
@@ -396,7 +397,7 @@ function OrderPage({ id, isAdmin, back }: { id: string; isAdmin: boolean; back: 
                   <dd data-testid='order-cost'>{o.cost === null ? t.unknown : fmt.money(o.cost)}</dd>
                 </div>
               )}
-              {o.lines.length > 0 && (
+              {o.lines.length > 0 && o.status !== 'refunded' && (
                 <div>
                   <dt>{t.margin}</dt>
                   <dd data-testid='order-margin'>{o.margin === null ? t.unknown : fmt.money(o.margin)}</dd>

@@ -51,11 +51,15 @@ export const goods = {
     unit_price: money,
     amount: money,
     lots: z.array(drawnLot).describe('The lots the line drew when it shipped (FIFO, or FEFO), empty before'),
-    cost: money.nullable().describe('What the drawn lots cost; null when not shipped or a lot has no cost'),
-    margin: money.nullable(),
+    cost: money.nullable().describe(
+      'What the drawn units not returned cost; null when not shipped or a lot has no cost',
+    ),
+    margin: money.nullable().describe('amount − cost, where the cost is known; null once refunded'),
   })).describe('Empty for an order stored without lines'),
-  cost: money.nullable().describe("The lines' cost, where every line's is known; null: unknown"),
-  margin: money.nullable().describe('total_amount − cost, where the cost is known'),
+  cost: money.nullable().describe(
+    "The lines' cost (what the customer kept: nothing once a refund put it all back), where every line's is known",
+  ),
+  margin: money.nullable().describe('total_amount − cost, where the cost is known; null once refunded'),
 };
 
 /**

@@ -169,12 +169,13 @@ begin
 end
 $$;
 
--- What an order's drawn goods cost: each unit at its lot's cost (FIFO costing), null when a lot drawn has no
--- cost. The one rule for an order's cost: the order's page reads it, and shipping keeps it for the figures.
+-- What an order's drawn goods cost: each unit drawn and not returned at its lot's cost (FIFO costing), null
+-- when a lot drawn has no cost; nothing, once a refund put them all back. The one rule for an order's cost:
+-- the order's page reads it, and shipping keeps it for the figures.
 create or replace function private.drawn_cost(order_id uuid)
 returns numeric
 language sql stable set search_path = '' as $$
-  select case when bool_and(d.unit_cost is not null) then sum(d.quantity * d.unit_cost) end
+  select case when bool_and(d.unit_cost is not null) then sum((d.quantity - d.returned_quantity) * d.unit_cost) end
   from public.order_line_lots d
   join public.order_lines l on l.id = d.order_line_id
   where l.order_id = drawn_cost.order_id

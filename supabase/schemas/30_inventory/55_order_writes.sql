@@ -118,9 +118,10 @@ end
 $$;
 
 -- An order's goods as the answers show them: its lines in order, each with its product's SKU and name, the
--- lots it drew (a shipped line) and its cost where every lot drawn has one, and the order's cost
--- (private.drawn_cost) and margin (null: unknown, or not shipped yet). As the caller: a customer reading their
--- own order sees its lines, not the lots or the costs.
+-- lots it drew (a shipped line) and the cost of what it kept where every lot drawn has one, and the order's
+-- cost (private.drawn_cost) and margin (null: unknown, not shipped yet, or refunded, when there is no revenue
+-- to set it against). As the caller: a customer reading their own order sees its lines, not the lots or the
+-- costs.
 create or replace function private.order_goods(order_id uuid)
 returns jsonb
 language sql stable set search_path = '' as $$
@@ -133,7 +134,8 @@ language sql stable set search_path = '' as $$
       select jsonb_agg(jsonb_build_object('inventory_id', x.inventory_record_id, 'lot_number', r.lot_number,
                'expires_on', r.expires_on, 'quantity', x.quantity, 'returned_quantity', x.returned_quantity,
                'unit_cost', x.unit_cost) order by r.received_at, r.created_at, r.id) as lots,
-             case when bool_and(x.unit_cost is not null) then sum(x.quantity * x.unit_cost) end as cost
+             case when bool_and(x.unit_cost is not null) then sum((x.quantity - x.returned_quantity) * x.unit_cost) end
+               as cost
       from public.order_line_lots x
       left join public.inventory_records r on r.id = x.inventory_record_id
       where x.order_line_id = l.id
@@ -144,12 +146,15 @@ language sql stable set search_path = '' as $$
     'lines', coalesce(jsonb_agg(jsonb_build_object('id', x.id, 'line_number', x.line_number,
                'product_id', x.product_id, 'sku', x.sku, 'name', x.name, 'quantity', x.quantity,
                'unit_price', x.unit_price, 'amount', x.amount, 'lots', x.lots, 'cost', x.cost,
-               'margin', x.amount - x.cost) order by x.line_number) filter (where x.id is not null), '[]'),
+               'margin', case when not c.refunded then x.amount - x.cost end) order by x.line_number)
+               filter (where x.id is not null), '[]'),
     'cost', c.cost,
-    'margin', sum(x.amount) - c.cost)
-  from (select private.drawn_cost(order_goods.order_id) as cost) c
+    'margin', case when not c.refunded then sum(x.amount) - c.cost end)
+  from (select private.drawn_cost(order_goods.order_id) as cost,
+               exists (select 1 from public.orders o where o.id = order_goods.order_id and o.status = 'refunded')
+                 as refunded) c
   left join lines x on true
-  group by c.cost
+  group by c.cost, c.refunded
 $$;
 
 -- An order's own fields as the answers give them, instants as every answer writes them (private.api_timestamp).

@@ -39,13 +39,46 @@ create policy "admins remove campaign spend" on public.campaign_spend
   for delete to authenticated
   using ((select private.is_admin()));
 
+-- A spend row belongs to its campaign: its day lies within the campaign's dates, and the campaign has been
+-- scheduled (not a draft) and not deleted (422 SPEND_OUTSIDE_CAMPAIGN otherwise), so every route that states
+-- a campaign's spend states the same amount. Under the campaign's row lock, so a date change cannot race it.
+create or replace function private.check_campaign_spend()
+returns trigger
+language plpgsql security definer set search_path = '' as $$
+declare
+  campaign record;
+begin
+  select c.id, c.status, c.start_date, c.end_date, c.deleted_at into campaign
+  from public.campaigns c where c.id = new.campaign_id
+  for key share;
+  if campaign.status = 'draft' or campaign.deleted_at is not null
+     or new.spend_date not between campaign.start_date and campaign.end_date then
+    perform private.raise_api_error(422, 'SPEND_OUTSIDE_CAMPAIGN',
+      format('Spend on %s is outside campaign %s: it runs %s to %s%s', new.spend_date, new.campaign_id,
+        campaign.start_date, campaign.end_date,
+        case when campaign.deleted_at is not null then ' and was deleted'
+             when campaign.status = 'draft' then ' and is a draft' else '' end),
+      jsonb_build_object('campaign_id', new.campaign_id, 'spend_date', new.spend_date,
+        'start_date', campaign.start_date, 'end_date', campaign.end_date, 'status', campaign.status));
+  end if;
+  return new;
+end
+$$;
+
+create trigger campaign_spend_within_campaign
+  before insert or update of campaign_id, spend_date on public.campaign_spend
+  for each row execute function private.check_campaign_spend();
+
+revoke execute on function private.check_campaign_spend() from public, anon, authenticated, service_role;
+
 revoke all on public.campaign_spend from public, anon;
 
 grant select, insert, update, delete on public.campaign_spend to authenticated, service_role;
 
 -- Each campaign's spend over the store days [first_day, last_day], with how many of those days it counted
--- on: recorded spend for a campaign with any record, else the budget spread over its planned days on each day
--- it was active. And the revenue attribution gives it, by the whole cents of its share of each day's revenue
+-- on: recorded spend (on days within its dates) for a campaign with any record, else the budget spread over
+-- its planned days on each day it was active, unrounded: a total is summed from these and rounded once, as a
+-- campaign's own figure is. And the revenue attribution gives it, by the whole cents of its share of each day's revenue
 -- (attribution's split before it hands out each day's last cents, one each: at most a cent a day below
 -- attribution's own answer, 34_attribution_answers.sql), what a report ranks campaigns by. Campaigns with
 -- neither an active day nor a recorded spend in the stretch are left out, and deleted ones, as attribution
@@ -72,12 +105,13 @@ begin
   recorded as (
     select s.campaign_id, sum(s.amount) as spend
     from public.campaign_spend s
+    join public.campaigns c on c.id = s.campaign_id and s.spend_date between c.start_date and c.end_date
     where s.spend_date between first_day and last_day and (of_campaign is null or s.campaign_id = of_campaign)
     group by s.campaign_id
   )
   select c.id, coalesce(a.active_days, 0),
          case when c.has_records then coalesce(r.spend, 0)
-              else round(c.budget * coalesce(a.active_days, 0) / (c.end_date - c.start_date + 1), 2) end,
+              else c.budget * coalesce(a.active_days, 0) / (c.end_date - c.start_date + 1) end,
          c.has_records, coalesce(a.share_revenue, 0)
   from active a
   full join recorded r on r.campaign_id = a.campaign_id
@@ -104,7 +138,7 @@ grant execute on function private.campaign_returns(date, date, uuid) to authenti
 create or replace function private.campaign_pacing(target_campaign uuid)
 returns table (spend_to_date numeric, recorded boolean, days_passed integer, planned_days integer, pacing numeric)
 language sql stable set search_path = '' as $$
-  select s.spend, coalesce(s.recorded, false), p.passed, p.planned,
+  select round(s.spend, 2), coalesce(s.recorded, false), p.passed, p.planned,
          round(coalesce(s.spend, 0) / nullif(c.budget * p.passed / p.planned, 0), 4)
   from public.campaigns c
   cross join lateral (

@@ -77,7 +77,7 @@ language sql stable set search_path = '' as $$
     where m.recorded and p.pacing > 1.2 order by p.pacing desc, m.campaign_id limit 1
   ),
   totals as (
-    select count(*) as campaigns, coalesce(sum(m.spend), 0) as spend,
+    select count(*) as campaigns, round(coalesce(sum(m.spend), 0), 2) as spend,
            private.marketing_attributed_revenue(first_day, last_day) as revenue
     from returns m
   )
@@ -114,14 +114,14 @@ language sql stable set search_path = '' as $$
     group by 1
   ),
   totals as (
-    select coalesce(sum(m.spend), 0) as spend, count(*) as campaigns,
+    select round(coalesce(sum(m.spend), 0), 2) as spend, count(*) as campaigns,
            private.marketing_attributed_revenue(first_day, last_day) as revenue,
            (select coalesce(sum(g.margin), 0) from margins g
             where exists (select 1 from private.campaign_attribution_days d where d.attribution_date = g.day)) as margin
     from returns m
   ),
   listed as (
-    select m.campaign_id, c.name, m.spend, m.recorded, m.active_days,
+    select m.campaign_id, c.name, round(m.spend, 2) as spend, m.recorded, m.active_days,
            private.campaign_attributed_revenue(m.campaign_id, first_day, last_day) as revenue
     from returns m join public.campaigns c on c.id = m.campaign_id
     order by m.spend desc, m.campaign_id

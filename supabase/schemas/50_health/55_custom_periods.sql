@@ -127,8 +127,9 @@ revoke execute on function private.health_check_days(date, date, text, text) fro
 grant execute on function private.health_check_days(date, date, text, text) to service_role;
 
 -- The custom period a request names, checked, and the period it is compared with: `from` to `to` against
--- `previous` (as many days just before; the default), `last_year` (the same dates a year before: 29 February
--- a year on is 28 February) or `custom` (compare_from to compare_to, checked alike).
+-- `previous` (as many days just before; the default), `last_year` (as many days from the same date a year
+-- before, 29 February's a year on being 28 February: 2025-02-28..03-01 against 2024-02-28..02-29) or `custom`
+-- (compare_from to compare_to, checked alike).
 create or replace function private.health_custom_days(
   from_day date, to_day date, compare text, compare_from date, compare_to date,
   out first_day date, out last_day date, out compare_first date, out compare_last date
@@ -151,7 +152,7 @@ begin
     else compare_from end;
   compare_last := case coalesce(compare, 'previous')
     when 'previous' then from_day - 1
-    when 'last_year' then (to_day - interval '1 year')::date
+    when 'last_year' then (from_day - interval '1 year')::date + (to_day - from_day)
     else compare_to end;
 end
 $$;
