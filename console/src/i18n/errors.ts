@@ -53,8 +53,7 @@ export const ERROR_WORDS: Record<Locale, CodeWords> = {
         : 'The order cannot move to that status from its current one (it may just have been changed: reload it).',
     INVALID_DATE_RANGE: () => 'The dates are not valid: the end cannot be before the start, and at most 366 days.',
     ATTRIBUTION_WEIGHT_EXCEEDED: () => "The attribution weight is above this campaign type's limit.",
-    SPEND_OUTSIDE_CAMPAIGN: () =>
-      'Spend can only be recorded for a scheduled campaign, on a day within its dates.',
+    SPEND_OUTSIDE_CAMPAIGN: () => 'Spend can only be recorded for a scheduled campaign, on a day within its dates.',
     TYPE_NOT_FOUND: () => 'This campaign type does not exist.',
     DUPLICATE_TYPE_CODE: (d) =>
       `Another campaign type already uses ${d.type_code === undefined ? 'this code' : `the code ${d.type_code}`}.`,
