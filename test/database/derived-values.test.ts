@@ -72,20 +72,18 @@ describe("an order's figures follow its lines", () => {
     expect(await consistentStock(sql, productId)).toMatchObject({ reserved: 1 });
   });
 
-  it("lines the table owner writes with a new order reserve their goods as placing does, or are refused", async () => {
+  it("the table owner's lines never come to more than their order: a line beyond its total is refused", async () => {
     const { productId, customerId } = await stockedProduct(sql, 4);
-    const place = (quantity: number) => sql.begin(async (tx) => {
+    const refused = await sql.begin(async (tx) => {
       const [{ id }] = await tx`
-        insert into public.orders (customer_id, total_amount, item_count) values (${customerId}, ${quantity * 7}, ${quantity})
-        returning id`;
+        insert into public.orders (customer_id, total_amount, item_count) values (${customerId}, 14, 2) returning id`;
       await tx`insert into public.order_lines (order_id, line_number, product_id, quantity, unit_price)
-               values (${id}, 1, ${productId}, ${quantity}, 7)`;
-      return id as string;
-    });
-    const placed = await place(3);
-    expect(await consistentStock(sql, productId)).toMatchObject({ reserved: 3, available: 1 });
-    expect(apiError(await place(2).catch((e) => e))).toMatchObject({ code: 'INSUFFICIENT_STOCK', details: { available: 1 } });
-    await consistentOrder(sql, placed);
+               values (${id}, 1, ${productId}, 2, 7)`;
+      await tx`insert into public.order_lines (order_id, line_number, product_id, quantity, unit_price)
+               values (${id}, 2, ${productId}, 1, 0)`;
+    }).catch((e) => e);
+    expect(apiError(refused)).toMatchObject({ status: 422, code: 'ORDER_LINES_FIXED' });
+    expect(await consistentStock(sql, productId)).toMatchObject({ reserved: 0, available: 4 });
   });
 
   it("a store job cannot record a restock that never happened: restocked is the refund's", async () => {

@@ -29,31 +29,6 @@ begin
 end
 $$;
 
--- The first rule a line's field breaks, as words, rule and figures, in the order zod checks them; null when
--- it breaks none. A price is checked exactly, on the decimal the caller sent.
-create or replace function private.order_line_field_problem(field text, value jsonb, out words text, out rule text,
-  out figures jsonb)
-language sql immutable set search_path = '' as $$
-  select p.words, p.rule, p.figures
-  from (select value #>> '{}' as text, case when jsonb_typeof(value) = 'number' then (value #>> '{}')::numeric end as n) v
-  cross join lateral (values
-    (1, field not in ('product_id', 'quantity', 'unit_price'), 'unknown field', 'unknown_field', null::jsonb),
-    (2, field = 'product_id' and not (jsonb_typeof(value) = 'string' and pg_input_is_valid(v.text, 'uuid')),
-      'must be a UUID', 'format', '{"format": "guid"}'),
-    (3, field in ('quantity', 'unit_price') and v.n is null, 'must be a number', 'type', '{"expected": "number"}'),
-    (4, field = 'quantity' and v.n <> trunc(v.n), 'must be a whole number', 'type', '{"expected": "int"}'),
-    (5, field = 'quantity' and v.n < 1, 'must be at least 1', 'min', '{"min": 1}'),
-    (6, field = 'quantity' and v.n > 1000000, 'must be at most 1000000', 'max', '{"max": 1000000}'),
-    (7, field = 'unit_price' and v.n < 0, 'must be at least 0', 'min', '{"min": 0}'),
-    (8, field = 'unit_price' and v.n > private.max_order_total(), 'must be at most 9999999999.99', 'max',
-      jsonb_build_object('max', private.max_order_total())),
-    (9, field = 'unit_price' and v.n <> round(v.n, 2), 'at most 2 decimal places', 'decimals', '{"max": 2}')
-  ) p (position, broken, words, rule, figures)
-  where p.broken
-  order by p.position
-  limit 1
-$$;
-
 -- Reads an order's `lines` ([{product_id, quantity, unit_price}], 1 to 200), refusing the first line that
 -- breaks a rule with the 400 the edge function's zod schema gives, so rpc callers meet the route's rules.
 create or replace function private.read_order_lines(lines jsonb)
@@ -63,7 +38,9 @@ declare
   item jsonb;
   position integer;
   field text;
-  problem record;
+  value jsonb;
+  number numeric;
+  problem text[];
   read private.order_line_input[] := '{}';
 begin
   if jsonb_typeof(lines) is distinct from 'array' then
@@ -84,11 +61,29 @@ begin
         perform private.invalid_order_line(position, field, null, 'required', 'required');
       end if;
     end loop;
+    -- The first rule each field breaks, in the order zod checks them, as [words, rule, figures]; a price is
+    -- checked exactly, on the decimal the caller sent. Plain expressions, not a query: placing pays for them.
     for field in select k from jsonb_object_keys(item) k
                  order by array_position(array['product_id', 'quantity', 'unit_price'], k) nulls last, k loop
-      select * into problem from private.order_line_field_problem(field, item -> field);
-      if problem.rule is not null then
-        perform private.invalid_order_line(position, field, item -> field, problem.words, problem.rule, problem.figures);
+      value := item -> field;
+      number := case when jsonb_typeof(value) = 'number' then (value #>> '{}')::numeric end;
+      problem := case
+        when field not in ('product_id', 'quantity', 'unit_price') then array['unknown field', 'unknown_field', null]
+        when field = 'product_id' then case
+          when not (jsonb_typeof(value) = 'string' and pg_input_is_valid(value #>> '{}', 'uuid'))
+            then array['must be a UUID', 'format', '{"format": "guid"}'] end
+        when number is null then array['must be a number', 'type', '{"expected": "number"}']
+        when field = 'quantity' then case
+          when number <> trunc(number) then array['must be a whole number', 'type', '{"expected": "int"}']
+          when number < 1 then array['must be at least 1', 'min', '{"min": 1}']
+          when number > 1000000 then array['must be at most 1000000', 'max', '{"max": 1000000}'] end
+        when number < 0 then array['must be at least 0', 'min', '{"min": 0}']
+        when number > private.max_order_total() then
+          array['must be at most 9999999999.99', 'max', jsonb_build_object('max', private.max_order_total())::text]
+        when number <> round(number, 2) then array['at most 2 decimal places', 'decimals', '{"max": 2}']
+      end;
+      if problem is not null then
+        perform private.invalid_order_line(position, field, value, problem[1], problem[2], problem[3]::jsonb);
       end if;
     end loop;
     read := read || ((position, (item ->> 'product_id')::uuid, (item ->> 'quantity')::numeric::integer,
@@ -251,42 +246,6 @@ begin
 end
 $$;
 
--- Lines are written once, by the statement that places their order, and reserve their goods there: so no
--- writer, the table owner included, adds goods that hold nothing, lines to an order shipped or closed, or
--- lines its total and item count do not sum (422 ORDER_LINES_FIXED). An import of history (npm run
--- seed:demo) writes lines with the ordinary triggers off and the stock it holds itself.
-create or replace function private.reserve_placed_lines()
-returns trigger
-language plpgsql security definer set search_path = '' as $$
-declare
-  refused uuid;
-begin
-  select n.order_id into refused
-  from (select l.order_id, sum(l.amount) as total, sum(l.quantity) as items, count(*) as lines
-        from new_lines l group by l.order_id) n
-  join public.orders o on o.id = n.order_id
-  where o.status not in ('pending', 'paid') or o.total_amount <> n.total or o.item_count <> n.items
-     or (select count(*) from public.order_lines l where l.order_id = n.order_id) <> n.lines
-  limit 1;
-  if found then
-    perform private.raise_api_error(422, 'ORDER_LINES_FIXED',
-      format('Order %s cannot take these lines: an open order''s lines are written with it, and total it', refused),
-      jsonb_build_object('order_id', refused));
-  end if;
-  perform private.reserve_order_goods(array(
-    select (l.line_number - 1, l.product_id, l.quantity, l.unit_price)::private.order_line_input
-    from new_lines l order by l.order_id, l.line_number));
-  return null;
-end
-$$;
-
-create trigger order_lines_reserve
-  after insert on public.order_lines
-  referencing new table as new_lines
-  for each statement execute function private.reserve_placed_lines();
-
-revoke execute on function private.reserve_placed_lines() from public, anon, authenticated, service_role;
-
 -- Places an order of lines (POST /orders, or supabase.rpc by the store's jobs): the order, its lines and
 -- their reservations, all or nothing. `lines` is [{product_id, quantity, unit_price}]; the total is their
 -- sum and item_count their quantities. Refusals: 400 (a field, naming the line), 404 CUSTOMER_NOT_FOUND,
@@ -350,11 +309,10 @@ begin
          case when place_order.status = 'paid' then coalesce(place_order.ordered_at, private.now()) end
   from unnest(wanted) l
   returning * into placed;
-  -- The lines, which reserve their goods as they are written (order_lines_reserve), and the answer from them
-  -- as private.order_goods gives a new order's (nothing drawn, no cost yet), without reading them back: that
-  -- was half of what placing an order cost. The reservation comes last, at the statement's end, so the
-  -- products' locks are held only for it and the commit, the stretch every order of a product waits through
-  -- in turn.
+  -- The lines, and the answer from them as private.order_goods gives a new order's (nothing drawn, no cost
+  -- yet), without reading them back: that was half of what placing an order cost. Built before the
+  -- reservation, so the products' locks are held only for the reservation itself and the commit, the
+  -- stretch every order of a product waits through in turn.
   with lines as (
     insert into public.order_lines (order_id, line_number, product_id, quantity, unit_price)
     select placed.id, l.index + 1, l.product_id, l.quantity, l.unit_price
@@ -370,6 +328,8 @@ begin
   into answer
   from lines x
   join public.products p on p.id = x.product_id;
+
+  perform private.reserve_order_goods(wanted);
 
   return private.remember_response(operator.operator_key, idempotency_key, answer);
 end
@@ -431,7 +391,7 @@ $$;
 
 revoke execute on function
   private.max_order_total(), private.invalid_order_line(integer, text, jsonb, text, text, jsonb),
-  private.order_line_field_problem(text, jsonb), private.read_order_lines(jsonb), private.require_order_writer(),
+  private.read_order_lines(jsonb), private.require_order_writer(),
   private.order_answer(uuid), private.order_fields(public.orders), private.stock_queue(),
   private.reserve_order_goods(private.order_line_input[])
 from public, anon, authenticated, service_role;

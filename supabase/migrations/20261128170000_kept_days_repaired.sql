@@ -1,0 +1,90 @@
+-- The kept store days checked against the orders, and rewritten where they disagree, by a nightly store job.
+
+create or replace function private.repair_kept_days(first_day date, last_day date)
+returns integer
+language plpgsql security definer set search_path = '' as $$
+declare
+  repaired integer;
+begin
+  perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('private.fold_order_changes'));
+  with due as materialized (
+    select coalesce(n.key_date, p.key_date) as order_date,
+           coalesce(n.orders, 0) - coalesce(p.orders, 0) as orders,
+           coalesce(n.counted_orders, 0) - coalesce(p.counted_orders, 0) as counted_orders,
+           coalesce(n.revenue, 0) - coalesce(p.revenue, 0) as revenue,
+           coalesce(n.completed, 0) - coalesce(p.completed, 0) as completed,
+           coalesce(n.cancelled, 0) - coalesce(p.cancelled, 0) as cancelled,
+           coalesce(n.refunded, 0) - coalesce(p.refunded, 0) as refunded,
+           coalesce(n.promised, 0) - coalesce(p.promised, 0) as promised,
+           coalesce(n.on_time, 0) - coalesce(p.on_time, 0) as on_time
+    from (select * from private.order_list_sums(array(
+            select row(null, 1, v.*, null)::private.order_changes
+            from public.orders o cross join lateral private.order_version(o) v
+            where o.order_date between first_day and last_day)) where key_date is not null) n
+    full join (select * from private.order_list_sums(array(
+                 select c from private.order_changes c where c.order_date between first_day and last_day))
+               where key_date is not null) p
+      on p.key_date = n.key_date
+  ), kept as (
+    select f.* from private.order_day_figures f where f.order_date between first_day and last_day
+  ), wrong as (
+    -- Every day either side holds, a missing row reading as zeros.
+    select coalesce(d.order_date, k.order_date) as order_date, coalesce(d.orders, 0) as orders,
+           coalesce(d.counted_orders, 0) as counted_orders, coalesce(d.revenue, 0) as revenue,
+           coalesce(d.completed, 0) as completed, coalesce(d.cancelled, 0) as cancelled,
+           coalesce(d.refunded, 0) as refunded, coalesce(d.promised, 0) as promised, coalesce(d.on_time, 0) as on_time
+    from due d
+    full join kept k on k.order_date = d.order_date
+    where (coalesce(k.orders, 0), coalesce(k.counted_orders, 0), coalesce(k.revenue, 0), coalesce(k.completed, 0),
+           coalesce(k.cancelled, 0), coalesce(k.refunded, 0), coalesce(k.promised, 0), coalesce(k.on_time, 0))
+          is distinct from
+          (coalesce(d.orders, 0), coalesce(d.counted_orders, 0), coalesce(d.revenue, 0), coalesce(d.completed, 0),
+           coalesce(d.cancelled, 0), coalesce(d.refunded, 0), coalesce(d.promised, 0), coalesce(d.on_time, 0))
+  ), figures as (
+    insert into private.order_day_figures as f
+    select w.* from wrong w
+    on conflict (order_date) do update
+      set orders = excluded.orders, counted_orders = excluded.counted_orders, revenue = excluded.revenue,
+          completed = excluded.completed, cancelled = excluded.cancelled, refunded = excluded.refunded,
+          promised = excluded.promised, on_time = excluded.on_time
+    returning f.order_date
+  ), revenue as (
+    select coalesce(d.order_date, r.order_date) as order_date, coalesce(d.revenue, 0) as revenue
+    from due d
+    full join (select * from private.order_daily_revenue where order_date between first_day and last_day) r
+      on r.order_date = d.order_date
+    where coalesce(r.revenue, 0) <> coalesce(d.revenue, 0)
+  ), revenue_set as (
+    insert into private.order_daily_revenue as r (order_date, revenue)
+    select v.order_date, v.revenue from revenue v where v.revenue <> 0
+    on conflict (order_date) do update set revenue = excluded.revenue
+    returning r.order_date
+  ), revenue_gone as (
+    delete from private.order_daily_revenue r
+    using revenue v where v.order_date = r.order_date and v.revenue = 0
+    returning r.order_date
+  )
+  select count(distinct x.order_date) into repaired
+  from (select order_date from figures union all select order_date from revenue_set
+        union all select order_date from revenue_gone) x;
+  return repaired;
+end
+$$;
+
+revoke execute on function private.repair_kept_days(date, date) from public, anon, authenticated;
+
+grant execute on function private.repair_kept_days(date, date) to service_role;
+
+-- The nightly check of the last 35 store days, where the platform has pg_cron (the local stack runs it on a
+-- timer instead: scripts/lib/stack.mjs).
+do $$
+begin
+  if exists (select 1 from pg_available_extensions where name = 'pg_cron') then
+    create extension if not exists pg_cron with schema pg_catalog;
+    perform cron.schedule('repair-kept-days', '17 3 * * *',
+      'select private.repair_kept_days(private.store_today() - 35, private.store_today())');
+  end if;
+exception when others then
+  raise notice 'pg_cron is not usable here (%): the local stack checks the kept days itself', sqlerrm;
+end
+$$;
