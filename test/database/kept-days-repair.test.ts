@@ -48,42 +48,45 @@ describe('the kept store days are checked and repaired by a store job', () => {
   it('days made wrong are found and rewritten from the orders, changes not yet folded counted once; right days are left alone', async () => {
     const [{ customer }] = await sql`
       insert into public.customers (email, name) values ('repair@test.example', 'Repair') returning id as customer`;
-    // Orders over ten days, some cancelled, refunded or delivered late; folded.
+    // Orders over ten days of March 2020, away from the seed's, some cancelled, refunded or delivered late; folded.
+    const base = '2020-03-15T12:00:00+08:00';
+    const [first, last] = ['2020-03-01', '2020-03-20'];
     await sql`
       insert into public.orders (customer_id, status, total_amount, ordered_at, cancelled_at, refunded_at, promised_at,
                                  delivered_at)
       select ${customer}, case when i % 7 = 0 then 'cancelled' when i % 11 = 0 then 'refunded'
                                when i % 3 = 0 then 'delivered' else 'paid' end,
-             10 + i, private.now() - make_interval(hours => i * 5),
-             case when i % 7 = 0 then private.now() - make_interval(hours => i * 5 - 1) end,
-             case when i % 11 = 0 and i % 7 <> 0 then private.now() - make_interval(hours => i * 5 - 2) end,
-             private.now() - make_interval(hours => i * 5 - 24),
-             case when i % 3 = 0 and i % 7 <> 0 then private.now() - make_interval(hours => i * 5 - 30) end
+             10 + i, ${base}::timestamptz - make_interval(hours => i * 5),
+             case when i % 7 = 0 then ${base}::timestamptz - make_interval(hours => i * 5 - 1) end,
+             case when i % 11 = 0 and i % 7 <> 0 then ${base}::timestamptz - make_interval(hours => i * 5 - 2) end,
+             ${base}::timestamptz - make_interval(hours => i * 5 - 24),
+             case when i % 3 = 0 and i % 7 <> 0 then ${base}::timestamptz - make_interval(hours => i * 5 - 30) end
       from generate_series(1, 48) i`;
     await sql`select private.fold_order_changes(true)`;
-    const today = (await sql`select private.store_today()::text as today`)[0].today as string;
-    const [{ first }] = await sql`select (private.store_today() - 12)::text as first`;
-    expect(await sql`select private.repair_kept_days(${first}, ${today}) as repaired`).toEqual([{ repaired: 0 }]);
+    expect(await sql`select private.repair_kept_days(${first}, ${last}) as repaired`).toEqual([{ repaired: 0 }]);
 
     // Three days made wrong, as a bug or a hand edit might: one kept revenue off, one day's counts off, one day
     // dropped; and a day held that has no orders at all.
-    const days = (await sql`select order_date::text as day from private.order_day_figures order by 1`).map((r) => r.day);
+    const days = (await sql`select order_date::text as day from private.order_day_figures
+                            where order_date between ${first} and ${last} order by 1`).map((r) => r.day);
     await sql`update private.order_daily_revenue set revenue = revenue + 500 where order_date = ${days[0]}`;
     await sql`update private.order_day_figures set orders = orders + 3, on_time = on_time + 1 where order_date = ${days[1]}`;
     await sql`delete from private.order_daily_revenue where order_date = ${days[2]}`;
     await sql`delete from private.order_day_figures where order_date = ${days[2]}`;
-    await sql`insert into private.order_daily_revenue (order_date, revenue) values (private.store_today() - 11, 77)`;
+    await sql`insert into private.order_daily_revenue (order_date, revenue) values (${first}, 77)`;
     // Changes the fold has not taken yet: a new order and a cancellation.
-    await sql`insert into public.orders (customer_id, status, total_amount) values (${customer}, 'paid', 999)`;
-    await sql`update public.orders set status = 'cancelled', cancelled_at = private.now()
-              where id = (select id from public.orders where status = 'paid' order by ordered_at limit 1)`;
+    await sql`insert into public.orders (customer_id, status, total_amount, ordered_at)
+              values (${customer}, 'paid', 999, ${base})`;
+    await sql`update public.orders set status = 'cancelled', cancelled_at = ordered_at + interval '1 hour'
+              where id = (select id from public.orders where customer_id = ${customer} and status = 'paid'
+                          order by ordered_at limit 1)`;
 
-    expect(await sql`select private.repair_kept_days(${first}, ${today}) as repaired`).toEqual([{ repaired: 4 }]);
+    expect(await sql`select private.repair_kept_days(${first}, ${last}) as repaired`).toEqual([{ repaired: 4 }]);
     await sql`select private.fold_order_changes(true)`;
     const revenue = await keptAndRecomputedRevenue(sql, 'private.order_daily_revenue');
     expect(revenue.kept).toEqual(revenue.recomputed);
     const figures = await keptAndSummedDays();
     expect(figures.kept).toEqual(figures.summed);
-    expect(await sql`select private.repair_kept_days(${first}, ${today}) as repaired`).toEqual([{ repaired: 0 }]);
+    expect(await sql`select private.repair_kept_days(${first}, ${last}) as repaired`).toEqual([{ repaired: 0 }]);
   });
 });
