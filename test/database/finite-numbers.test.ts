@@ -8,7 +8,7 @@
  */
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scratchDatabase } from '../support/client.ts';
+import { migratedStore, scratchDatabase } from '../support/client.ts';
 
 const store = scratchDatabase('finite_numbers');
 let sql: postgres.Sql;
@@ -54,8 +54,7 @@ interface NumericColumn {
 }
 
 beforeAll(async () => {
-  await store.createMigrated();
-  sql = postgres(store.url, { max: 1, onnotice: () => {} });
+  sql = await migratedStore(store, 1);
   await storeWithEveryFigure();
 }, 60_000);
 

@@ -6,19 +6,14 @@
  */
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scratchDatabase } from '../support/client.ts';
+import { migratedStore, scratchDatabase } from '../support/client.ts';
 import { keptAndRecomputedRevenue } from '../support/health-rollups.ts';
 
 const store = scratchDatabase('kept_days_repair');
 let sql: postgres.Sql;
 
 beforeAll(async () => {
-  await store.createMigrated();
-  sql = postgres(store.url, {
-    max: 2,
-    onnotice: () => {},
-    types: { numeric: { to: 1700, from: [1700], serialize: String, parse: Number } } as never,
-  });
+  sql = await migratedStore(store);
 });
 
 afterAll(() => sql?.end());

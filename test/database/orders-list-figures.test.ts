@@ -7,18 +7,13 @@
  */
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asRole, scratchDatabase } from '../support/client.ts';
+import { asRole, migratedStore, scratchDatabase } from '../support/client.ts';
 
 const store = scratchDatabase('order_list_figures');
 let sql: postgres.Sql;
 
 beforeAll(async () => {
-  await store.createMigrated();
-  sql = postgres(store.url, {
-    max: 2,
-    onnotice: () => {},
-    types: { numeric: { to: 1700, from: [1700], serialize: String, parse: Number } } as never,
-  });
+  sql = await migratedStore(store);
 });
 
 afterAll(() => sql?.end());

@@ -178,3 +178,16 @@ export function scratchDatabase(prefix: string) {
     createMigrated: () => admin.unsafe(`create database ${name} template ${migratedTemplate}`),
   };
 }
+
+/**
+ * Creates `database` from the migrated template and opens a connection to it that reads numeric as numbers,
+ * as `database()` does, for a file with a store of its own.
+ */
+export async function migratedStore(database: ReturnType<typeof scratchDatabase>, max = 2) {
+  await database.createMigrated();
+  return postgres(database.url, {
+    max,
+    onnotice: () => {},
+    types: { numeric: { to: 1700, from: [1700], serialize: String, parse: Number } } as never,
+  });
+}
