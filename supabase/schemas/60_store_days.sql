@@ -145,14 +145,16 @@ revoke execute on function private.repair_kept_days(date, date) from public, ano
 
 grant execute on function private.repair_kept_days(date, date) to service_role;
 
--- The nightly check of the last 35 store days, where the platform has pg_cron (the local stack runs it on a
--- timer instead: scripts/lib/stack.mjs).
+-- The nightly check of the last 35 store days, their kept figures and the kept costs of their orders
+-- (private.repair_kept_costs, 30_inventory/50_order_goods.sql), where the platform has pg_cron (the local stack
+-- runs it on a timer instead: scripts/lib/stack.mjs).
 do $$
 begin
   if exists (select 1 from pg_available_extensions where name = 'pg_cron') then
     create extension if not exists pg_cron with schema pg_catalog;
     perform cron.schedule('repair-kept-days', '17 3 * * *',
-      'select private.repair_kept_days(private.store_today() - 35, private.store_today())');
+      'select private.repair_kept_days(private.store_today() - 35, private.store_today()),
+              private.repair_kept_costs(private.store_today() - 35, private.store_today())');
   end if;
 exception when others then
   raise notice 'pg_cron is not usable here (%): the local stack checks the kept days itself', sqlerrm;

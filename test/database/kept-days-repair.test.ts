@@ -1,8 +1,9 @@
 /**
  * A kept figure recovers by itself: if a kept store day (the daily revenue attribution reads, the orders
- * list's day figures) ever disagrees with the orders, the nightly store job private.repair_kept_days finds it
- * and rewrites that day from them, counting the changes the fold has not yet taken, and touches nothing that
- * agrees. On a store of its own: the check reads every order of its days.
+ * list's day figures) or a shipped order's kept cost ever disagrees with the orders, the nightly store job
+ * (private.repair_kept_days, private.repair_kept_costs) finds it and rewrites it from them, counting the
+ * changes the fold has not yet taken, and touches nothing that agrees. On a store of its own: the check reads
+ * every order of its days.
  */
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,5 +84,35 @@ describe('the kept store days are checked and repaired by a store job', () => {
     const figures = await keptAndSummedDays();
     expect(figures.kept).toEqual(figures.summed);
     expect(await sql`select private.repair_kept_days(${first}, ${last}) as repaired`).toEqual([{ repaired: 0 }]);
+  });
+
+  it("a shipped order's kept cost made wrong, dropped or held for an order not shipped is written again from its goods", async () => {
+    const orders = await sql.begin(async (tx) => {
+      await tx`select set_config('request.jwt.claims', '{"role":"service_role"}', true)`;
+      const [{ customer }] = await tx`
+        insert into public.customers (email, name) values ('costs@test.example', 'Costs') returning id as customer`;
+      const [{ product }] = await tx`insert into public.products (sku, name) values ('COSTS-1', 'Costs') returning id as product`;
+      await tx`select public.stock_in(${product}, 20, 'purchase_order', null, null, null, null, null, 30)`;
+      const ids: string[] = [];
+      for (let i = 1; i <= 4; i++) {
+        const lines = tx.json([{ product_id: product, quantity: i, unit_price: 50 }]);
+        const [{ placed }] = await tx`select public.place_order(${customer}, ${lines}, 'paid') as placed`;
+        if (i < 4) await tx`select public.update_order_status(${placed.data.id}, 'shipped')`;
+        ids.push(placed.data.id);
+      }
+      return ids;
+    });
+    const [{ today }] = await sql`select private.store_today()::text as today`;
+    const check = () => sql`select private.repair_kept_costs(${today}::date - 1, ${today}) as repaired`;
+    expect(await check()).toEqual([{ repaired: 0 }]);
+    await sql`update private.shipped_order_costs set goods_cost = goods_cost + 1 where order_id = ${orders[0]}`;
+    await sql`delete from private.shipped_order_costs where order_id = ${orders[1]}`;
+    await sql`insert into private.shipped_order_costs (order_id, ordered_at, total_amount, goods_cost)
+              select id, ordered_at, total_amount, 1 from public.orders where id = ${orders[3]}`;
+    expect(await check()).toEqual([{ repaired: 3 }]);
+    const kept = await sql`select order_id, goods_cost from private.shipped_order_costs
+                           where order_id = any(${orders}::uuid[]) order by goods_cost`;
+    expect(kept.map((k) => [k.order_id, k.goods_cost])).toEqual([[orders[0], 30], [orders[1], 60], [orders[2], 90]]);
+    expect(await check()).toEqual([{ repaired: 0 }]);
   });
 });
