@@ -44,7 +44,7 @@ describe('spend belongs to its campaign', () => {
     const draft = await campaign('2300-04-01', '2300-04-10', { status: null });
     expect(await record(draft, '2300-04-02')).toMatchObject({ code: 'SPEND_OUTSIDE_CAMPAIGN', details: { status: 'draft' } });
     const deleted = await campaign('2300-05-01', '2300-05-10');
-    await sql`update public.campaigns set deleted_at = now() where id = ${deleted}`;
+    await sql`update public.campaigns set deleted_at = private.now() where id = ${deleted}`;
     expect(await record(deleted, '2300-05-02')).toMatchObject({ code: 'SPEND_OUTSIDE_CAMPAIGN' });
   });
 

@@ -141,7 +141,7 @@ describe('no goods on a deleted product', () => {
     const { productId, customerId } = await stockedProduct(sql, 6);
     await placeOrder(sql, customerId, [{ product_id: productId, quantity: 2, unit_price: 1 }]);
     const { error } = await as(admin, (tx) =>
-      tx`update public.products set deleted_at = now(), is_active = false where id = ${productId}`);
+      tx`update public.products set deleted_at = private.now(), is_active = false where id = ${productId}`);
     expect(error).toMatchObject({ code: '23514', constraint_name: 'products_deleted_without_stock' });
     expect(await consistentStock(sql, productId)).toMatchObject({ on_hand: 6, reserved: 2 });
   });
@@ -166,7 +166,7 @@ describe('every allowed input gets a 2xx or a 4xx', () => {
     const { productId, customerId } = await stockedProduct(sql, 5);
     const paid = await placeOrder(sql, customerId, [{ product_id: productId, quantity: 2, unit_price: 3 }], 'paid');
     const [{ id: amountOnly }] = await sql`
-      insert into public.orders (customer_id, status, total_amount, paid_at) values (${customerId}, 'paid', 30, now())
+      insert into public.orders (customer_id, status, total_amount, paid_at) values (${customerId}, 'paid', 30, private.now())
       returning id`;
     for (const orderId of [paid.id, amountOnly]) {
       const refused = await moveOrder(sql, orderId, 'refunded', true).catch(apiError);
