@@ -180,8 +180,9 @@ export async function prepareDatabase(url, { seed = true } = {}) {
  * The local stack's stand-in for the pg_cron jobs of supabase/schemas/25_order_changes.sql and 60_store_days.sql:
  * folds the orders' change log every `seconds`, so the kept figures stay close to the orders between reports
  * (each report folds the rest itself), and every `checkSeconds` checks the last 35 kept store days and their
- * orders' kept costs against the orders, rewriting any that disagrees (private.repair_kept_days,
- * private.repair_kept_costs). A run that fails (the database restarting) is simply the next tick's.
+ * customers' and orders' kept figures against the orders, rewriting any that disagrees
+ * (private.repair_kept_days, repair_kept_customers, repair_kept_costs). A run that fails (the database
+ * restarting) is simply the next tick's.
  */
 export function foldOrderChangesPeriodically(url, { seconds = 5, checkSeconds = 3600 } = {}) {
   const sql = postgres(url, { max: 1, onnotice: () => {}, idle_timeout: 60 });
@@ -197,6 +198,7 @@ export function foldOrderChangesPeriodically(url, { seconds = 5, checkSeconds = 
     every(seconds, () => sql`select private.fold_order_changes()`),
     every(checkSeconds, () =>
       sql`select private.repair_kept_days(private.store_today() - 35, private.store_today()),
+                 private.repair_kept_customers(private.store_today() - 35, private.store_today()),
                  private.repair_kept_costs(private.store_today() - 35, private.store_today())`),
   ];
   return {

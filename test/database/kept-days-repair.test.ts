@@ -1,7 +1,7 @@
 /**
  * A kept figure recovers by itself: if a kept store day (the daily revenue attribution reads, the orders
- * list's day figures) or a shipped order's kept cost ever disagrees with the orders, the nightly store job
- * (private.repair_kept_days, private.repair_kept_costs) finds it and rewrites it from them, counting the
+ * list's day figures), a customer's kept figures or a shipped order's kept cost ever disagrees with the
+ * orders, the nightly store job (private.repair_kept_days, repair_kept_customers, repair_kept_costs) finds it and rewrites it from them, counting the
  * changes the fold has not yet taken, and touches nothing that agrees. On a store of its own: the check reads
  * every order of its days.
  */
@@ -113,6 +113,29 @@ describe('the kept store days are checked and repaired by a store job', () => {
     const kept = await sql`select order_id, goods_cost from private.shipped_order_costs
                            where order_id = any(${orders}::uuid[]) order by goods_cost`;
     expect(kept.map((k) => [k.order_id, k.goods_cost])).toEqual([[orders[0], 30], [orders[1], 60], [orders[2], 90]]);
+    expect(await check()).toEqual([{ repaired: 0 }]);
+  });
+
+  it("a customer's kept figures made wrong or dropped are summed again from their orders", async () => {
+    const customers = (await sql`
+      insert into public.customers (email, name)
+      values ('one@customers.example', 'One'), ('two@customers.example', 'Two') returning id`).map((c) => c.id);
+    await sql`insert into public.orders (customer_id, status, total_amount, completed_at, cancelled_at)
+              select c, s, 40, case when s = 'completed' then private.now() end,
+                     case when s = 'cancelled' then private.now() end
+              from unnest(${customers}::uuid[]) c, unnest(array['paid', 'completed', 'cancelled']) s`;
+    const [{ today }] = await sql`select private.store_today()::text as today`;
+    const check = () => sql`select private.repair_kept_customers(${today}::date - 1, ${today}) as repaired`;
+    expect(await check()).toEqual([{ repaired: 0 }]);
+    await sql`update private.customer_order_figures set orders = orders + 5, revenue = revenue + 1 where customer_id = ${customers[0]}`;
+    await sql`delete from private.customer_order_figures where customer_id = ${customers[1]}`;
+    expect(await check()).toEqual([{ repaired: 2 }]);
+    const [{ same }] = await sql`
+      select (select jsonb_agg(to_jsonb(k) order by k.customer_id) from private.customer_order_figures k
+              where k.customer_id = any(${customers}::uuid[]))
+           = (select jsonb_agg(to_jsonb(n) order by n.customer_id) from private.customer_order_figures_now(${customers}::uuid[]) n)
+             as same`;
+    expect(same).toBe(true);
     expect(await check()).toEqual([{ repaired: 0 }]);
   });
 });
