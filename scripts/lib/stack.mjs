@@ -181,7 +181,7 @@ export async function prepareDatabase(url, { seed = true } = {}) {
  * folds the orders' change log every `seconds`, so the kept figures stay close to the orders between reports
  * (each report folds the rest itself), and every `checkSeconds` checks the last 35 kept store days and their
  * customers' and orders' kept figures against the orders, rewriting any that disagrees
- * (private.repair_kept_days, repair_kept_customers, repair_kept_costs). A run that fails (the database
+ * (private.repair_kept_days, repair_kept_customers, repair_kept_hours, repair_kept_costs). A run that fails (the database
  * restarting) is simply the next tick's.
  */
 export function foldOrderChangesPeriodically(url, { seconds = 5, checkSeconds = 3600 } = {}) {
@@ -199,6 +199,7 @@ export function foldOrderChangesPeriodically(url, { seconds = 5, checkSeconds = 
     every(checkSeconds, () =>
       sql`select private.repair_kept_days(private.store_today() - 35, private.store_today()),
                  private.repair_kept_customers(private.store_today() - 35, private.store_today()),
+                 private.repair_kept_hours(private.store_day_start(private.store_today() - 35), private.now()),
                  private.repair_kept_costs(private.store_today() - 35, private.store_today())`),
   ];
   return {

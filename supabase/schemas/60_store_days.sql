@@ -188,9 +188,10 @@ revoke execute on function private.repair_kept_days(date, date), private.repair_
 grant execute on function private.repair_kept_days(date, date), private.repair_kept_customers(date, date)
   to service_role;
 
--- The nightly check of the last 35 store days: their kept figures, those of their customers, and their
--- orders' kept costs (private.repair_kept_costs, 30_inventory/50_order_goods.sql), where the platform has
--- pg_cron (the local stack runs it on a timer instead: scripts/lib/stack.mjs).
+-- The nightly check of the last 35 store days: their kept figures, those of their customers, the health
+-- figures of their hours (private.repair_kept_hours, 50_health/30_figure_changes.sql) and their orders' kept
+-- costs (private.repair_kept_costs, 30_inventory/50_order_goods.sql), where the platform has pg_cron (the
+-- local stack runs it on a timer instead: scripts/lib/stack.mjs).
 do $$
 begin
   if exists (select 1 from pg_available_extensions where name = 'pg_cron') then
@@ -198,6 +199,7 @@ begin
     perform cron.schedule('repair-kept-days', '17 3 * * *',
       'select private.repair_kept_days(private.store_today() - 35, private.store_today()),
               private.repair_kept_customers(private.store_today() - 35, private.store_today()),
+              private.repair_kept_hours(private.store_day_start(private.store_today() - 35), private.now()),
               private.repair_kept_costs(private.store_today() - 35, private.store_today())');
   end if;
 exception when others then

@@ -19,6 +19,13 @@ beforeAll(async () => {
 
 afterAll(() => sql?.end());
 
+/** Thrown to roll back a rebuild, carrying what it read. */
+class Rebuilt extends Error {
+  constructor(readonly rows: object[]) {
+    super('rebuilt');
+  }
+}
+
 /** The orders list's kept day figures, and the same summed from the orders, for days with any order. */
 async function keptAndSummedDays() {
   const [row] = await sql`
@@ -113,6 +120,55 @@ describe('the kept store days are checked and repaired by a store job', () => {
     const kept = await sql`select order_id, goods_cost from private.shipped_order_costs
                            where order_id = any(${orders}::uuid[]) order by goods_cost`;
     expect(kept.map((k) => [k.order_id, k.goods_cost])).toEqual([[orders[0], 30], [orders[1], 60], [orders[2], 90]]);
+    expect(await check()).toEqual([{ repaired: 0 }]);
+  });
+
+  it('health figures kept by 10 minutes and by hour made wrong are put right from the orders, changes not yet folded counted once', async () => {
+    // The orders of the first test (March 2020): their steps fall between their placing and 180 days later.
+    const [first, before] = ['2020-03-01T00:00:00Z', '2020-10-01T00:00:00Z'];
+    const check = () => sql`select private.repair_kept_hours(${first}, ${before}) as repaired`;
+    await sql`select private.fold_order_changes(true)`;
+    const kept = () => sql`
+      select days, hour::text, orders, completed, cancelled, due, on_time, revenue::numeric(20, 2)::text as revenue,
+             previous_revenue::numeric(20, 2)::text as previous_revenue,
+             revenue_orders, previous_revenue_orders
+      from private.health_figure_changes
+      where hour >= ${first} and hour < ${before}
+        and (orders, completed, cancelled, due, on_time, revenue, previous_revenue, revenue_orders, previous_revenue_orders)
+            is distinct from (0, 0, 0, 0, 0, 0, 0, 0, 0)
+      order by 1, 2`;
+    const right = await kept();
+    expect(right.length).toBeGreaterThan(50);
+    expect(await check()).toEqual([{ repaired: 0 }]);
+    await sql`update private.health_figure_changes_by_10_minutes set revenue = revenue + 1000, orders = orders - 1
+              where (days, ten_minutes) = (select days, ten_minutes from private.health_figure_changes_by_10_minutes
+                                           where ten_minutes >= ${first} order by ten_minutes, days limit 1)`;
+    await sql`update private.health_figure_changes set due = due + 7
+              where (days, hour) = (select days, hour from private.health_figure_changes
+                                    where hour >= ${first} and hour < ${before} order by hour desc, days limit 1)`;
+    // A change not folded yet: one more order in March 2020.
+    const [{ customer }] = await sql`select id as customer from public.customers where email = 'repair@test.example'`;
+    await sql`insert into public.orders (customer_id, status, total_amount, ordered_at)
+              values (${customer}, 'paid', 321, '2020-03-10T03:00:00Z')`;
+    // The 10 minutes made wrong (its hour's sum then right again) and the hour made wrong.
+    expect(await check()).toEqual([{ repaired: 2 }]);
+    await sql`select private.fold_order_changes(true)`;
+    const rebuilt = await sql.begin(async (tx) => {
+      await tx`select private.refold_all_orders()`;
+      throw new Rebuilt(await tx`
+        select days, hour::text, orders, completed, cancelled, due, on_time, revenue::numeric(20, 2)::text as revenue,
+               previous_revenue::numeric(20, 2)::text as previous_revenue,
+               revenue_orders, previous_revenue_orders
+        from private.health_figure_changes
+        where hour >= ${first} and hour < ${before}
+          and (orders, completed, cancelled, due, on_time, revenue, previous_revenue, revenue_orders, previous_revenue_orders)
+              is distinct from (0, 0, 0, 0, 0, 0, 0, 0, 0)
+        order by 1, 2`);
+    }).catch((error) => {
+      if (error instanceof Rebuilt) return error.rows;
+      throw error;
+    });
+    expect((await kept()).map((r) => ({ ...r }))).toEqual(rebuilt.map((r: object) => ({ ...r })));
     expect(await check()).toEqual([{ repaired: 0 }]);
   });
 

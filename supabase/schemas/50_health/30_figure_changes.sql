@@ -39,7 +39,8 @@ create table private.health_figure_changes (
   revenue numeric not null default 0
     constraint health_figure_changes_revenue_finite check (revenue > '-Infinity' and revenue < 'Infinity'),
   previous_revenue numeric not null default 0
-    constraint health_figure_changes_previous_revenue_finite check (previous_revenue > '-Infinity' and previous_revenue < 'Infinity'),
+    constraint health_figure_changes_previous_revenue_finite
+      check (previous_revenue > '-Infinity' and previous_revenue < 'Infinity'),
   revenue_orders integer not null default 0,
   previous_revenue_orders integer not null default 0,
   -- The RFM population (customers with a counted order in the window), the sum of their scores R + F + M,
@@ -75,9 +76,11 @@ create table private.health_figure_changes_by_10_minutes (
   due integer not null default 0,
   on_time integer not null default 0,
   revenue numeric not null default 0
-    constraint health_figure_changes_by_10_minutes_revenue_finite check (revenue > '-Infinity' and revenue < 'Infinity'),
+    constraint health_figure_changes_by_10_minutes_revenue_finite
+      check (revenue > '-Infinity' and revenue < 'Infinity'),
   previous_revenue numeric not null default 0
-    constraint health_figure_changes_by_10_minutes_previous_revenue_finite check (previous_revenue > '-Infinity' and previous_revenue < 'Infinity'),
+    constraint health_figure_changes_by_10_minutes_previous_revenue_finite
+      check (previous_revenue > '-Infinity' and previous_revenue < 'Infinity'),
   revenue_orders integer not null default 0,
   previous_revenue_orders integer not null default 0,
   customers integer not null default 0,
@@ -338,3 +341,115 @@ begin
     previous_revenue_orders = f.previous_revenue_orders + excluded.previous_revenue_orders;
 end
 $$;
+
+-- The order figures kept by hour for the hours [first_at, before_at) made equal to the sums of their 10
+-- minutes, which the folds add the same amounts to in the same transactions, so the difference holds whatever
+-- a fold adds meanwhile (private.repair_kept_hours puts the 10 minutes right first). Returns the hours put right.
+create or replace function private.repair_kept_hour_sums(first_at timestamptz, before_at timestamptz)
+returns integer
+language sql security definer set search_path = '' as $$
+  with off as (
+    select s.days, s.hour, sum(s.orders) as orders, sum(s.completed) as completed, sum(s.cancelled) as cancelled,
+           sum(s.due) as due, sum(s.on_time) as on_time, sum(s.revenue) as revenue,
+           sum(s.previous_revenue) as previous_revenue, sum(s.revenue_orders) as revenue_orders,
+           sum(s.previous_revenue_orders) as previous_revenue_orders
+    from (select k.days, date_bin('1 hour', k.ten_minutes, timestamptz '2000-01-01 00:00+00') as hour, k.orders,
+                 k.completed, k.cancelled, k.due, k.on_time, k.revenue, k.previous_revenue, k.revenue_orders,
+                 k.previous_revenue_orders
+          from private.health_figure_changes_by_10_minutes k
+          where k.ten_minutes >= first_at and k.ten_minutes < before_at
+          union all
+          select h.days, h.hour, -h.orders, -h.completed, -h.cancelled, -h.due, -h.on_time, -h.revenue,
+                 -h.previous_revenue, -h.revenue_orders, -h.previous_revenue_orders
+          from private.health_figure_changes h
+          where h.hour >= first_at and h.hour < before_at) s
+    group by 1, 2
+    having sum(s.orders) <> 0 or sum(s.completed) <> 0 or sum(s.cancelled) <> 0 or sum(s.due) <> 0
+        or sum(s.on_time) <> 0 or sum(s.revenue) <> 0 or sum(s.previous_revenue) <> 0 or sum(s.revenue_orders) <> 0
+        or sum(s.previous_revenue_orders) <> 0
+  ), written as (
+    insert into private.health_figure_changes as f (
+      days, hour, orders, completed, cancelled, due, on_time, revenue, previous_revenue, revenue_orders,
+      previous_revenue_orders)
+    select * from off
+    on conflict (days, hour) do update set
+      orders = f.orders + excluded.orders, completed = f.completed + excluded.completed,
+      cancelled = f.cancelled + excluded.cancelled, due = f.due + excluded.due, on_time = f.on_time + excluded.on_time,
+      revenue = f.revenue + excluded.revenue, previous_revenue = f.previous_revenue + excluded.previous_revenue,
+      revenue_orders = f.revenue_orders + excluded.revenue_orders,
+      previous_revenue_orders = f.previous_revenue_orders + excluded.previous_revenue_orders
+    returning 1
+  )
+  select count(*)::integer from written
+$$;
+
+-- The order figures kept by 10 minutes and by hour for the moments [first_at, before_at) (the whole hours
+-- around it) checked against the orders, and any difference added where it belongs: what the steps of the orders as they are
+-- put there, less what the changes still in the log will add, less what is kept, read in one statement (one
+-- snapshot). The difference is added, not written over, so a fold running meanwhile adds its own and both
+-- hold; no lock is taken, and neither checkouts nor reports wait for it. An order's steps fall within twice
+-- the longest window after it is placed, so the orders of that stretch before first_at are read (a nightly
+-- store job's cost, 60_store_days.sql). The customers' part of these rows (the RFM population) is not checked.
+-- Returns the rows put right.
+create or replace function private.repair_kept_hours(first_at timestamptz, before_at timestamptz)
+returns integer
+language plpgsql security definer set search_path = '' set work_mem = '256MB' as $$
+declare
+  reach interval := make_interval(hours => 48 * (select max(d) from unnest(private.health_window_days()) d));
+  repaired integer;
+begin
+  -- Whole hours, so each 10 minutes and hour is compared whole.
+  first_at := date_bin('1 hour', first_at, timestamptz '2000-01-01 00:00+00');
+  before_at := date_bin('1 hour', before_at - interval '1 microsecond', timestamptz '2000-01-01 00:00+00')
+    + interval '1 hour';
+  with steps as (
+    select s.* from private.order_figure_steps(array(
+      select row(null, 1, v.*, null)::private.order_changes
+      from public.orders o cross join lateral private.order_version(o) v
+      where o.ordered_at >= first_at - reach and o.ordered_at < before_at
+      union all
+      select row(null, -c.sign, c.order_id, c.customer_id, c.status, c.total_amount, c.ordered_at, c.order_date,
+                 c.promised_at, c.delivered_at, c.completed_at, c.cancelled_at, c.counted_until,
+                 null)::private.order_changes
+      from private.order_changes c
+      where c.ordered_at >= first_at - reach and c.ordered_at < before_at)) s
+    where s.at >= first_at and s.at < before_at
+    union all
+    select k.ten_minutes, k.days, -k.orders, -k.completed, -k.cancelled, -k.due, -k.on_time, -k.revenue,
+           -k.previous_revenue, -k.revenue_orders, -k.previous_revenue_orders
+    from private.health_figure_changes_by_10_minutes k
+    where k.ten_minutes >= first_at and k.ten_minutes < before_at
+  ), off as materialized (
+    select s.days, date_bin('10 minutes', s.at, timestamptz '2000-01-01 00:00+00') as ten_minutes,
+           sum(s.orders) as orders, sum(s.completed) as completed, sum(s.cancelled) as cancelled, sum(s.due) as due,
+           sum(s.on_time) as on_time, sum(s.revenue) as revenue, sum(s.previous_revenue) as previous_revenue,
+           sum(s.revenue_orders) as revenue_orders, sum(s.previous_revenue_orders) as previous_revenue_orders
+    from steps s
+    group by 1, 2
+    having sum(s.orders) <> 0 or sum(s.completed) <> 0 or sum(s.cancelled) <> 0 or sum(s.due) <> 0
+        or sum(s.on_time) <> 0 or sum(s.revenue) <> 0 or sum(s.previous_revenue) <> 0 or sum(s.revenue_orders) <> 0
+        or sum(s.previous_revenue_orders) <> 0
+  ), by_10_minutes as (
+    insert into private.health_figure_changes_by_10_minutes as f (
+      days, ten_minutes, orders, completed, cancelled, due, on_time, revenue, previous_revenue, revenue_orders,
+      previous_revenue_orders)
+    select * from off
+    on conflict (days, ten_minutes) do update set
+      orders = f.orders + excluded.orders, completed = f.completed + excluded.completed,
+      cancelled = f.cancelled + excluded.cancelled, due = f.due + excluded.due, on_time = f.on_time + excluded.on_time,
+      revenue = f.revenue + excluded.revenue, previous_revenue = f.previous_revenue + excluded.previous_revenue,
+      revenue_orders = f.revenue_orders + excluded.revenue_orders,
+      previous_revenue_orders = f.previous_revenue_orders + excluded.previous_revenue_orders
+    returning 1
+  )
+  select count(*) into repaired from by_10_minutes;
+  return repaired + private.repair_kept_hour_sums(first_at, before_at);
+end
+$$;
+
+revoke execute on function private.repair_kept_hour_sums(timestamptz, timestamptz),
+  private.repair_kept_hours(timestamptz, timestamptz) from public, anon, authenticated;
+
+grant execute on function private.repair_kept_hour_sums(timestamptz, timestamptz),
+  private.repair_kept_hours(timestamptz, timestamptz) to service_role;
+
