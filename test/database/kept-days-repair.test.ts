@@ -172,6 +172,22 @@ describe('the kept store days are checked and repaired by a store job', () => {
     expect(await check()).toEqual([{ repaired: 0 }]);
   });
 
+  it('puts right every order figure the fold keeps: each column of private.order_figure_steps, by 10 minutes and by hour', async () => {
+    const [{ figures }] = await sql`
+      select p.proargnames[p.pronargs + 3:] as figures from pg_proc p
+      where p.oid = 'private.order_figure_steps(private.order_changes[])'::regprocedure`;
+    expect(figures).toContain('previous_revenue_orders');
+    const sources = await sql`
+      select p.proname, p.prosrc from pg_proc p
+      where p.oid in ('private.repair_kept_hours(timestamptz, timestamptz)'::regprocedure,
+                      'private.repair_kept_hour_sums(timestamptz, timestamptz)'::regprocedure)`;
+    expect(sources).toHaveLength(2);
+    for (const { proname, prosrc } of sources) {
+      const added = (figures as string[]).filter((name) => !prosrc.includes(`${name} = f.${name} + excluded.${name}`));
+      expect(added, `${proname} adds every figure`).toEqual([]);
+    }
+  });
+
   it("a customer's kept figures made wrong or dropped are summed again from their orders", async () => {
     const customers = (await sql`
       insert into public.customers (email, name)
