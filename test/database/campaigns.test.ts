@@ -1,6 +1,8 @@
 // The campaign rules held by PostgreSQL itself: the status machine as a table of every (from, to) pair,
 // the status history the database keeps, and what a supabase-js client could try on the tables directly.
+import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
+import { MAX_BUDGET } from '../../supabase/functions/_shared/money.ts';
 import { addDays, admin, campaignIn, freshDay } from '../support/campaigns.ts';
 import { asRole, call, database, DEMO_ADMIN_ID, DEMO_CUSTOMER_ID } from '../support/client.ts';
 
@@ -191,5 +193,18 @@ describe('row level security and grants', () => {
     const b = await campaignIn([], { campaign_type: 'double_eleven', start_date: addDays(start, 3), end_date: addDays(start, 6) });
     const { error } = await asRole(sql, admin, (tx) => tx`update public.campaigns set status = 'active' where id in (${a}, ${b})`);
     expect(error?.code).toBe('23P01');
+  });
+});
+
+describe("a budget's limit, written once", () => {
+  it('is the most campaigns.budget holds, and the console form refuses no budget the API takes', async () => {
+    const [{ max }] = await sql`
+      select (10::numeric ^ (((atttypmod - 4) >> 16) - ((atttypmod - 4) & 65535))
+              - 10::numeric ^ (-((atttypmod - 4) & 65535)))::numeric(20, 2)::text as max
+      from pg_attribute where attrelid = 'public.campaigns'::regclass and attname = 'budget'`;
+    expect(Number(max)).toBe(MAX_BUDGET);
+    // The console once refused budgets over 9,999,999,999.99, an order's limit, while the API took them.
+    const form = await readFile(new URL('../../console/src/screens/campaigns.tsx', import.meta.url), 'utf8');
+    expect(form).toContain('checks.decimal(x.budget, 0, MAX_BUDGET)');
   });
 });

@@ -25,6 +25,7 @@ import { common } from '../i18n/common.ts';
 import { locale, text } from '../i18n/index.ts';
 import { href, type Route, useParams } from '../router.ts';
 import { CampaignCalendar, Collaboration, StatusHistory } from './campaign-analysis.tsx';
+import { MAX_BUDGET } from '../../../supabase/functions/_shared/money.ts';
 
 type Campaign = Ok<paths['/campaigns/{id}']['get']>['data'];
 type CampaignRow = Ok<paths['/campaigns']['get']>['data']['campaigns'][number];
@@ -619,7 +620,7 @@ function CampaignForm(
             start_date: checks.required(x.start_date),
             end_date: checks.required(x.end_date) ||
               (x.start_date && x.end_date < x.start_date ? text(common).endBeforeStart : ''),
-            budget: checks.decimal(x.budget, 0, 9_999_999_999.99),
+            budget: checks.decimal(x.budget, 0, MAX_BUDGET),
             attribution_weight: checks.decimal(x.attribution_weight, 0, 9.99),
             priority_score: checks.integer(x.priority_score, 0, 100),
           }),

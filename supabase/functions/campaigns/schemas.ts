@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { enums } from '../_shared/enums.ts';
+import { MAX_BUDGET } from '../_shared/money.ts';
 import { enumOf, isoDate, patchBody, queryInteger, twoDecimals, uuid } from '../_shared/validation.ts';
 
 // A non-string is refused with zod's own type message, like every other campaign field.
@@ -22,7 +23,7 @@ const fields = {
   budget: z
     .number()
     .min(0, 'must be at least 0')
-    .max(999_999_999_999.99, 'must be below 1000000000000')
+    .max(MAX_BUDGET, 'must be below 1000000000000')
     .check(twoDecimals()),
   target_audience: z.string().max(500, 'at most 500 characters').nullable(),
   // Range and precision are the database's rule (422 ATTRIBUTION_WEIGHT_EXCEEDED), for rpc callers too.
