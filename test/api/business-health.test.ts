@@ -127,11 +127,17 @@ describe('strict parameters (CONTRACT §3B: 400 INVALID_PARAMETER with parameter
   });
 
   it('takes the defaults (30d, every flag on) from an empty body or none', async () => {
-    const none = await call(FN, { method: 'POST', token: tokens.service });
-    expect(none.status).toBe(200);
-    expect(none.body.data.trends).toBeDefined();
-    expect(none.body.data.insights).toBeDefined();
-    expect(none.body.data.metrics.system).toBeTypeOf('number');
+    const v2 = { accept: 'application/vnd.api+json;version=2.0' };
+    for (const body of [undefined, {}]) {
+      const res = await health(body, tokens.service, v2);
+      expect(res.status).toBe(200);
+      // 30 store days read (2.0 names them); the trends, the insights and the system metric all there.
+      const { firstDay, lastDay } = res.body.data.marketingDetails;
+      expect((Date.parse(lastDay) - Date.parse(firstDay)) / 86_400_000).toBe(29);
+      expect(Object.keys(res.body.data.trends)).toEqual(expect.arrayContaining(['change', 'direction', 'description']));
+      expect(Array.isArray(res.body.data.insights)).toBe(true);
+      expect(res.body.data.metrics.system).toBeGreaterThanOrEqual(0);
+    }
   });
 
   it.each(['7d', '30d', '90d'])('computes period %s', async (period) => {
