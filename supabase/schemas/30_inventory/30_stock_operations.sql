@@ -29,18 +29,19 @@ end
 $$;
 
 -- The same 400 the edge functions' zod validation gives, for callers that come through supabase.rpc. `line`
--- is the index of a delivery's line (stock_in_batch): the field is then named `items.<line>.<field>`, as
--- zod names it, and `details.index` says which line was refused. `code` and `figures` are the rule as a
--- stable code and its figures (`details.rule`, `details.params`), for the rules a client words itself;
--- `rule` says it in English.
+-- is the index of a line of `list` (a delivery's `items`, stock_in_batch; an order's `lines`, place_order):
+-- the field is then named `<list>.<line>.<field>`, as zod names it, and `details.index` says which line was
+-- refused. `code` and `figures` are the rule as a stable code and its figures (`details.rule`,
+-- `details.params`), for the rules a client words itself; `rule` says it in English.
 create or replace function private.invalid_stock_field(
-  field text, value jsonb, rule text, line integer default null, code text default null, figures jsonb default null
+  field text, value jsonb, rule text, line integer default null, code text default null, figures jsonb default null,
+  list text default 'items'
 )
 returns void
 language plpgsql set search_path = '' as $$
 begin
   if line is not null then
-    field := concat_ws('.', 'items', line, field);
+    field := concat_ws('.', list, line, field);
   end if;
   perform private.raise_api_error(400, 'VALIDATION_ERROR', format('Invalid %s: %s', field, rule),
     jsonb_strip_nulls(jsonb_build_object('field', field, 'constraint', rule,
@@ -503,7 +504,7 @@ $$;
 revoke execute on function
   private.check_stock_adjust(bigint, text, uuid, uuid, text, text),
   private.adjust_product_stock(public.products, bigint, text, text, jsonb, uuid, text),
-  private.stock_operator(), private.invalid_stock_field(text, jsonb, text, integer, text, jsonb),
+  private.stock_operator(), private.invalid_stock_field(text, jsonb, text, integer, text, jsonb, text),
   private.check_stock_quantity(text, bigint, integer),
   private.api_timestamp(timestamptz), private.idempotency_ttl(), private.purge_idempotency_records(integer),
   private.claim_idempotency_key(text, text, text, jsonb), private.remember_response(text, text, jsonb),

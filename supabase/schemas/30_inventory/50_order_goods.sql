@@ -219,19 +219,22 @@ declare
 begin
   wrong := array(
     select coalesce(e.order_id, k.order_id)
-    from (select o.id as order_id, o.ordered_at, o.total_amount, private.drawn_cost(o.id) as goods_cost
+    from (select o.id as order_id, o.ordered_at, o.total_amount, c.goods_cost
           from public.orders o
+          cross join lateral (select private.drawn_cost(o.id) as goods_cost) c
           where o.order_date between first_day and last_day and o.shipped_at is not null and o.status <> 'refunded'
-            and private.drawn_cost(o.id) is not null) e
+            and c.goods_cost is not null) e
     full join (select k.* from private.shipped_order_costs k
                join public.orders o on o.id = k.order_id and o.order_date between first_day and last_day) k
       on k.order_id = e.order_id
     where (k.ordered_at, k.total_amount, k.goods_cost) is distinct from (e.ordered_at, e.total_amount, e.goods_cost));
   perform from public.orders o where o.id = any (wrong) order by o.id for no key update;
   with due as (
-    select o.id as order_id, o.ordered_at, o.total_amount, private.drawn_cost(o.id) as goods_cost,
-           o.shipped_at is not null and o.status <> 'refunded' and private.drawn_cost(o.id) is not null as kept
-    from public.orders o where o.id = any (wrong)
+    select o.id as order_id, o.ordered_at, o.total_amount, c.goods_cost,
+           o.shipped_at is not null and o.status <> 'refunded' and c.goods_cost is not null as kept
+    from public.orders o
+    cross join lateral (select private.drawn_cost(o.id) as goods_cost) c
+    where o.id = any (wrong)
   ), written as (
     insert into private.shipped_order_costs as k (order_id, ordered_at, total_amount, goods_cost)
     select d.order_id, d.ordered_at, d.total_amount, d.goods_cost from due d where d.kept

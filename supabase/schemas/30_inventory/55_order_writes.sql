@@ -13,22 +13,6 @@ $$;
 -- An order's line as read and checked from its JSON; `index` is its place in the request, from 0.
 create type private.order_line_input as (index integer, product_id uuid, quantity integer, unit_price numeric);
 
--- A refused field of an order's lines, with the details the edge function's zod schema gives it: the field
--- (`lines.<index>.<field>`), the rule and its figures, and the line's `index` (from 0).
-create or replace function private.invalid_order_line(
-  index integer, field text, value jsonb, words text, rule text, figures jsonb default null
-)
-returns void
-language plpgsql set search_path = '' as $$
-declare
-  path text := concat_ws('.', 'lines', index, field);
-begin
-  perform private.raise_api_error(400, 'VALIDATION_ERROR', format('Invalid %s: %s', path, words),
-    jsonb_strip_nulls(jsonb_build_object('field', path, 'constraint', words, 'rule', rule, 'params', figures,
-      'index', index)) || jsonb_build_object('value', value));
-end
-$$;
-
 -- Reads an order's `lines` ([{product_id, quantity, unit_price}], 1 to 200), refusing the first line that
 -- breaks a rule with the 400 the edge function's zod schema gives, so rpc callers meet the route's rules.
 create or replace function private.read_order_lines(lines jsonb)
@@ -54,11 +38,12 @@ begin
   end if;
   for item, position in select e.value, e.ordinality - 1 from jsonb_array_elements(lines) with ordinality e loop
     if jsonb_typeof(item) <> 'object' then
-      perform private.invalid_order_line(position, null, item, 'must be an object', 'type', '{"expected": "object"}');
+      perform private.invalid_stock_field(null, item, 'must be an object', position, 'type', '{"expected": "object"}',
+        'lines');
     end if;
     foreach field in array array['product_id', 'quantity', 'unit_price'] loop
       if not item ? field then
-        perform private.invalid_order_line(position, field, null, 'required', 'required');
+        perform private.invalid_stock_field(field, null, 'required', position, null, null, 'lines');
       end if;
     end loop;
     -- The first rule each field breaks, in the order zod checks them, as [words, rule, figures]; a price is
@@ -83,7 +68,7 @@ begin
         when number <> round(number, 2) then array['at most 2 decimal places', 'decimals', '{"max": 2}']
       end;
       if problem is not null then
-        perform private.invalid_order_line(position, field, value, problem[1], problem[2], problem[3]::jsonb);
+        perform private.invalid_stock_field(field, value, problem[1], position, problem[2], problem[3]::jsonb, 'lines');
       end if;
     end loop;
     read := read || ((position, (item ->> 'product_id')::uuid, (item ->> 'quantity')::numeric::integer,
@@ -390,8 +375,7 @@ end
 $$;
 
 revoke execute on function
-  private.max_order_total(), private.invalid_order_line(integer, text, jsonb, text, text, jsonb),
-  private.read_order_lines(jsonb), private.require_order_writer(),
+  private.max_order_total(), private.read_order_lines(jsonb), private.require_order_writer(),
   private.order_answer(uuid), private.order_fields(public.orders), private.stock_queue(),
   private.reserve_order_goods(private.order_line_input[])
 from public, anon, authenticated, service_role;
