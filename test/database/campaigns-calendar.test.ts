@@ -24,6 +24,11 @@ async function inSnapshot<T>(plant: (tx: Tx) => Promise<void>, work: (tx: Tx) =>
   const rollback = new Error('rollback');
   let result: T | undefined;
   await sql.begin('isolation level repeatable read', async (tx) => {
+    // The planted moves recompute attribution days, which first update their month's row: another file's
+    // campaign write to the same month after this snapshot began made that update a serialization failure
+    // (seen under npm run test:at a year back). Taken before the snapshot (a lock takes none), the lock lets
+    // every such writer finish first and holds the next ones until the rollback.
+    await tx`lock table private.campaign_attribution_months in exclusive mode`;
     await plant(tx);
     await tx`select set_config('role', 'authenticated', true),
                     set_config('request.jwt.claims', ${JSON.stringify({ role: 'authenticated', sub })}, true)`;
