@@ -462,11 +462,12 @@ describe(
       await page.goto(`${base}#/campaign-types`);
       await waitForScreen(page, 'campaign-types');
       expect(await page.locator('tr[data-type-code="brand_week"]').count()).toBe(1);
-      const shown = await page.locator('[data-layer-multiplier]').evaluateAll((els) => els.map((e) => Number((e as HTMLElement).dataset.layerMultiplier)));
       const sql = postgres(scratch.url, { max: 1, onnotice: () => {} });
       const applied = await sql`select multiplier::float8 from public.attribution_layers order by attribution_layer`;
       await sql.end();
-      expect(shown).toEqual(applied.map((r) => r.multiplier));
+      // The layers' multipliers arrive in their own request, after the catalogue's rows.
+      const shown = () => page.locator('[data-layer-multiplier]').evaluateAll((els) => els.map((e) => Number((e as HTMLElement).dataset.layerMultiplier)));
+      await expect.poll(shown).toEqual(applied.map((r) => r.multiplier));
       await page.getByLabel('Type code').fill('brand_week');
       await page.getByRole('button', { name: 'Check' }).click();
       await page.getByText('valid', { exact: true }).waitFor();
