@@ -36,7 +36,12 @@ function watch(page: Page) {
   page.on('pageerror', (error) => problems.push({ step, text: `page error: ${error.message}` }));
 }
 
+/**
+ * A full-page screenshot for a reviewer's eyes, with `SCREENSHOTS=1`: nothing asserts on it, and the 16 of
+ * them cost the suite 4 s of its 120.
+ */
 async function shot(page: Page, name: string) {
+  if (process.env.SCREENSHOTS !== '1') return;
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 }
 
