@@ -1,10 +1,10 @@
 /**
  * The database ceiling: a scenario's own SQL, run through the functions' own database layer
  * (`_shared/db.ts`: same driver, same pool size, same per-request transaction with role and claims),
- * by CONNECTIONS concurrent loops for DURATION seconds (or, with AMOUNT, for that many calls), with no
- * HTTP in between. CONNECTIONS may list several concurrencies (`32,1`), measured one after the other in
- * this one process: starting Deno again for each was half a smoke run's time per scenario.
- * Prints one {requests_per_sec, p50, p99, errors} per concurrency, as a JSON array.
+ * by N concurrent loops for DURATION seconds (or, with AMOUNT, for that many calls), with no HTTP in
+ * between. One process serves a whole run: each line on stdin, `{"scenario": name, "connections": [32, 1]}`,
+ * is measured at each concurrency in turn and answered by one line on stdout, a JSON array of
+ * {requests_per_sec, p50, p99, errors}. Starting Deno for each scenario was a third of a smoke run.
  */
 import { createDatabase } from '../supabase/functions/_shared/db.ts';
 import { catalogueArea } from '../supabase/functions/_shared/errors.ts';
@@ -15,16 +15,12 @@ const env = (name: string) => {
   if (!value) throw new Error(`${name} is required`);
   return value;
 };
-const scenario = env('SCENARIO');
-const concurrencies = env('CONNECTIONS').split(',').map(Number);
 const duration = Number(env('DURATION')) * 1000;
 const db = createDatabase(env('SUPABASE_DB_URL'), { max: Number(env('DB_POOL_SIZE')) });
-const work = databaseWork[scenario];
-if (!work) throw new Error(`no database work for scenario ${scenario}`);
 const context = JSON.parse(env('BENCH_CONTEXT'));
 const amount = Number(Deno.env.get('AMOUNT') ?? 0);
 
-async function measure(connections: number) {
+async function measure(work: (typeof databaseWork)[string], connections: number) {
   const latencies: number[] = [];
   let errors = 0;
   let n = 0;
@@ -51,7 +47,27 @@ async function measure(connections: number) {
   return { requests_per_sec: latencies.length / (elapsed / 1000), p50: at(0.5), p99: at(0.99), errors };
 }
 
-const results = [];
-for (const connections of concurrencies) results.push(await measure(connections));
+for await (const line of Deno.stdin.readable.pipeThrough(new TextDecoderStream()).pipeThrough(lines())) {
+  const { scenario, connections } = JSON.parse(line) as { scenario: string; connections: number[] };
+  const work = databaseWork[scenario];
+  if (!work) throw new Error(`no database work for scenario ${scenario}`);
+  const results = [];
+  for (const n of connections) results.push(await measure(work, n));
+  console.log(JSON.stringify(results));
+}
 await db.end();
-console.log(JSON.stringify(results));
+
+/** Splits a text stream into its lines. */
+function lines() {
+  let rest = '';
+  return new TransformStream<string, string>({
+    transform(chunk, controller) {
+      const parts = (rest + chunk).split('\n');
+      rest = parts.pop()!;
+      parts.filter(Boolean).forEach((part) => controller.enqueue(part));
+    },
+    flush(controller) {
+      if (rest) controller.enqueue(rest);
+    },
+  });
+}

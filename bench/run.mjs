@@ -13,6 +13,7 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import postgres from 'postgres';
@@ -238,21 +239,34 @@ const summarise = (result, concurrency) => ({
   non_2xx: result.non2xx + result.errors,
 });
 
-function runDeno(script, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(DENO, ['run', '--quiet', '--allow-net', '--allow-env', '--allow-read', '--allow-sys', script], {
-      cwd: ROOT,
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.on('error', reject);
-    child.on(
-      'close',
-      (code) => (code === 0 ? resolve(JSON.parse(output)) : reject(new Error(`${script} failed (${code})`))),
-    );
+/**
+ * bench/db-ceiling.ts, started once: `measure(scenario, concurrencies)` hands it a scenario and settles with
+ * its line of results; `close()` ends it.
+ */
+function databaseCeilingProcess(env) {
+  const child = spawn(DENO, ['run', '--quiet', '--allow-net', '--allow-env', '--allow-read', '--allow-sys', 'bench/db-ceiling.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', 'inherit'],
   });
+  const waiting = [];
+  const failed = new Promise((_, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => reject(new Error(`bench/db-ceiling.ts exited (${code})`)));
+  });
+  failed.catch(() => {});
+  createInterface({ input: child.stdout }).on('line', (line) => waiting.shift()?.(JSON.parse(line)));
+  return {
+    measure(scenario, connections) {
+      const answer = new Promise((resolve) => waiting.push(resolve));
+      child.stdin.write(`${JSON.stringify({ scenario, connections })}\n`);
+      return Promise.race([answer, failed]);
+    },
+    close() {
+      child.stdin.end();
+      return new Promise((resolve) => (child.exitCode === null ? child.once('close', resolve) : resolve()));
+    },
+  };
 }
 
 /**
@@ -383,10 +397,35 @@ function requestsOf(stack, scenario) {
   }];
 }
 
+/** One scenario: its endpoint at full concurrency, its database ceiling, then its endpoint one request at a time. */
+async function measureScenario(stack, scenario, ceilings, http) {
+  const { database, functions } = stack;
+  const requests = requestsOf(stack, scenario);
+  log(`${scenario.name}: endpoint, then database ceiling, at c=${connections} and c=1…`);
+  // Each measurement starts on an idle database: requests a load run left queued or running would
+  // otherwise be measured as the next one's latency.
+  const endpoint = await withCpu(stack, () => runAutocannon(functions.url, requests));
+  await settle(database.url);
+  // The ceiling at the same concurrency, then one at a time.
+  const [ceiling, singleCeiling] = await ceilings.measure(scenario.name, [connections, 1]);
+  await settle(database.url);
+  // One request at a time: the latency a single user sees, without queueing behind 31 others.
+  const single = await withCpu(stack, () => runAutocannon(functions.url, requests, 1));
+  return {
+    scenario: scenario.name,
+    kind: scenario.kind,
+    endpoint,
+    database_ceiling: ceiling,
+    ratio_to_database_ceiling: endpoint.requests_per_sec / ceiling.requests_per_sec,
+    ratio_to_http_ceiling: endpoint.requests_per_sec / http.requests_per_sec,
+    single: { endpoint: single, database_ceiling: singleCeiling },
+  };
+}
+
 async function benchmark() {
   const stack = await openStack();
   try {
-    const { database, functions, context } = stack;
+    const { database, context } = stack;
     log(`HTTP ceiling (c=${connections}, ${duration} s)…`);
     const http = await httpCeiling();
     log(`HTTP ceiling behind the TCP front (c=${connections}, ${duration} s)…`);
@@ -400,37 +439,17 @@ async function benchmark() {
     const picked = scenarios.filter((s) =>
       (!values.only || new RegExp(values.only, 'i').test(s.name)) && !(smoke && s.sameAs)
     );
-    for (const scenario of picked) {
-      const requests = requestsOf(stack, scenario);
-      const databaseCeilings = (concurrencies) =>
-        runDeno('bench/db-ceiling.ts', {
-          SCENARIO: scenario.name,
-          CONNECTIONS: concurrencies.join(','),
-          DURATION: String(duration),
-          ...(smoke ? { AMOUNT: String(SMOKE_REQUESTS) } : {}),
-          DB_POOL_SIZE: String(POOL_SIZE),
-          SUPABASE_DB_URL: database.url,
-          BENCH_CONTEXT: JSON.stringify(context),
-        });
-      log(`${scenario.name}: endpoint, then database ceiling, at c=${connections} and c=1…`);
-      // Each measurement starts on an idle database: requests a load run left queued or running would
-      // otherwise be measured as the next one's latency.
-      const endpoint = await withCpu(stack, () => runAutocannon(functions.url, requests));
-      await settle(database.url);
-      // The ceiling at the same concurrency, then one at a time, in one Deno process.
-      const [ceiling, singleCeiling] = await databaseCeilings([connections, 1]);
-      await settle(database.url);
-      // One request at a time: the latency a single user sees, without queueing behind 31 others.
-      const single = await withCpu(stack, () => runAutocannon(functions.url, requests, 1));
-      results.push({
-        scenario: scenario.name,
-        kind: scenario.kind,
-        endpoint,
-        database_ceiling: ceiling,
-        ratio_to_database_ceiling: endpoint.requests_per_sec / ceiling.requests_per_sec,
-        ratio_to_http_ceiling: endpoint.requests_per_sec / http.requests_per_sec,
-        single: { endpoint: single, database_ceiling: singleCeiling },
-      });
+    const ceilings = databaseCeilingProcess({
+      DURATION: String(duration),
+      ...(smoke ? { AMOUNT: String(SMOKE_REQUESTS) } : {}),
+      DB_POOL_SIZE: String(POOL_SIZE),
+      SUPABASE_DB_URL: database.url,
+      BENCH_CONTEXT: JSON.stringify(context),
+    });
+    try {
+      for (const scenario of picked) results.push(await measureScenario(stack, scenario, ceilings, http));
+    } finally {
+      await ceilings.close();
     }
     const invariants = await stockInvariantViolations(database.url);
     log(
