@@ -9,9 +9,9 @@ const TRAFFIC_DEPENDENT = new Set(['unused_index']);
 // The store's clock (`private.now()`, `private.clock_timestamp()` in 00_platform_helpers.sql) and its day
 // (`private.store_time_zone()`, `store_day`, `store_day_start`, `store_today`) pin no search_path on
 // purpose: a function that sets one is never inlined, and every order would pay a call for each of its time
-// defaults and its stored day. So does the order version (`private.order_version`, 25_order_changes.sql), which
+// defaults and its stored day. So does the order version (`private.order_version`, 30_orders/40_order_change_log.sql), which
 // the orders' change-log trigger reads on every order write, and the product field rules
-// (`private.is_product_sku` and the others, 30_inventory/10_products_and_lots.sql), which every product update
+// (`private.is_product_sku` and the others, 20_inventory/10_products_and_lots.sql), which every product update
 // checks. Every name in them is schema-qualified (the
 // order version names none), so the search_path cannot change what they call, which is the risk this lint
 // is about.

@@ -177,7 +177,7 @@ export async function prepareDatabase(url, { seed = true } = {}) {
 }
 
 /**
- * The local stack's stand-in for the pg_cron jobs of supabase/schemas/25_order_changes.sql and 60_store_days.sql:
+ * The local stack's stand-in for the pg_cron jobs of supabase/schemas/60_order_changes_fold.sql and 70_store_days.sql:
  * folds the orders' change log every `seconds`, so the kept figures stay close to the orders between reports
  * (each report folds the rest itself), and every `checkSeconds` checks the last 35 kept store days and their
  * customers' and orders' kept figures against the orders, rewriting any that disagrees

@@ -466,7 +466,8 @@ describe('business health from the kept figure changes', () => {
       ['orders_guard_figures', 'O'], ['orders_log_delete', 'A'], ['orders_log_insert', 'A'], ['orders_log_truncate', 'A'],
       ['orders_log_update', 'A'], ['orders_move_goods', 'O'], ['orders_touch_updated_at', 'O'],
     ]);
-    const schema = (await Promise.all(['25_order_changes.sql', '20_customers_orders.sql', '30_inventory/50_order_goods.sql']
+    const files = ['30_orders/40_order_change_log.sql', '30_orders/10_customers_orders.sql', '30_orders/20_order_goods.sql'];
+    const schema = (await Promise.all(files
       .map((file) => readFile(path.join(ROOT, 'supabase/schemas', file), 'utf8')))).join('\n');
     for (const { tgname } of triggers) expect(schema).toMatch(new RegExp(`create trigger ${tgname}\\s+(after|before) \\w+( of [\\w, ]+)? on public\\.orders`));
   });

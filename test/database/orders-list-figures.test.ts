@@ -1,5 +1,5 @@
 /**
- * The orders list's kept figures (supabase/schemas/26_order_list_figures.sql): its summary of all time, of
+ * The orders list's kept figures (supabase/schemas/30_orders/50_order_list_figures.sql): its summary of all time, of
  * whole store days up to now or before, and of a search over all time must equal the same summary summed
  * from the orders, after every kind of write, with the changes folded or not; and the kept figures answer
  * nothing (null: the list sums the orders) where they could be wrong or must not be seen. A store of its own,

@@ -3,7 +3,8 @@
  * (administrators: every order; a signed-in customer: their own), and the list's summary counts the orders the
  * way business health does, so a health figure and the list behind it agree for the same window and moment.
  * Placing an order and moving its status are one call each to their SQL function
- * (30_inventory/50_order_goods.sql), which checks the caller and moves the stock.
+ * (public.place_order, public.update_order_status in 30_orders/30_order_writes.sql), which checks the caller
+ * and moves the stock.
  */
 import type { z } from 'zod';
 import type { Tables } from '../_shared/database.types.ts';
@@ -163,7 +164,7 @@ export async function ordersPage(tx: Tx, query: z.infer<typeof listQuery>, asOf:
 const BROAD_SEARCH_ORDERS = 20_000;
 
 /**
- * The summary from the kept figures (26_order_list_figures.sql), where they answer it exactly: every order of
+ * The summary from the kept figures (30_orders/50_order_list_figures.sql), where they answer it exactly: every order of
  * whole store days up to now or of all time, or a search's over all time, as of now, with no other filter.
  * Undefined otherwise, or when the database says they cannot (a caller who does not see every order).
  */

@@ -3,7 +3,7 @@
 -- the answers built from those days in 34_attribution_answers.sql.
 --
 -- A day's revenue (the total of its paid, shipped, delivered and completed orders) is kept per store day by
--- the fold of the orders' change log (25_order_changes.sql), so an attribution question never sums the
+-- the fold of the orders' change log (60_order_changes_fold.sql), so an attribution question never sums the
 -- orders of its days. It is derived data, not a cached answer: a reader adds the changes not yet folded
 -- (private.order_daily_revenue_now), and that sum always equals the sum over the day's orders (the campaigns
 -- daily-revenue tests).

@@ -14,7 +14,7 @@
 -- cached answers: no figure depends on when it is asked.
 --
 -- Order writers never touch these rows: they append their changes to the orders' change log, and one
--- folder at a time adds them here (private.fold_order_changes, 25_order_changes.sql), so an hour has one row.
+-- folder at a time adds them here (private.fold_order_changes, 60_order_changes_fold.sql), so an hour has one row.
 --
 -- The figures are the columns of private.health_figure_changes below, listed there once as the list. The
 -- changes by 10 minutes, the sums a report reads (private.health_figures_before) and the fold's additions
@@ -164,7 +164,7 @@ begin
 end
 $$;
 
--- The order versions of a batch of the orders' change log (25_order_changes.sql) whose figure inputs
+-- The order versions of a batch of the orders' change log (30_orders/40_order_change_log.sql) whose figure inputs
 -- changed, +1 as they are, −1 as they were: an order's version out and in with the same inputs (a move from
 -- paid to shipped) cancel out.
 create or replace function private.order_figure_inputs(changes private.order_changes[])
@@ -389,7 +389,7 @@ $$;
 -- snapshot). The difference is added, not written over, so a fold running meanwhile adds its own and both
 -- hold; no lock is taken, and neither checkouts nor reports wait for it. An order's steps fall within twice
 -- the longest window after it is placed, so the orders of that stretch before first_at are read (a nightly
--- store job's cost, 60_store_days.sql). The customers' part of these rows (the RFM population) is not checked.
+-- store job's cost, 70_store_days.sql). The customers' part of these rows (the RFM population) is not checked.
 -- Returns the rows put right.
 create or replace function private.repair_kept_hours(first_at timestamptz, before_at timestamptz)
 returns integer

@@ -1,6 +1,6 @@
 -- Each customer's RFM score as their orders change (the customer half of 30_figure_changes.sql): which
 -- customers a batch of the orders' change log concerns, and their rescoring, both run by the fold
--- (25_order_changes.sql).
+-- (60_order_changes_fold.sql).
 
 -- The customers whose counted orders (orders.counted_until after ordered_at) changed in what
 -- RFM reads of them (time, amount, cancellation), each with the earliest moment that changed: before it,

@@ -335,7 +335,7 @@ begin
 end
 $$;
 
--- The shipped orders of known cost placed in [first_at, before_at) (30_inventory/50_order_goods.sql), as they
+-- The shipped orders of known cost placed in [first_at, before_at) (30_orders/20_order_goods.sql), as they
 -- stand now: how many, what they came to, what their goods cost, the margin.
 create or replace function private.health_goods_figures(first_at timestamptz, before_at timestamptz)
 returns jsonb

@@ -3,14 +3,14 @@
 -- (the days route, the orders list's days, attribution): what an order is now decides which figures it is in.
 -- Customers are scored as of the period's end, as the seeds score them at a report's moment: a period of last
 -- year scored by today's recency would say nothing of last year. Read from kept figures only, so a year costs
--- about what a week does: each day's orders (private.order_day_figures, 26_order_list_figures.sql) and each
--- customer's counted orders (below).
+-- about what a week does: each day's orders (private.order_day_figures, 30_orders/50_order_list_figures.sql)
+-- and each customer's counted orders (below).
 
 -- Each customer's counted orders (not refunded, not cancelled: private.counts_as_revenue), as they count now:
 -- the moments they were placed, in order, and the running total of their amounts (the n-th is the first n
 -- orders' sum). So a customer's RFM as of any moment is three binary searches: how many were placed before it,
 -- before the year before it and before a period's start. Kept by the fold of the orders' change log
--- (25_order_changes.sql), customer by customer from the batch's net.
+-- (60_order_changes_fold.sql), customer by customer from the batch's net.
 create table private.customer_counted_orders (
   customer_id uuid primary key,
   placed_at timestamptz[] not null,

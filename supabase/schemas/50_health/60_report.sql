@@ -270,7 +270,7 @@ to service_role;
 -- The function's one entry point, in its own schema: not exposed by PostgREST (config.toml exposes
 -- `public` only), so the rate limits of the edge function cannot be walked around through /rest/v1/rpc.
 -- Security definer because anonymous callers get scores of rows they may not read; it returns scores,
--- ratios and percentages only. It folds the orders' change log first (25_order_changes.sql), so the
+-- ratios and percentages only. It folds the orders' change log first (60_order_changes_fold.sql), so the
 -- report counts every order write committed before it began; one committing while it runs is the next
 -- report's.
 create schema if not exists health;

@@ -1,6 +1,6 @@
 -- Orders written with their goods (CONTRACT §4, docs/inventory.md "Orders and stock"): placing an order of
 -- lines (public.place_order), which reserves them, and moving its status (public.update_order_status),
--- which the status trigger of 50_order_goods.sql turns into stock moves; the answers both give; a
+-- which the status trigger of 20_order_goods.sql turns into stock moves; the answers both give; a
 -- product's units sold. Security definer where they write: no API role writes an order's lines.
 
 -- The most an order may come to (orders.total_amount, numeric(12, 2)).

@@ -74,7 +74,7 @@ create table public.orders (
   ) stored,
   -- Whether a refund after shipping put the order's goods back into stock (true) or left them out, damaged
   -- (false); null for any other order. A store job refunding by `update` sets it beside the status
-  -- (30_inventory/50_order_goods.sql).
+  -- (30_orders/20_order_goods.sql).
   restocked boolean,
   constraint orders_delivery_after_order check (delivered_at is null or delivered_at >= ordered_at),
   constraint orders_paid_after_order check (paid_at is null or paid_at >= ordered_at),

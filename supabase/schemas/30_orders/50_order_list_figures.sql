@@ -1,6 +1,6 @@
 -- What the orders list keeps so that its summary of a store's whole history, or of whole store days up to
 -- now, reads a few hundred kept rows instead of every order (issue 43: 2.8 s for all time on 1M orders).
--- Kept by the fold from the orders' change log (25_order_changes.sql) and read with the changes not yet
+-- Kept by the fold (60_order_changes_fold.sql) from the orders' change log and read with the changes not yet
 -- folded, so the summary stays exact; read only as of now, by callers who see every order, and only when no
 -- order records a completion or cancellation still to come (what "as of now" would count differently).
 -- Anything else (a past moment, a status or figure filter, a customer's orders, a window that does not start

@@ -17,7 +17,7 @@ create type public.stock_adjust_reason as enum (
   'inventory_audit_decrease', 'damage_writeoff', 'expired_removal', 'loss_theft', 'quality_issue', 'other'
 );
 -- `sale` is an order's goods drawn when it ships, `sale_return` a refunded order's goods put back
--- (30_inventory/50_order_goods.sql).
+-- (30_orders/20_order_goods.sql).
 create type public.stock_operation as enum ('stock_in', 'stock_adjust', 'stock_out', 'sale', 'sale_return');
 create type public.stock_adjust_direction as enum ('increase', 'decrease', 'either');
 -- Where a product's stock stands against its reorder level (public.product_stock.stock_status).
@@ -95,7 +95,7 @@ create table public.products (
   reorder_level integer not null default 10
     constraint products_reorder_level_range check (private.is_reorder_level(reorder_level)),
   -- What open orders (placed, not yet shipped or cancelled) hold of current_stock: their lines' quantities,
-  -- kept by the order functions and the order status trigger (50_order_goods.sql). Never more than on
+  -- kept by the order functions and the order status trigger (30_orders/20_order_goods.sql). Never more than on
   -- hand, so no order can take what another holds: the CHECK is the never-oversold rule, for every writer.
   reserved_stock bigint not null default 0,
   -- On hand and free to sell: what a new order or a decrease may take.

@@ -190,7 +190,7 @@ grant execute on function private.repair_kept_days(date, date), private.repair_k
 
 -- The nightly check of the last 35 store days: their kept figures, those of their customers, the health
 -- figures of their hours (private.repair_kept_hours, 50_health/30_figure_changes.sql) and their orders' kept
--- costs (private.repair_kept_costs, 30_inventory/50_order_goods.sql), where the platform has pg_cron (the
+-- costs (private.repair_kept_costs, 30_orders/20_order_goods.sql), where the platform has pg_cron (the
 -- local stack runs it on a timer instead: scripts/lib/stack.mjs).
 do $$
 begin

@@ -8,7 +8,7 @@
 --   * `products.reserved_stock <= current_stock` is a CHECK, so nothing is oversold under any concurrency:
 --     the product row is the one place every order of it meets.
 -- Orders stored without lines (before lines existed, or written by a job as an amount) move no goods and
--- keep their `item_count`. Lines are written only by public.place_order (55_order_writes.sql): no API role
+-- keep their `item_count`. Lines are written only by public.place_order (30_orders/30_order_writes.sql): no API role
 -- may write them directly.
 
 -- An open order holds its goods; a shipped one has drawn them.
@@ -209,7 +209,7 @@ revoke all on private.shipped_order_costs from public, anon, authenticated, serv
 -- shipped order not refunded whose drawn goods all have a cost, with its placing time, total and
 -- private.drawn_cost. The orders found wrong are locked before they are written, so a ship or a refund racing
 -- the check is waited for and read as it committed. Returns the orders written; the nightly store job of
--- 60_store_days.sql runs it.
+-- 70_store_days.sql runs it.
 create or replace function private.repair_kept_costs(first_day date, last_day date)
 returns integer
 language plpgsql security definer set search_path = '' as $$
