@@ -6146,6 +6146,27 @@ language sql immutable parallel safe set search_path = '' as $$
              + 0.2 * private.health_scale(connection_usage, 0.95, 0.5))
 $$;
 
+-- Seed 03's score details, each 0-100 and 0 with no data: customer quality from the average RFM score
+-- (1-5), operational efficiency from the orders completed, support effectiveness from the tickets resolved
+-- and the average response score (0-1).
+create or replace function private.health_customer_quality(average_rfm numeric)
+returns numeric
+language sql immutable parallel safe set search_path = '' as $$
+  select coalesce(average_rfm / 5 * 100, 0)
+$$;
+
+create or replace function private.health_operational_efficiency(completed numeric, orders numeric)
+returns numeric
+language sql immutable parallel safe set search_path = '' as $$
+  select coalesce(completed / nullif(orders, 0) * 100, 0)
+$$;
+
+create or replace function private.health_support_effectiveness(resolved numeric, tickets numeric, response_score numeric)
+returns numeric
+language sql immutable parallel safe set search_path = '' as $$
+  select case when tickets = 0 then 0 else (resolved / tickets * 0.7 + response_score * 0.3) * 100 end
+$$;
+
 -- How far an insight can be trusted, from the number of observations behind it: 20 → 0.5, 180 → 0.9.
 create or replace function private.health_confidence(observations bigint)
 returns numeric
@@ -6162,7 +6183,8 @@ revoke execute on function
   private.health_revenue_score(numeric, numeric), private.health_satisfaction_score(numeric, numeric),
   private.health_fulfillment_score(numeric, numeric), private.health_products_score(numeric, numeric),
   private.health_system_score(numeric, numeric, numeric), private.health_confidence(bigint),
-  private.health_marketing_score(numeric)
+  private.health_marketing_score(numeric), private.health_customer_quality(numeric),
+  private.health_operational_efficiency(numeric, numeric), private.health_support_effectiveness(numeric, numeric, numeric)
 from public, anon, authenticated;
 
 grant execute on function
@@ -6174,7 +6196,8 @@ grant execute on function
   private.health_revenue_score(numeric, numeric), private.health_satisfaction_score(numeric, numeric),
   private.health_fulfillment_score(numeric, numeric), private.health_products_score(numeric, numeric),
   private.health_system_score(numeric, numeric, numeric), private.health_confidence(bigint),
-  private.health_marketing_score(numeric)
+  private.health_marketing_score(numeric), private.health_customer_quality(numeric),
+  private.health_operational_efficiency(numeric, numeric), private.health_support_effectiveness(numeric, numeric, numeric)
 to service_role;
 
 -- supabase/schemas/50_health/45_marketing.sql
@@ -7519,12 +7542,13 @@ returns jsonb
 language sql stable set search_path = '' as $$
   select private.health_trend(
     private.health_percent_change(
-      coalesce(week_average_rfm / 5 * 100, 0),
-      coalesce((select f.average_rfm / 5 * 100 from private.health_customer_figures(as_of - interval '168 hours', 7) f), 0)),
+      private.health_customer_quality(week_average_rfm),
+      private.health_customer_quality((select f.average_rfm from private.health_customer_figures(w.week_ago, 7) f))),
     private.health_percent_change(
-      coalesce(week_completed::numeric / nullif(week_orders, 0) * 100, 0),
-      coalesce((select f.completed::numeric / nullif(f.orders, 0) * 100
-                from private.health_order_figures(as_of - interval '168 hours', 7) f), 0)))
+      private.health_operational_efficiency(week_completed, week_orders),
+      coalesce((select private.health_operational_efficiency(f.completed, f.orders)
+                from private.health_order_figures(w.week_ago, 7) f), 0)))
+  from (select as_of - interval '168 hours' as week_ago) w
 $$;
 
 revoke execute on function private.health_week_trend(timestamptz, numeric, bigint, bigint) from public, anon, authenticated;
@@ -7648,10 +7672,10 @@ declare
   result jsonb;
   trend jsonb;
 begin
-  customer_quality := coalesce((f ->> 'average_rfm')::numeric / 5 * 100, 0);
-  operational_efficiency := coalesce((f ->> 'completed')::numeric / nullif((f ->> 'orders')::numeric, 0) * 100, 0);
-  support_effectiveness := case when (f ->> 'tickets')::numeric = 0 then 0
-    else ((f ->> 'resolved')::numeric / (f ->> 'tickets')::numeric * 0.7 + (f ->> 'response_score')::numeric * 0.3) * 100 end;
+  customer_quality := private.health_customer_quality((f ->> 'average_rfm')::numeric);
+  operational_efficiency := private.health_operational_efficiency((f ->> 'completed')::numeric, (f ->> 'orders')::numeric);
+  support_effectiveness := private.health_support_effectiveness((f ->> 'resolved')::numeric, (f ->> 'tickets')::numeric,
+                                                                (f ->> 'response_score')::numeric);
   overall := (customer_quality + operational_efficiency + support_effectiveness) / 3;
   metrics := jsonb_build_object(
     'revenue', private.health_revenue_score((f ->> 'revenue')::numeric, (f ->> 'previous_revenue')::numeric),
@@ -7690,9 +7714,10 @@ begin
     -- A custom period's trend is the period against the one it is compared with (the records differ by period).
     if (f ->> 'custom')::boolean then
       trend := private.health_trend(
-        private.health_percent_change(customer_quality, coalesce((f ->> 'previous_average_rfm')::numeric / 5 * 100, 0)),
-        private.health_percent_change(operational_efficiency, coalesce((f ->> 'previous_completed')::numeric
-                                      / nullif((f ->> 'previous_orders')::numeric, 0) * 100, 0)));
+        private.health_percent_change(customer_quality,
+                                      private.health_customer_quality((f ->> 'previous_average_rfm')::numeric)),
+        private.health_percent_change(operational_efficiency, private.health_operational_efficiency(
+                                      (f ->> 'previous_completed')::numeric, (f ->> 'previous_orders')::numeric)));
     else
       trend := private.health_week_trend((f ->> 'as_of')::timestamptz, (f ->> 'week_average_rfm')::numeric,
                                          (f ->> 'week_completed')::bigint, (f ->> 'week_orders')::bigint);

@@ -188,6 +188,27 @@ language sql immutable parallel safe set search_path = '' as $$
              + 0.2 * private.health_scale(connection_usage, 0.95, 0.5))
 $$;
 
+-- Seed 03's score details, each 0-100 and 0 with no data: customer quality from the average RFM score
+-- (1-5), operational efficiency from the orders completed, support effectiveness from the tickets resolved
+-- and the average response score (0-1).
+create or replace function private.health_customer_quality(average_rfm numeric)
+returns numeric
+language sql immutable parallel safe set search_path = '' as $$
+  select coalesce(average_rfm / 5 * 100, 0)
+$$;
+
+create or replace function private.health_operational_efficiency(completed numeric, orders numeric)
+returns numeric
+language sql immutable parallel safe set search_path = '' as $$
+  select coalesce(completed / nullif(orders, 0) * 100, 0)
+$$;
+
+create or replace function private.health_support_effectiveness(resolved numeric, tickets numeric, response_score numeric)
+returns numeric
+language sql immutable parallel safe set search_path = '' as $$
+  select case when tickets = 0 then 0 else (resolved / tickets * 0.7 + response_score * 0.3) * 100 end
+$$;
+
 -- How far an insight can be trusted, from the number of observations behind it: 20 → 0.5, 180 → 0.9.
 create or replace function private.health_confidence(observations bigint)
 returns numeric
@@ -204,7 +225,8 @@ revoke execute on function
   private.health_revenue_score(numeric, numeric), private.health_satisfaction_score(numeric, numeric),
   private.health_fulfillment_score(numeric, numeric), private.health_products_score(numeric, numeric),
   private.health_system_score(numeric, numeric, numeric), private.health_confidence(bigint),
-  private.health_marketing_score(numeric)
+  private.health_marketing_score(numeric), private.health_customer_quality(numeric),
+  private.health_operational_efficiency(numeric, numeric), private.health_support_effectiveness(numeric, numeric, numeric)
 from public, anon, authenticated;
 
 grant execute on function
@@ -216,5 +238,6 @@ grant execute on function
   private.health_revenue_score(numeric, numeric), private.health_satisfaction_score(numeric, numeric),
   private.health_fulfillment_score(numeric, numeric), private.health_products_score(numeric, numeric),
   private.health_system_score(numeric, numeric, numeric), private.health_confidence(bigint),
-  private.health_marketing_score(numeric)
+  private.health_marketing_score(numeric), private.health_customer_quality(numeric),
+  private.health_operational_efficiency(numeric, numeric), private.health_support_effectiveness(numeric, numeric, numeric)
 to service_role;

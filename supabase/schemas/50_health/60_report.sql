@@ -64,12 +64,13 @@ returns jsonb
 language sql stable set search_path = '' as $$
   select private.health_trend(
     private.health_percent_change(
-      coalesce(week_average_rfm / 5 * 100, 0),
-      coalesce((select f.average_rfm / 5 * 100 from private.health_customer_figures(as_of - interval '168 hours', 7) f), 0)),
+      private.health_customer_quality(week_average_rfm),
+      private.health_customer_quality((select f.average_rfm from private.health_customer_figures(w.week_ago, 7) f))),
     private.health_percent_change(
-      coalesce(week_completed::numeric / nullif(week_orders, 0) * 100, 0),
-      coalesce((select f.completed::numeric / nullif(f.orders, 0) * 100
-                from private.health_order_figures(as_of - interval '168 hours', 7) f), 0)))
+      private.health_operational_efficiency(week_completed, week_orders),
+      coalesce((select private.health_operational_efficiency(f.completed, f.orders)
+                from private.health_order_figures(w.week_ago, 7) f), 0)))
+  from (select as_of - interval '168 hours' as week_ago) w
 $$;
 
 revoke execute on function private.health_week_trend(timestamptz, numeric, bigint, bigint) from public, anon, authenticated;
@@ -193,10 +194,10 @@ declare
   result jsonb;
   trend jsonb;
 begin
-  customer_quality := coalesce((f ->> 'average_rfm')::numeric / 5 * 100, 0);
-  operational_efficiency := coalesce((f ->> 'completed')::numeric / nullif((f ->> 'orders')::numeric, 0) * 100, 0);
-  support_effectiveness := case when (f ->> 'tickets')::numeric = 0 then 0
-    else ((f ->> 'resolved')::numeric / (f ->> 'tickets')::numeric * 0.7 + (f ->> 'response_score')::numeric * 0.3) * 100 end;
+  customer_quality := private.health_customer_quality((f ->> 'average_rfm')::numeric);
+  operational_efficiency := private.health_operational_efficiency((f ->> 'completed')::numeric, (f ->> 'orders')::numeric);
+  support_effectiveness := private.health_support_effectiveness((f ->> 'resolved')::numeric, (f ->> 'tickets')::numeric,
+                                                                (f ->> 'response_score')::numeric);
   overall := (customer_quality + operational_efficiency + support_effectiveness) / 3;
   metrics := jsonb_build_object(
     'revenue', private.health_revenue_score((f ->> 'revenue')::numeric, (f ->> 'previous_revenue')::numeric),
@@ -235,9 +236,10 @@ begin
     -- A custom period's trend is the period against the one it is compared with (the records differ by period).
     if (f ->> 'custom')::boolean then
       trend := private.health_trend(
-        private.health_percent_change(customer_quality, coalesce((f ->> 'previous_average_rfm')::numeric / 5 * 100, 0)),
-        private.health_percent_change(operational_efficiency, coalesce((f ->> 'previous_completed')::numeric
-                                      / nullif((f ->> 'previous_orders')::numeric, 0) * 100, 0)));
+        private.health_percent_change(customer_quality,
+                                      private.health_customer_quality((f ->> 'previous_average_rfm')::numeric)),
+        private.health_percent_change(operational_efficiency, private.health_operational_efficiency(
+                                      (f ->> 'previous_completed')::numeric, (f ->> 'previous_orders')::numeric)));
     else
       trend := private.health_week_trend((f ->> 'as_of')::timestamptz, (f ->> 'week_average_rfm')::numeric,
                                          (f ->> 'week_completed')::bigint, (f ->> 'week_orders')::bigint);
