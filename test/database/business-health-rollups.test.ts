@@ -130,7 +130,7 @@ beforeAll(async () => {
   await applySchemaFiles(url);
   await sql.unsafe(OLD_COMPUTATION);
   await sql.unsafe(await oldReport(sql));
-  await seedDemo(url, { orders: 3000, seed: 7, customers: 300, tickets: 150, products: 20, asOf: AS_OF }, { quiet: true });
+  await seedDemo(url, { orders: 1500, seed: 7, customers: 150, tickets: 150, products: 20, asOf: AS_OF }, { quiet: true });
 }, 120_000);
 
 afterAll(async () => {
