@@ -4,7 +4,7 @@
  * by N concurrent loops for DURATION seconds (or, with AMOUNT, for that many calls), with no HTTP in
  * between. One process serves a whole run: each line on stdin, `{"scenario": name, "connections": [32, 1]}`,
  * is measured at each concurrency in turn and answered by one line on stdout, a JSON array of
- * {requests_per_sec, p50, p99, errors}. Starting Deno for each scenario was a third of a smoke run.
+ * {requests_per_sec, p50, p99, errors}: Deno starts once, not once per scenario.
  */
 import { createDatabase } from '../supabase/functions/_shared/db.ts';
 import { catalogueArea } from '../supabase/functions/_shared/errors.ts';

@@ -105,7 +105,7 @@ const DENO = path.join(ROOT, 'node_modules', '.bin', 'deno');
 const log = (message) => process.stderr.write(`${message}\n`);
 
 // While a store is generated, and only then: a bulk load of millions of rows over random keys wants its
-// indexes in memory and no checkpoint in the middle (10M orders: 49 minutes with the defaults). None of
+// indexes in memory and no checkpoint in the middle, or it takes hours at 10M orders. None of
 // these changes what a read does, and the store is measured after a restart without them; a crash while
 // generating leaves no marker, so the next run generates again.
 const GENERATION_SETTINGS = {

@@ -155,7 +155,7 @@ export function supabaseCli(args, options) {
 /**
  * Brings a database to the project's schema: the platform bootstrap where the platform's objects are
  * missing, the migrations with the official CLI, then the seed files. A database the CLI would find
- * up to date is not handed to it: starting the CLI costs 1.5 s of every `npm start` after the first.
+ * up to date is not handed to it: starting the CLI would slow every `npm start` after the first.
  * Says whether the CLI ran.
  */
 export async function prepareDatabase(url, { seed = true } = {}) {

@@ -32,8 +32,8 @@ grant usage on schema private to authenticated, service_role;
 -- a chosen moment: `npm run test:at` starts PostgreSQL with `store.clock_offset` (an interval) and the
 -- functions and the tests with the same offset (docs/architecture.md, "The clock"). Unset, as everywhere
 -- but there, it is now() itself. No `set search_path` (every name in it is qualified): a function with one
--- is called, GUCs saved and restored, where this one is inlined into the query that reads it. Two column
--- defaults per order cost 45 µs more per insert through a call than inlined (measured, 3,000 inserts).
+-- is called, GUCs saved and restored, where this one is inlined into the query that reads it, which the
+-- order path's column defaults pay for on every insert.
 -- The two clock functions are the only ones the house style lets go without it.
 create or replace function private.now()
 returns timestamptz
@@ -1379,9 +1379,8 @@ $$;
 -- Opens a lot per line, for products the caller holds locked: the lots, their stock-in history entries, the
 -- products' stock and the ledger rows (one operation), in one statement whatever the number of lines. The
 -- delivery's note is a line's when it has none. Returns the answer's lines in their order, each with its
--- product's stock after it. One generic plan, kept: planning each call's own cost a single stock-in about
--- 0.3 ms more (1.31-1.35 against 1.00-1.06 ms a call, one after another, on the bench's data) and planned
--- no better for a delivery.
+-- product's stock after it. One generic plan, kept: planning each call's own cost a single stock-in almost
+-- a third more and planned no better for a delivery.
 create or replace function private.receive_lots(
   lines private.stock_in_line[], source text, note text, received_at timestamptz, operator_id uuid, operator_role text
 )
@@ -1847,7 +1846,7 @@ create index customers_email_trgm_idx on public.customers using gin (email exten
 -- The customers whose name or e-mail contains `pattern` (an ilike pattern, wildcards escaped by the caller),
 -- as the caller may see them: every customer for an administrator, their own customer row otherwise. Security
 -- definer so the trigram indexes serve the match: under RLS, ilike (not leakproof) may only filter rows the
--- policy has let through, a scan of every customer (100 ms at 100,000).
+-- policy has let through, a scan of every customer.
 create or replace function private.customers_matching(pattern text)
 returns setof uuid
 language sql stable security definer set search_path = '' rows 20 as $$
@@ -3005,7 +3004,7 @@ alter table public.orders enable always trigger orders_log_truncate;
 -- supabase/schemas/30_orders/50_order_list_figures.sql
 
 -- What the orders list keeps so that its summary of a store's whole history, or of whole store days up to
--- now, reads a few hundred kept rows instead of every order (issue 43: 2.8 s for all time on 1M orders).
+-- now, reads a few hundred kept rows instead of every order.
 -- Kept by the fold (60_order_changes_fold.sql) from the orders' change log and read with the changes not yet
 -- folded, so the summary stays exact; read only as of now, by callers who see every order, and only when no
 -- order records a completion or cancellation still to come (what "as of now" would count differently).
@@ -3176,7 +3175,7 @@ $$;
 -- kept figures' policies let administrators alone read them, so anyone else gets null and the sum of the
 -- orders their RLS shows them. One statement, one snapshot: the changes not yet folded and the kept rows
 -- they have not reached are read together. Planned for each call's own window: the generic plan, which
--- PL/pgSQL turns to after five calls, reads every day's and every customer's row (400 ms against 5).
+-- PL/pgSQL turns to after five calls, reads every day's and every customer's row.
 create or replace function private.kept_orders_summary(ordered_from timestamptz, ordered_before timestamptz,
                                                       search_pattern text)
 returns jsonb
@@ -3592,7 +3591,7 @@ create index campaigns_attribution_period_idx
 
 -- Campaign search that can use the trigram indexes. ILIKE is not leakproof, so under the campaigns
 -- policy PostgreSQL must evaluate it after the policy's own condition, row by row, and never through an
--- index: a search over 100,000 campaigns read them all (180 ms). This function finds the matches through
+-- index: a search read every campaign. This function finds the matches through
 -- the indexes as its owner, among the rows every signed-in caller may see (campaigns not deleted); the
 -- caller's query then reads those ids under RLS as usual, so the policy still decides what is returned.
 create or replace function private.matching_campaign_ids(pattern text)
@@ -4426,7 +4425,7 @@ grant execute on function private.flush_campaign_attribution() to authenticated,
 -- of_campaign (a campaign's metrics: only its rows, on the days it counts on) by counting, for each of
 -- its days, the day's campaigns whose key is larger, which reads the day's integers from the primary key
 -- and sorts nothing. The key and the rule are the same in both; ranking a campaign's days by sorting them
--- too made its metrics 8 → 24 ms with 1,000 campaigns a day, and counting for every campaign is quadratic.
+-- too tripled its metrics' time on busy days, and counting for every campaign is quadratic.
 create or replace function private.campaign_attribution_rows(
   from_date date, to_date date, order_amount numeric, revenue_as_amount boolean, of_campaign uuid default null,
   recompute boolean default false
@@ -4908,7 +4907,7 @@ grant select, insert, update, delete on public.campaign_spend to authenticated, 
 -- leaves them out. With of_campaign, that campaign's only.
 create or replace function private.campaign_returns(first_day date, last_day date, of_campaign uuid default null)
 returns table (campaign_id uuid, active_days bigint, spend numeric, recorded boolean, share_revenue numeric)
--- Planned for each call, on its days: a plan for unknown days expects three rows and sorts 20,000 (30 against 5 ms).
+-- Planned for each call, on its days: a plan for unknown days expects three rows and sorts thousands.
 language plpgsql stable set search_path = '' set plan_cache_mode = 'force_custom_plan' as $$
 #variable_conflict use_column
 begin
@@ -5322,8 +5321,8 @@ grant execute on function private.rfm_bands() to service_role;
 -- against the formula. This is what a state adds to each window's customer figures: a customer is in a
 -- window's population when their last counted order lies within it, that is when R is at least 5 less the
 -- recency bands shorter than the window (7 days: R ≥ 4, 30: R ≥ 2, 90: R ≥ 1). PL/pgSQL, as every function
--- the fold calls: PostgreSQL 17 plans a SQL function that is not inlined again on every call (0.5 ms
--- here), PL/pgSQL once per session.
+-- the fold calls: PostgreSQL 17 plans a SQL function that is not inlined again on every call, PL/pgSQL
+-- once per session.
 create or replace function private.health_rfm_state_figures()
 returns table (
   state integer, days smallint, customers integer, score_sum integer, scores_1_mod_3 integer,
@@ -6043,7 +6042,7 @@ language sql immutable parallel safe set search_path = '' as $$
 $$;
 
 -- Scoring a population in one call. The formula functions carry `set search_path = ''`, which keeps
--- PostgreSQL from inlining them, so a call per customer or per ticket would cost 5–30 µs each. The
+-- PostgreSQL from inlining them, so a call per customer or per ticket would cost a function call each. The
 -- formulas live in the population functions, written over arrays; the per-item functions call them with
 -- one element, so there is one definition of each formula and the per-item tests check it.
 
@@ -6670,8 +6669,8 @@ begin
   -- Every customer whose state may change between the boundary and `as_of`, [lo, hi): an order placed then, or
   -- as many days before as a window of private.rfm_bands spans (its recency bands, 3, 7, 14 and 30 days, the
   -- scored 90 and the year's 365), or cancelled then. The windows are written out, each its own range of the
-  -- orders' index: read from rfm_bands() through a join, the planner knew no range's bounds and read 100 ms of
-  -- orders for a 7-day report instead of 2 (test/database/business-health-formulas.test.ts holds them to it).
+  -- orders' index: read from rfm_bands() through a join, the planner knew no range's bounds and read fifty
+  -- times the orders a 7-day report needs (test/database/business-health-formulas.test.ts holds them to it).
   stepping as (
       select o.customer_id from public.orders o
       where o.ordered_at >= lo and o.ordered_at < hi
@@ -7127,7 +7126,7 @@ grant execute on function private.health_days_span(date, date, timestamptz) to s
 create or replace function private.health_days_order_figures(first_day date, last_day date, as_of timestamptz)
 returns table (orders bigint, completed bigint, cancelled bigint, due bigint, on_time bigint, revenue numeric,
                revenue_orders bigint, refunded bigint)
--- Planned for each call, on its days and moment: the generic plan scanned the orders (250 against 4 ms).
+-- Planned for each call, on its days and moment: the generic plan scanned the orders.
 language plpgsql stable set search_path = '' set plan_cache_mode = 'force_custom_plan' as $$
 begin
   return query
@@ -7153,8 +7152,8 @@ grant execute on function private.health_days_order_figures(date, date, timestam
 -- seeds' bands (private.rfm_bands; as private.health_average_rfm_score bands them): days since their last order
 -- before it, their orders and spend in the year before it. How many, their average score (R + F + M) / 3 and how
 -- many have two orders or more in the year. Their orders as they count now (private.customer_counted_orders).
--- The scores are summed as integers and divided once: a year's 100,000 customers through the per-customer
--- numeric average took 420 ms, this 100.
+-- The scores are summed as integers and divided once, a quarter of the time of a numeric average per
+-- customer.
 create or replace function private.health_span_customer_figures(first_at timestamptz, before_at timestamptz)
 returns table (customers bigint, average_rfm numeric, repeat_customers bigint)
 language sql stable set search_path = '' as $$

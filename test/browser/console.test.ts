@@ -37,8 +37,8 @@ function watch(page: Page) {
 }
 
 /**
- * A full-page screenshot for a reviewer's eyes, with `SCREENSHOTS=1`: nothing asserts on it, and the 16 of
- * them cost the suite 4 s of its 120.
+ * A full-page screenshot for a reviewer's eyes, with `SCREENSHOTS=1`: nothing asserts on it, so the suite
+ * does not pay for it.
  */
 async function shot(page: Page, name: string) {
   if (process.env.SCREENSHOTS !== '1') return;

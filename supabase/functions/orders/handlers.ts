@@ -132,10 +132,10 @@ export async function ordersPage(tx: Tx, query: z.infer<typeof listQuery>, asOf:
   const { where } = conditions;
   const totals = (await keptTotals(tx, query)) ?? await summed(tx, query, conditions);
   // A search's orders are found first (a few customers, then their orders by index) and only then sorted and
-  // paged: as a filter of the whole list, the planner walks orders newest first looking for them (200 ms on
-  // 1M orders). `offset 0` keeps the subquery apart. A search that matches most orders is the opposite case:
-  // walking newest first meets the page at once, where finding them first sorts them all (8 s for "dem" on
-  // 1M orders, 140 ms walked). `is true` keeps the customers a hashed set the walk checks, not a join.
+  // paged: as a filter of the whole list, the planner walks orders newest first looking for them. `offset 0`
+  // keeps the subquery apart. A search that matches most orders is the opposite case: walking newest first
+  // meets the page at once, where finding them first sorts them all. `is true` keeps the customers a hashed
+  // set the walk checks, not a join.
   const broad = totals.orders > BROAD_SEARCH_ORDERS;
   const orders = query.search === undefined
     ? tx`public.orders o`

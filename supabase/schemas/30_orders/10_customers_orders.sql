@@ -25,7 +25,7 @@ create index customers_email_trgm_idx on public.customers using gin (email exten
 -- The customers whose name or e-mail contains `pattern` (an ilike pattern, wildcards escaped by the caller),
 -- as the caller may see them: every customer for an administrator, their own customer row otherwise. Security
 -- definer so the trigram indexes serve the match: under RLS, ilike (not leakproof) may only filter rows the
--- policy has let through, a scan of every customer (100 ms at 100,000).
+-- policy has let through, a scan of every customer.
 create or replace function private.customers_matching(pattern text)
 returns setof uuid
 language sql stable security definer set search_path = '' rows 20 as $$

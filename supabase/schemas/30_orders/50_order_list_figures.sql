@@ -1,5 +1,5 @@
 -- What the orders list keeps so that its summary of a store's whole history, or of whole store days up to
--- now, reads a few hundred kept rows instead of every order (issue 43: 2.8 s for all time on 1M orders).
+-- now, reads a few hundred kept rows instead of every order.
 -- Kept by the fold (60_order_changes_fold.sql) from the orders' change log and read with the changes not yet
 -- folded, so the summary stays exact; read only as of now, by callers who see every order, and only when no
 -- order records a completion or cancellation still to come (what "as of now" would count differently).
@@ -170,7 +170,7 @@ $$;
 -- kept figures' policies let administrators alone read them, so anyone else gets null and the sum of the
 -- orders their RLS shows them. One statement, one snapshot: the changes not yet folded and the kept rows
 -- they have not reached are read together. Planned for each call's own window: the generic plan, which
--- PL/pgSQL turns to after five calls, reads every day's and every customer's row (400 ms against 5).
+-- PL/pgSQL turns to after five calls, reads every day's and every customer's row.
 create or replace function private.kept_orders_summary(ordered_from timestamptz, ordered_before timestamptz,
                                                       search_pattern text)
 returns jsonb

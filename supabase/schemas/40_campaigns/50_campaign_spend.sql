@@ -85,7 +85,7 @@ grant select, insert, update, delete on public.campaign_spend to authenticated, 
 -- leaves them out. With of_campaign, that campaign's only.
 create or replace function private.campaign_returns(first_day date, last_day date, of_campaign uuid default null)
 returns table (campaign_id uuid, active_days bigint, spend numeric, recorded boolean, share_revenue numeric)
--- Planned for each call, on its days: a plan for unknown days expects three rows and sorts 20,000 (30 against 5 ms).
+-- Planned for each call, on its days: a plan for unknown days expects three rows and sorts thousands.
 language plpgsql stable set search_path = '' set plan_cache_mode = 'force_custom_plan' as $$
 #variable_conflict use_column
 begin

@@ -143,8 +143,8 @@ grant execute on function private.rfm_bands() to service_role;
 -- against the formula. This is what a state adds to each window's customer figures: a customer is in a
 -- window's population when their last counted order lies within it, that is when R is at least 5 less the
 -- recency bands shorter than the window (7 days: R ≥ 4, 30: R ≥ 2, 90: R ≥ 1). PL/pgSQL, as every function
--- the fold calls: PostgreSQL 17 plans a SQL function that is not inlined again on every call (0.5 ms
--- here), PL/pgSQL once per session.
+-- the fold calls: PostgreSQL 17 plans a SQL function that is not inlined again on every call, PL/pgSQL
+-- once per session.
 create or replace function private.health_rfm_state_figures()
 returns table (
   state integer, days smallint, customers integer, score_sum integer, scores_1_mod_3 integer,

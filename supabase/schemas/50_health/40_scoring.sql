@@ -85,7 +85,7 @@ language sql immutable parallel safe set search_path = '' as $$
 $$;
 
 -- Scoring a population in one call. The formula functions carry `set search_path = ''`, which keeps
--- PostgreSQL from inlining them, so a call per customer or per ticket would cost 5–30 µs each. The
+-- PostgreSQL from inlining them, so a call per customer or per ticket would cost a function call each. The
 -- formulas live in the population functions, written over arrays; the per-item functions call them with
 -- one element, so there is one definition of each formula and the per-item tests check it.
 

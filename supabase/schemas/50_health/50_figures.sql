@@ -226,8 +226,8 @@ begin
   -- Every customer whose state may change between the boundary and `as_of`, [lo, hi): an order placed then, or
   -- as many days before as a window of private.rfm_bands spans (its recency bands, 3, 7, 14 and 30 days, the
   -- scored 90 and the year's 365), or cancelled then. The windows are written out, each its own range of the
-  -- orders' index: read from rfm_bands() through a join, the planner knew no range's bounds and read 100 ms of
-  -- orders for a 7-day report instead of 2 (test/database/business-health-formulas.test.ts holds them to it).
+  -- orders' index: read from rfm_bands() through a join, the planner knew no range's bounds and read fifty
+  -- times the orders a 7-day report needs (test/database/business-health-formulas.test.ts holds them to it).
   stepping as (
       select o.customer_id from public.orders o
       where o.ordered_at >= lo and o.ordered_at < hi
