@@ -258,7 +258,7 @@ function hostAllowed(host: string): boolean {
  */
 const UNKNOWN_VERSION = /^\/(?:api|functions)\/v(\d+)\/([^/]+)(\/.*)?$/;
 
-function unknownVersion(url: URL, req: Request, fields: Headers): Response | Promise<Response> | undefined {
+function unknownVersion(url: URL, fields: Headers): Response | Promise<Response> | undefined {
   const [, version, name, rest = ''] = UNKNOWN_VERSION.exec(url.pathname) ?? [];
   if (!name || version === '1' || !functions[name]) return undefined;
   url.pathname = `/${name}${rest}`;
@@ -286,7 +286,7 @@ async function route(req: Request): Promise<Response> {
     );
   }
   const url = requestUrl(req, host);
-  const versioned = unknownVersion(url, req, headers);
+  const versioned = unknownVersion(url, headers);
   if (versioned) return versioned;
   if (url.pathname === CONSOLE || url.pathname.startsWith(`${CONSOLE}/`)) {
     return consoleFile(forwarded(url, req, headers));

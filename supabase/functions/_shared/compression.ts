@@ -7,8 +7,11 @@ export const COMPRESS_MIN_BYTES = 8 * 1024;
  * body's answer depends on Accept-Encoding, so it says `Vary: Accept-Encoding` either way. gzip only:
  * CompressionStream, which Deno and the Edge Runtime both have, offers gzip and deflate, not brotli.
  */
-export async function encoded(req: Request, text: string, init: ResponseInit & { headers: Record<string, string> }) {
-  const bytes = new TextEncoder().encode(text);
+export async function encoded(
+  req: Request,
+  bytes: Uint8Array<ArrayBuffer>,
+  init: ResponseInit & { headers: Record<string, string> },
+) {
   if (bytes.byteLength < COMPRESS_MIN_BYTES) return new Response(bytes, init);
   const headers: Record<string, string> = { ...init.headers };
   headers.vary = headers.vary ? `${headers.vary}, Accept-Encoding` : 'Accept-Encoding';
@@ -24,7 +27,8 @@ let gzipCacheBytes = 0;
 
 /**
  * The body gzipped, compressed once per distinct body: the same answer asked again (a day's attribution,
- * a report the database keeps) is looked up by its SHA-256, about a tenth of compressing it. Keyed by content, not by request, so it can never answer with another body.
+ * a report the database keeps) is looked up by its SHA-256, about a tenth of compressing it. Keyed by
+ * content, not by request, so it can never answer with another body.
  */
 async function gzip(bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayBuffer>> {
   const key = Array.from(

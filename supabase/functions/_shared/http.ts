@@ -6,7 +6,7 @@
  * routes with @hono/zod-openapi's `createRoute` and hands them here with their handlers (`on`).
  */
 import { OpenAPIHono, type RouteConfig, type RouteHandler } from '@hono/zod-openapi';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, TypedResponse } from 'hono';
 import { getPath } from 'hono/utils/url';
 import { z } from 'zod';
 import type { Access, Authenticator } from './auth.ts';
@@ -42,38 +42,34 @@ export interface AppEnv {
 /** A handler's context: `c.req.valid('json' | 'query' | 'param')` typed by its route's schemas. */
 export type Ctx<R extends RouteConfig> = Parameters<RouteHandler<R, AppEnv>>[0];
 
-export interface Reply {
-  status?: number;
+/** An error's answer: the status, the area's envelope and its headers (Retry-After, Allow). */
+interface ErrorReply {
+  status: number;
   body: unknown;
   headers?: Record<string, string>;
 }
 
 /**
- * A body the database has already serialized, sent as it is: a large answer built as JSON text in SQL is
- * not parsed into objects only to be serialized again.
+ * The success envelope around JSON text from the database, sent as it is: a large answer built as JSON text
+ * in SQL is not parsed into objects only to be serialized again. Typed as the route's 200 answer, which the
+ * SQL that writes it is held to by the tests that validate every answer against the document.
  */
-export class JsonText {
-  constructor(readonly text: string) {}
+export function successWithJsonText(c: Context, data: string) {
+  return c.body(`{"success":true,"data":${data}}`, 200) as unknown as TypedResponse<never, 200, 'json'>;
 }
 
-/** The success envelope around JSON text from the database. */
-export function successWithJsonText(data: string): Reply {
-  return { body: new JsonText(`{"success":true,"data":${data}}`) };
+/** The success envelope, `{ success: true, data }`, as the route's answer (`status` 200 unless said). */
+export function ok<D, S extends 200 | 201 = 200>(c: Context, data: D, status?: S) {
+  return c.json({ success: true as const, data }, status ?? 200 as S);
 }
 
 /** A page of a list as seeds 01 and 02 answer it: the rows, how many, and where the page stands. */
-export function pageReply<T>(
-  { rows, totalCount }: { rows: T[]; totalCount: number },
-  page: number,
-  perPage: number,
-): Reply {
+export function pageAnswer<T>({ rows, totalCount }: { rows: T[]; totalCount: number }, page: number, perPage: number) {
   return {
-    body: {
-      success: true,
-      data: rows,
-      count: rows.length,
-      pagination: { page, per_page: perPage, total_count: totalCount, total_pages: Math.ceil(totalCount / perPage) },
-    },
+    success: true as const,
+    data: rows,
+    count: rows.length,
+    pagination: { page, per_page: perPage, total_count: totalCount, total_pages: Math.ceil(totalCount / perPage) },
   };
 }
 
@@ -99,13 +95,16 @@ export interface RouteOptions {
 export interface Endpoint {
   route: RouteConfig;
   // deno-lint-ignore no-explicit-any
-  handle: (c: Ctx<any>) => Promise<Reply>;
+  handle: (c: Ctx<any>) => Promise<Response> | Response;
   options: RouteOptions;
 }
 
-/** A route and its handler; the compiler checks that the handler takes what the route's schemas produce. */
-export function on<R extends RouteConfig>(route: R, handle: (c: Ctx<R>) => Promise<Reply>, options: RouteOptions = {}) {
-  return { route, handle, options } as Endpoint;
+/**
+ * A route and its handler. The compiler checks both ways: the handler takes what the route's schemas
+ * produce, and answers `c.json(body, status)` with a body and status its `responses` declare.
+ */
+export function on<R extends RouteConfig>(route: R, handle: RouteHandler<R, AppEnv>, options: RouteOptions = {}) {
+  return { route, handle, options } as unknown as Endpoint;
 }
 
 export interface FunctionSpec {
@@ -214,7 +213,7 @@ function pipeline(endpoint: Endpoint, { name, area }: FunctionSpec, deps: Depend
     ...(options.rateLimit ? [rateLimited(deps, area, options.rateLimit)] : []),
     validated(route, area, options.problem),
     ...(gate ? [(_c: Context, next: () => Promise<void>) => gate(next)] : []),
-    async (c) => respond(c.req.raw, deps, await handle(c as never), c.var.answered),
+    async (c) => answer(c.req.raw, deps, await handle(c as never), c.var.answered),
   ] as Middleware[];
 }
 
@@ -296,22 +295,31 @@ function documentEndpoint(spec: FunctionSpec, app: OpenAPIHono<AppEnv>): Endpoin
       200: { description: 'OK', content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } } },
     },
   } as const;
-  return on(route, () => {
+  return on(route, (c) => {
     document ??= app.getOpenAPI31Document({
       openapi: '3.1.0',
       info: { title: spec.title, description: spec.description, version: API_VERSION },
       servers: SERVERS,
     });
-    return Promise.resolve({ body: document });
+    return c.json(document as Record<string, unknown>, 200);
   }, { access: 'public' });
 }
 
-/** The answer: the reply's body as JSON, compressed when worth it, with the version and CORS headers. */
-function respond(req: Request, deps: Dependencies, reply: Reply, answered = API_VERSION): Promise<Response> {
+/** A handler's answer as sent: its status, body and headers, with the version, CORS and compression. */
+async function answer(req: Request, deps: Dependencies, res: Response, answered: string): Promise<Response> {
+  const headers = Object.fromEntries(res.headers);
+  delete headers['content-type'];
+  return respond(req, deps, { status: res.status, body: new Uint8Array(await res.arrayBuffer()), headers }, answered);
+}
+
+/** The answer: the body as JSON (bytes already are), compressed when worth it, with the version and CORS headers. */
+function respond(req: Request, deps: Dependencies, reply: ErrorReply, answered = API_VERSION): Promise<Response> {
   const cors = corsHeaders(req, deps.allowedOrigins);
-  const text = reply.body instanceof JsonText ? reply.body.text : JSON.stringify(reply.body);
-  return encoded(req, text, {
-    status: reply.status ?? 200,
+  const bytes = reply.body instanceof Uint8Array
+    ? reply.body as Uint8Array<ArrayBuffer>
+    : new TextEncoder().encode(JSON.stringify(reply.body));
+  return encoded(req, bytes, {
+    status: reply.status,
     headers: {
       'content-type': 'application/json; charset=utf-8',
       'api-version': answered,
@@ -322,7 +330,7 @@ function respond(req: Request, deps: Dependencies, reply: Reply, answered = API_
   });
 }
 
-export function errorReply(error: unknown, area: Area): Reply {
+export function errorReply(error: unknown, area: Area): ErrorReply {
   if (error instanceof DatabaseStalled) error = translateDatabaseError(error, area);
   let apiError: ApiError;
   if (error instanceof ApiError) {

@@ -24,7 +24,7 @@ export const done = z.object({ success: z.literal(true), message: z.string() });
 
 const count = z.number().int();
 
-/** A page of rows as seeds 01 and 02 list them (`pageReply`): the rows, how many, and where the page stands. */
+/** A page of rows as seeds 01 and 02 list them (`pageAnswer`): the rows, how many, and where the page stands. */
 export function listPage<T extends z.ZodType>(row: T) {
   return z.object({
     success: z.literal(true),

@@ -6,23 +6,18 @@
 import type { Database } from '../_shared/db.ts';
 import { healthArea as area } from '../_shared/errors.ts';
 import { preferredLanguage } from '../_shared/language.ts';
-import type { Ctx, Reply } from '../_shared/http.ts';
+import { type Ctx, ok } from '../_shared/http.ts';
 import type * as routes from './routes.ts';
 import type { RateLimits } from '../_shared/limits.ts';
 import type { z } from 'zod';
 import type { requestBody, requestBody2 } from './schemas.ts';
+import type { daysResponse, figuresResponse, reportResponse2 } from './responses.ts';
 
 /** A custom period's days as version 2.0 takes them (schemas.ts). */
 type CustomPeriod = Pick<z.infer<typeof requestBody2>, 'from' | 'to' | 'compare' | 'compare_from' | 'compare_to'>;
 
-interface HealthReport {
-  metrics: Record<string, number | null>;
-  scoreDetails: Record<string, number | string>;
-  marketingDetails?: Record<string, unknown>;
-  window?: Record<string, unknown>;
-  trends?: Record<string, number | string>;
-  insights?: Record<string, unknown>[];
-}
+/** The report as the database builds it (health.business_health), 2.0's fields only when asked for. */
+type HealthReport = Omit<z.output<typeof reportResponse2>['data'], 'timestamp'>;
 
 export const FUNCTION_NAME = 'business-health-analytics';
 export const RATE_LIMITS: RateLimits = { anonymous: 60, user: 120 };
@@ -50,52 +45,51 @@ export function healthHandlers(db: Database) {
                                       ${custom.compare_to ?? null}) as report`);
     // jsonb sorts keys; the seed's order reads better.
     const { metrics, scoreDetails, marketingDetails, window, trends, insights } = report;
-    return {
-      body: {
-        success: true,
-        data: {
-          metrics,
-          scoreDetails,
-          marketingDetails,
-          window,
-          trends,
-          insights,
-          timestamp: new Date().toISOString(),
-        },
-      },
-      headers: { 'content-language': language, vary: 'Accept-Language' },
+    const data = {
+      metrics,
+      scoreDetails,
+      marketingDetails,
+      window,
+      trends,
+      insights,
+      timestamp: new Date().toISOString(),
     };
+    return c.json({ success: true as const, data }, 200, { 'content-language': language, vary: 'Accept-Language' });
   }
 
   return {
     /** Version 1.0, the seeds' report: marketing 0. */
-    report(c: Ctx<typeof routes.report>): Promise<Reply> {
+    report(c: Ctx<typeof routes.report>) {
       return report(c, c.req.valid('json'), 1);
     },
 
     /** Version 2.0: marketing scored from the campaigns' return, explained in `marketingDetails`. */
-    report2(c: Ctx<typeof routes.report2>): Promise<Reply> {
+    report2(c: Ctx<typeof routes.report2>) {
       return report(c, c.req.valid('json'), 2, c.req.valid('json'));
     },
 
     /** The figures behind the scores, for administrators (the database refuses anyone else). */
-    async figures(c: Ctx<typeof routes.figures>): Promise<Reply> {
+    async figures(c: Ctx<typeof routes.figures>) {
       const q = c.req.valid('query');
-      const [{ figures }] = await db.asCaller(c.var.caller, area, (tx) =>
-        tx<{ figures: unknown }[]>`
+      const [{ figures }] = await db.asCaller(
+        c.var.caller,
+        area,
+        (tx) =>
+          tx<{ figures: z.output<typeof figuresResponse>['data'] }[]>`
           select health.business_figures(${q.period}, ${q.from ?? null}, ${q.to ?? null}, ${q.compare ?? null},
-                                         ${q.compare_from ?? null}, ${q.compare_to ?? null}) as figures`);
-      return { body: { success: true, data: figures } };
+                                         ${q.compare_from ?? null}, ${q.compare_to ?? null}) as figures`,
+      );
+      return ok(c, figures);
     },
 
     /** Today so far and yesterday, store days, for administrators (the database refuses anyone else). */
-    async days(c: Ctx<typeof routes.days>): Promise<Reply> {
+    async days(c: Ctx<typeof routes.days>) {
       const [{ days }] = await db.asCaller(
         c.var.caller,
         area,
-        (tx) => tx<{ days: unknown }[]>`select health.business_days() as days`,
+        (tx) => tx<{ days: z.output<typeof daysResponse>['data'] }[]>`select health.business_days() as days`,
       );
-      return { body: { success: true, data: days } };
+      return ok(c, days);
     },
   };
 }

@@ -3,7 +3,7 @@ import type { Tables } from '../_shared/database.types.ts';
 import { enums } from '../_shared/enums.ts';
 import { type Database, pageOf, type Tx } from '../_shared/db.ts';
 import { catalogueArea as area } from '../_shared/errors.ts';
-import { type Ctx, pageReply, type Reply } from '../_shared/http.ts';
+import { type Ctx, ok, pageAnswer } from '../_shared/http.ts';
 import type * as routes from './routes.ts';
 import type { z } from 'zod';
 import { LAYER_INFO } from './layers.ts';
@@ -38,15 +38,15 @@ export async function cataloguePage(tx: Tx, query: z.output<typeof listQuery>) {
 
 export function catalogueHandlers(db: Database) {
   return {
-    async list(c: Ctx<typeof routes.list>): Promise<Reply> {
+    async list(c: Ctx<typeof routes.list>) {
       const query = c.req.valid('query');
       const page = query.page ?? 1;
       const perPage = query.per_page ?? 50;
       const result = await db.asCaller(c.var.caller, area, (tx) => cataloguePage(tx, query));
-      return pageReply(result, page, perPage);
+      return c.json(pageAnswer(result, page, perPage), 200);
     },
 
-    async groups(c: Ctx<typeof routes.groups>): Promise<Reply> {
+    async groups(c: Ctx<typeof routes.groups>) {
       const { rows, multipliers } = await db.asCaller(c.var.caller, area, async (tx) => ({
         rows: await tx<Row[]>`
           select * from public.campaign_type_config
@@ -62,34 +62,34 @@ export function catalogueHandlers(db: Database) {
           return [layer, { layer, ...LAYER_INFO[layer], multiplier, types, total_count: types.length }];
         }),
       );
-      return { body: { success: true, data } };
+      return ok(c, data);
     },
 
-    async health(c: Ctx<typeof routes.health>): Promise<Reply> {
+    async health(c: Ctx<typeof routes.health>) {
       const rows = await db.asCaller(c.var.caller, area, (tx) =>
         tx<CatalogueEntry[]>`
           select type_code, attribution_layer, default_weight, is_active from public.campaign_type_config`);
       const language = preferredLanguage(c.req.raw.headers.get('accept-language'));
-      return {
-        body: { success: true, data: catalogueHealth(rows, language) },
-        headers: { 'content-language': language, vary: 'Accept-Language' },
-      };
+      return c.json({ success: true as const, data: catalogueHealth(rows, language) }, 200, {
+        'content-language': language,
+        vary: 'Accept-Language',
+      });
     },
 
-    async create(c: Ctx<typeof routes.create>): Promise<Reply> {
+    async create(c: Ctx<typeof routes.create>) {
       const config = c.req.valid('json');
       const [created] = await db.asCaller(
         c.var.caller,
         area,
         (tx) => tx<Row[]>`select * from public.create_campaign_type(${tx.json(config)})`,
       );
-      return {
-        status: 201,
-        body: { success: true, data: created, message: `Campaign type ${created.type_code} created` },
-      };
+      return c.json(
+        { success: true as const, data: created, message: `Campaign type ${created.type_code} created` },
+        201,
+      );
     },
 
-    async update(c: Ctx<typeof routes.update>): Promise<Reply> {
+    async update(c: Ctx<typeof routes.update>) {
       const typeCode = c.req.valid('param').type_code;
       const changes = c.req.valid('json');
       const [updated] = await db.asCaller(
@@ -97,37 +97,32 @@ export function catalogueHandlers(db: Database) {
         area,
         (tx) => tx<Row[]>`select * from public.update_campaign_type(${typeCode}, ${tx.json(changes)})`,
       );
-      return { body: { success: true, data: updated, message: `Campaign type ${typeCode} updated` } };
+      return c.json({ success: true as const, data: updated, message: `Campaign type ${typeCode} updated` }, 200);
     },
 
-    async deactivate(c: Ctx<typeof routes.deactivate>): Promise<Reply> {
+    async deactivate(c: Ctx<typeof routes.deactivate>) {
       const typeCode = c.req.valid('param').type_code;
       await db.asCaller(c.var.caller, area, (tx) => tx`select 1 from public.deactivate_campaign_type(${typeCode})`);
-      return { body: { success: true, message: `Campaign type ${typeCode} deactivated` } };
+      return c.json({ success: true as const, message: `Campaign type ${typeCode} deactivated` }, 200);
     },
 
-    async validateType(c: Ctx<typeof routes.validateType>): Promise<Reply> {
+    async validateType(c: Ctx<typeof routes.validateType>) {
       const typeCode = c.req.valid('param').type_code;
       if (typeCode.length > 50 || !TYPE_CODE_PATTERN.test(typeCode)) {
-        return verdict(false, undefined, 'type_code must match ^[a-z][a-z0-9_]*$ and be at most 50 characters');
+        return verdict(c, false, undefined, 'type_code must match ^[a-z][a-z0-9_]*$ and be at most 50 characters');
       }
       const [config] = await db.asCaller(
         c.var.caller,
         area,
         (tx) => tx<Row[]>`select * from public.campaign_type_config where type_code = ${typeCode}`,
       );
-      if (!config) return verdict(false, undefined, `Campaign type ${typeCode} does not exist`);
-      if (!config.is_active) return verdict(false, config, `Campaign type ${typeCode} is inactive`);
-      return verdict(true, config, `Campaign type ${typeCode} is valid and active`);
+      if (!config) return verdict(c, false, undefined, `Campaign type ${typeCode} does not exist`);
+      if (!config.is_active) return verdict(c, false, config, `Campaign type ${typeCode} is inactive`);
+      return verdict(c, true, config, `Campaign type ${typeCode} is valid and active`);
     },
   };
 }
 
-function verdict(isValid: boolean, config: Row | undefined, message: string): Reply {
-  return {
-    body: {
-      success: true,
-      data: { is_valid: isValid, ...(config ? { type_config: config } : {}), validation_message: message },
-    },
-  };
+function verdict(c: Ctx<typeof routes.validateType>, isValid: boolean, config: Row | undefined, message: string) {
+  return ok(c, { is_valid: isValid, ...(config ? { type_config: config } : {}), validation_message: message });
 }

@@ -1,11 +1,19 @@
 /** The campaign operations. Each is one transaction as the caller; writes are one SQL function each. */
 import type { z } from 'zod';
-import type { Caller } from '../_shared/caller.ts';
-import type { Tables } from '../_shared/database.types.ts';
 import { containsPattern, type Database, pageOf, type Tx } from '../_shared/db.ts';
 import { ApiError, campaignArea as area } from '../_shared/errors.ts';
-import { type Ctx, type Reply, successWithJsonText } from '../_shared/http.ts';
+import { type Ctx, ok, successWithJsonText } from '../_shared/http.ts';
 import type * as routes from './routes.ts';
+import type {
+  calendarResponse,
+  campaign,
+  collaborationResponse,
+  historyResponse,
+  listResponse,
+  metricsResponse,
+  revenueAttributionResponse,
+  statsResponse,
+} from './responses.ts';
 import type * as schemas from './schemas.ts';
 import { MAX_RANGE_DAYS } from './schemas.ts';
 
@@ -32,13 +40,19 @@ const LIST_FIELDS = ['id', 'name', 'status', 'start_date', 'end_date', 'budget',
 const withMoves = (tx: Tx, fields: readonly string[]) =>
   tx`${tx(fields as string[])}, public.allowed_transitions(c) as allowed_transitions`;
 
-type Row = Record<string, unknown>;
-/** A campaign as the API answers it: the generated row type, bookkeeping columns left out. */
-type Campaign = Pick<Tables<'campaigns'>, (typeof CAMPAIGN_FIELDS)[number] | 'allowed_transitions'>;
+// Each row as the answer states it (responses.ts): the SQL below is held to it by the tests that validate
+// every answer against the document.
+type Campaign = z.output<typeof campaign>;
+type Listed = z.output<typeof listResponse>['data']['campaigns'][number];
+type Day = z.output<typeof calendarResponse>['data']['days'][number];
+type Attributed = z.output<typeof revenueAttributionResponse>['data']['campaigns'][number];
+type Pair = z.output<typeof collaborationResponse>['data']['pairs'][number];
+type Move = z.output<typeof historyResponse>['data']['history'][number];
+type Metrics = z.output<typeof metricsResponse>['data'];
 
 export function campaignHandlers(db: Database) {
   return {
-    async list(c: Ctx<typeof routes.list>): Promise<Reply> {
+    async list(c: Ctx<typeof routes.list>) {
       const query = c.req.valid('query');
       if (query.start_date && query.end_date && query.start_date > query.end_date) {
         throw new ApiError(422, 'INVALID_DATE_RANGE', 'start_date must not be later than end_date', {
@@ -52,23 +66,18 @@ export function campaignHandlers(db: Database) {
       const page = query.page ?? 1;
       const limit = query.limit ?? 20;
       const { rows, totalCount } = await db.asCaller(c.var.caller, area, (tx) => campaignPage(tx, query));
-      return {
-        body: {
-          success: true,
-          data: {
-            campaigns: rows,
-            pagination: {
-              current_page: page,
-              total_pages: Math.ceil(totalCount / limit),
-              total_count: totalCount,
-              per_page: limit,
-            },
-          },
+      return ok(c, {
+        campaigns: rows,
+        pagination: {
+          current_page: page,
+          total_pages: Math.ceil(totalCount / limit),
+          total_count: totalCount,
+          per_page: limit,
         },
-      };
+      });
     },
 
-    async create(c: Ctx<typeof routes.create>): Promise<Reply> {
+    async create(c: Ctx<typeof routes.create>) {
       const campaign = c.req.valid('json');
       const [created] = await db.asCaller(
         c.var.caller,
@@ -76,10 +85,10 @@ export function campaignHandlers(db: Database) {
         (tx) =>
           tx<Campaign[]>`select ${withMoves(tx, CAMPAIGN_FIELDS)} from public.create_campaign(${tx.json(campaign)}) c`,
       );
-      return { status: 201, body: { success: true, data: created } };
+      return ok(c, created, 201);
     },
 
-    async read(c: Ctx<typeof routes.read>): Promise<Reply> {
+    async read(c: Ctx<typeof routes.read>) {
       const { id } = c.req.valid('param');
       const [campaign] = await db.asCaller(
         c.var.caller,
@@ -89,10 +98,10 @@ export function campaignHandlers(db: Database) {
             select ${withMoves(tx, CAMPAIGN_FIELDS)} from public.campaigns c where id = ${id} and deleted_at is null`,
       );
       if (!campaign) throw notFound(id);
-      return { body: { success: true, data: campaign } };
+      return ok(c, campaign);
     },
 
-    async update(c: Ctx<typeof routes.update>): Promise<Reply> {
+    async update(c: Ctx<typeof routes.update>) {
       const { id } = c.req.valid('param');
       const changes = c.req.valid('json');
       const [updated] = await db.asCaller(
@@ -103,47 +112,52 @@ export function campaignHandlers(db: Database) {
             tx.json(changes)
           }) c`,
       );
-      return { body: { success: true, data: updated } };
+      return ok(c, updated);
     },
 
-    async remove(c: Ctx<typeof routes.remove>): Promise<Reply> {
+    async remove(c: Ctx<typeof routes.remove>) {
       const { id } = c.req.valid('param');
       await db.asCaller(c.var.caller, area, (tx) => tx`select 1 from public.delete_campaign(${id})`);
-      return { body: { success: true, message: `Campaign ${id} deleted` } };
+      return c.json({ success: true as const, message: `Campaign ${id} deleted` }, 200);
     },
 
-    batch(c: Ctx<typeof routes.batch>): Promise<Reply> {
+    batch(c: Ctx<typeof routes.batch>) {
       const body = c.req.valid('json');
-      return setStatuses(c.var.caller, body.campaign_ids, body.data.status);
+      return setStatuses(c, body.campaign_ids, body.data.status);
     },
 
-    bulkStatus(c: Ctx<typeof routes.bulkStatus>): Promise<Reply> {
+    bulkStatus(c: Ctx<typeof routes.bulkStatus>) {
       const body = c.req.valid('json');
-      return setStatuses(c.var.caller, body.campaign_ids, body.status);
+      return setStatuses(c, body.campaign_ids, body.status);
     },
 
-    async stats(c: Ctx<typeof routes.stats>): Promise<Reply> {
-      const [stats] = await db.asCaller(c.var.caller, area, (tx) => tx<Row[]>`select * from public.campaign_stats`);
-      return { body: { success: true, data: stats } };
+    async stats(c: Ctx<typeof routes.stats>) {
+      const [stats] = await db.asCaller(
+        c.var.caller,
+        area,
+        (tx) => tx<z.output<typeof statsResponse>['data'][]>`select * from public.campaign_stats`,
+      );
+      return ok(c, stats);
     },
 
-    async attribution(c: Ctx<typeof routes.attribution>): Promise<Reply> {
+    async attribution(c: Ctx<typeof routes.attribution>) {
       const query = c.req.valid('query');
       const [{ result }] = await db.asCaller(c.var.caller, area, (tx) =>
         tx<{ result: string }[]>`
           select private.campaign_attributions_json(${query.date}::date, ${query.order_amount ?? null}::numeric,
                                                     ${query.limit ?? null}::integer) as result`);
-      return successWithJsonText(result);
+      return successWithJsonText(c, result);
     },
 
     /**
      * The status history, oldest first: the order attribution walks it in. Who made each move by email, for
      * administrators and for the operator themself (private.operator_email), as the stock ledger names them.
      */
-    async history(c: Ctx<typeof routes.history>): Promise<Reply> {
+    async history(c: Ctx<typeof routes.history>) {
       const { id } = c.req.valid('param');
+      // A campaign without history still gives its one row, every column null: found, with no move.
       const rows = await db.asCaller(c.var.caller, area, (tx) =>
-        tx<Row[]>`
+        tx<(Move | { [K in keyof Move]: null })[]>`
           select h.from_status, h.to_status, h.changed_at, h.changed_by,
                  private.operator_email(h.changed_by) as changed_by_email, h.changed_by_role
           from public.campaigns c
@@ -151,62 +165,63 @@ export function campaignHandlers(db: Database) {
           where c.id = ${id} and c.deleted_at is null
           order by h.changed_at, h.id`);
       if (rows.length === 0) throw notFound(id);
-      const history = rows.filter((row) => row.to_status !== null);
-      return { body: { success: true, data: { campaign_id: id, history } } };
+      const history = rows.filter((row): row is Move => row.to_status !== null);
+      return ok(c, { campaign_id: id, history });
     },
 
     /** The days with at least one campaign counted, future ones included (public.campaign_calendar). */
-    calendar(c: Ctx<typeof routes.calendar>): Promise<Reply> {
-      return analysis(c, 'days', (tx, from, to) =>
-        tx<Row[]>`
-          select * from public.campaign_calendar(${from}::date, ${to}::date) order by date`);
+    calendar(c: Ctx<typeof routes.calendar>) {
+      return analysis(c, (tx, from, to) =>
+        tx<Day[]>`
+          select * from public.campaign_calendar(${from}::date, ${to}::date) order by date`)
+        .then(({ from, to, rows }) => ok(c, { from, to, days: rows }));
     },
 
     /** Per campaign counted in the range, most revenue first (public.revenue_attribution). */
-    revenueAttribution(c: Ctx<typeof routes.revenueAttribution>): Promise<Reply> {
-      return analysis(c, 'campaigns', (tx, from, to) =>
-        tx<Row[]>`
+    revenueAttribution(c: Ctx<typeof routes.revenueAttribution>) {
+      return analysis(c, (tx, from, to) =>
+        tx<Attributed[]>`
           select * from public.revenue_attribution(${from}::date, ${to}::date)
-          order by total_attributed_revenue desc, campaign_id`);
+          order by total_attributed_revenue desc, campaign_id`)
+        .then(({ from, to, rows }) => ok(c, { from, to, campaigns: rows }));
     },
 
     /** Per pair of campaigns counted on the same days, most days together first (public.campaign_collaboration). */
-    collaboration(c: Ctx<typeof routes.collaboration>): Promise<Reply> {
-      return analysis(c, 'pairs', (tx, from, to) =>
-        tx<Row[]>`
+    collaboration(c: Ctx<typeof routes.collaboration>) {
+      return analysis(c, (tx, from, to) =>
+        tx<Pair[]>`
           select * from public.campaign_collaboration(${from}::date, ${to}::date)
-          order by overlap_days desc, first_overlap_date, campaign_1_id, campaign_2_id`);
+          order by overlap_days desc, first_overlap_date, campaign_1_id, campaign_2_id`)
+        .then(({ from, to, rows }) => ok(c, { from, to, pairs: rows }));
     },
 
-    async metrics(c: Ctx<typeof routes.metrics>): Promise<Reply> {
+    async metrics(c: Ctx<typeof routes.metrics>) {
       const { id } = c.req.valid('param');
       const metrics = await db.asCaller(c.var.caller, area, (tx) => campaignMetrics(tx, id));
       if (!metrics) throw notFound(id);
       const { daily_attribution, ...figures } = metrics;
-      return { body: { success: true, data: { campaign_id: id, metrics: figures, daily_attribution } } };
+      return ok(c, { campaign_id: id, metrics: figures, daily_attribution });
     },
   };
 
   /** The three analyses over a range of store days share their query (`rangeQuery`). */
-  async function analysis(
+  async function analysis<T>(
     c: Ctx<typeof routes.calendar>,
-    key: string,
-    read: (tx: Tx, from: string, to: string) => Promise<Row[]>,
-  ): Promise<Reply> {
+    read: (tx: Tx, from: string, to: string) => Promise<T[]>,
+  ) {
     const { from, to } = checkedRange(c.req.valid('query'));
-    const rows = await db.asCaller(c.var.caller, area, (tx) => read(tx, from, to));
-    return { body: { success: true, data: { from, to, [key]: rows } } };
+    return { from, to, rows: await db.asCaller(c.var.caller, area, (tx) => read(tx, from, to)) };
   }
 
-  async function setStatuses(caller: Caller, ids: string[], status: string): Promise<Reply> {
+  async function setStatuses(c: Ctx<typeof routes.batch | typeof routes.bulkStatus>, ids: string[], status: string) {
     const campaigns = await db.asCaller(
-      caller,
+      c.var.caller,
       area,
       (tx) =>
         tx<Campaign[]>`
           select ${withMoves(tx, CAMPAIGN_FIELDS)} from public.set_campaign_statuses(${ids}::uuid[], ${status}) c`,
     );
-    return { body: { success: true, data: { updated_count: campaigns.length, campaigns } } };
+    return ok(c, { updated_count: campaigns.length, campaigns });
   }
 }
 
@@ -218,14 +233,14 @@ export function campaignHandlers(db: Database) {
  * trip either way.
  */
 export async function campaignMetrics(tx: Tx, id: string) {
-  const [row] = await tx<Row[]>`
+  const [row] = await tx<(Metrics['metrics'] & Pick<Metrics, 'daily_attribution'>)[]>`
     select m.*, p.spend_to_date, p.recorded as spend_recorded, p.pacing,
            round(m.attributed_revenue / nullif(p.spend_to_date, 0), 2) as roas
     from public.campaigns c
     cross join lateral private.campaign_metrics(c.id) m
     cross join lateral private.campaign_pacing(c.id) p
     where c.id = ${id}::uuid and c.deleted_at is null`;
-  return row as (Row & { daily_attribution: unknown }) | undefined;
+  return row as (Metrics['metrics'] & Pick<Metrics, 'daily_attribution'>) | undefined;
 }
 
 /**
@@ -275,7 +290,7 @@ export function campaignPage(tx: Tx, query: z.infer<typeof schemas.listQuery>) {
       : tx`true`
   }`;
   return pageOf(
-    tx<(Row & { total_count: number })[]>`
+    tx<(Listed & { total_count: number })[]>`
       select ${tx(LIST_FIELDS.map((field) => `p.${field}`))}, public.allowed_transitions(c) as allowed_transitions,
              p.total_count
       from (

@@ -7,18 +7,21 @@
  * and moves the stock.
  */
 import type { z } from 'zod';
-import type { Tables } from '../_shared/database.types.ts';
 import { containsPattern, type Database, type Tx } from '../_shared/db.ts';
 import { orderArea as area } from '../_shared/errors.ts';
-import { type Ctx, pageReply, type Reply } from '../_shared/http.ts';
+import { type Ctx, ok, pageAnswer } from '../_shared/http.ts';
 import type * as routes from './routes.ts';
-import type { summary } from './responses.ts';
+import type { changedResponse, goods, movesResponse, order, summary } from './responses.ts';
 import type { listQuery } from './schemas.ts';
 import { ApiError } from '../_shared/errors.ts';
 import { idempotencyKey } from '../_shared/idempotency.ts';
 
-type Order = Tables<'orders'> & { customer_name: string | null; customer_email: string | null };
-type Changed = { response: Record<string, unknown> };
+// Each row as the answer states it (responses.ts): the SQL below is held to it by the tests that validate
+// every answer against the document.
+type Order = z.output<typeof order> & { counted_until: string | null };
+type Goods = { [K in keyof typeof goods]: z.output<(typeof goods)[K]> };
+type Move = z.output<typeof movesResponse>['data']['moves'][number];
+type Changed = { response: z.output<typeof changedResponse> };
 type Summary = z.infer<typeof summary>;
 
 const DEFAULT_PER_PAGE = 50;
@@ -33,13 +36,13 @@ function answered<T extends Order>({ counted_until: _countedUntil, ...order }: T
 
 export function orderHandlers(db: Database) {
   return {
-    async read(c: Ctx<typeof routes.read>): Promise<Reply> {
+    async read(c: Ctx<typeof routes.read>) {
       const { id } = c.req.valid('param');
       const [found] = await db.asCaller(
         c.var.caller,
         area,
         (tx) =>
-          tx<(Order & { customer_order_count: number; goods: Record<string, unknown> })[]>`
+          tx<(Order & { customer_order_count: number; goods: Goods })[]>`
           select o.*, c.name as customer_name, c.email as customer_email,
                  (select count(*) from public.orders other where other.customer_id = o.customer_id)::integer
                    as customer_order_count,
@@ -63,21 +66,21 @@ export function orderHandlers(db: Database) {
         .filter((step): step is readonly [typeof step[0], string] => step[1] !== null)
         .map(([event, at]) => ({ event, at }))
         .sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
-      return { body: { success: true, data: { ...answered(order), ...goods, timeline } } };
+      return ok(c, { ...answered(order), ...goods, timeline });
     },
 
     /** The status moves an order with goods may make, and what each does to them (public.order_status_moves). */
-    async moves(c: Ctx<typeof routes.moves>): Promise<Reply> {
+    async moves(c: Ctx<typeof routes.moves>) {
       const moves = await db.asCaller(
         c.var.caller,
         area,
-        (tx) => tx`select from_status, to_status, goods from public.order_status_moves`,
+        (tx) => tx<Move[]>`select from_status, to_status, goods from public.order_status_moves`,
       );
-      return { body: { success: true, data: { moves } } };
+      return ok(c, { moves });
     },
 
     /** Places an order of lines, reserving them: public.place_order, which does the change and the replay. */
-    async place(c: Ctx<typeof routes.place>): Promise<Reply> {
+    async place(c: Ctx<typeof routes.place>) {
       const body = c.req.valid('json');
       const key = idempotencyKey(c.req.raw, area);
       const [{ response }] = await db.asCaller(c.var.caller, area, (tx) =>
@@ -89,33 +92,29 @@ export function orderHandlers(db: Database) {
             ordered_at => ${body.ordered_at ?? null}::timestamptz,
             idempotency_key => ${key}
           ) as response`);
-      return { status: 201, body: response };
+      return c.json(response, 201);
     },
 
     /** Moves an order's status, and its goods with it: public.update_order_status. */
-    async move(c: Ctx<typeof routes.move>): Promise<Reply> {
+    async move(c: Ctx<typeof routes.move>) {
       const { id } = c.req.valid('param');
       const body = c.req.valid('json');
       const [{ response }] = await db.asCaller(c.var.caller, area, (tx) =>
         tx<Changed[]>`
           select public.update_order_status(${id}::uuid, ${body.status}, ${body.restock ?? null}) as response`);
-      return { body: response };
+      return c.json(response, 200);
     },
 
-    async list(c: Ctx<typeof routes.list>): Promise<Reply> {
+    async list(c: Ctx<typeof routes.list>) {
       const query = c.req.valid('query');
       const page = query.page ?? 1;
       const perPage = query.per_page ?? DEFAULT_PER_PAGE;
       const asOf = query.as_of ?? new Date().toISOString();
       const { result, totals } = await db.asCaller(c.var.caller, area, (tx) => ordersPage(tx, query, asOf));
-      const reply = pageReply(result, page, perPage);
-      return {
-        ...reply,
-        body: {
-          ...(reply.body as Record<string, unknown>),
-          summary: { as_of: new Date(asOf).toISOString(), ...totals },
-        },
-      };
+      return c.json({
+        ...pageAnswer(result, page, perPage),
+        summary: { as_of: new Date(asOf).toISOString(), ...totals },
+      }, 200);
     },
   };
 }

@@ -3,61 +3,30 @@
  * (customers: live products, and only the lots, stock-ins and movements they made); each write is one
  * call to its SQL function, which checks the caller and does the whole change in one transaction.
  */
-import type { Tables } from '../_shared/database.types.ts';
+import type { z } from 'zod';
 import { containsPattern, type Database, pageOf, type Tx } from '../_shared/db.ts';
 import { ApiError, inventoryArea as area } from '../_shared/errors.ts';
-import { type Ctx, pageReply, type Reply } from '../_shared/http.ts';
+import { type Ctx, ok, pageAnswer } from '../_shared/http.ts';
 import type * as routes from './routes.ts';
+import type { expiringLot, lot, lotOrder, movement, product, stockInRecord, summaryResponse } from './responses.ts';
 import { EXPIRING_WITHIN_DAYS } from './schemas.ts';
 
-type Product = Tables<'product_stock'>;
-type Lot =
-  & Pick<
-    Tables<'inventory_records'>,
-    | 'quantity'
-    | 'available_quantity'
-    | 'source'
-    | 'note'
-    | 'received_at'
-    | 'created_at'
-    | 'lot_number'
-    | 'expires_on'
-    | 'unit_cost'
-  >
-  & {
-    inventory_id: string;
-  };
-/** A ledger row's operator by email: for admins, and for the operator's own rows (null otherwise). */
-type Operated = { inventory_id: string; operator_email: string | null };
-type LotLabel = Pick<Tables<'inventory_records'>, 'lot_number' | 'expires_on'>;
-type Movement = Omit<Tables<'stock_movements'>, 'product_id' | 'inventory_record_id'> & Operated & LotLabel;
-type StockIn = Omit<Tables<'stock_in_history'>, 'product_id' | 'inventory_record_id'> & Operated;
-type ExpiringLot = LotLabel & Pick<Tables<'products'>, 'sku' | 'name'> & {
-  inventory_id: string;
-  product_id: string;
-  days_left: number;
-  available_quantity: number;
-};
-type LotOrder = Pick<Tables<'orders'>, 'status' | 'ordered_at' | 'shipped_at' | 'customer_id'> & {
-  order_id: string;
-  customer_name: string | null;
-  customer_email: string | null;
-  quantity: number;
-  returned_quantity: number;
-};
-interface StockSummary {
-  out_of_stock: number;
-  low_stock: number;
-  expiring_lots: number;
-  within_days: number;
-}
+// Each row as the answer states it (responses.ts): the SQL below is held to it by the tests that validate
+// every answer against the document.
+type Product = z.output<typeof product>;
+type Lot = z.output<typeof lot>;
+type Movement = z.output<typeof movement>;
+type StockIn = z.output<typeof stockInRecord>;
+type ExpiringLot = z.output<typeof expiringLot>;
+type LotOrder = z.output<typeof lotOrder>;
+type StockSummary = z.output<typeof summaryResponse>['data'];
 type Counted<T> = T & { total_count: number };
 
 const DEFAULT_PER_PAGE = 50;
 
 export function productHandlers(db: Database) {
   return {
-    async list(c: Ctx<typeof routes.list>): Promise<Reply> {
+    async list(c: Ctx<typeof routes.list>) {
       const query = c.req.valid('query');
       const { page, perPage } = paging(query);
       const result = await db.asCaller(c.var.caller, area, (tx) => {
@@ -90,10 +59,10 @@ export function productHandlers(db: Database) {
           () => tx<{ count: number }[]>`select count(*) from public.product_stock where ${where}`,
         );
       });
-      return pageReply(result, page, perPage);
+      return c.json(pageAnswer(result, page, perPage), 200);
     },
 
-    async read(c: Ctx<typeof routes.read>): Promise<Reply> {
+    async read(c: Ctx<typeof routes.read>) {
       const { id } = c.req.valid('param');
       const { product, lots, unitsSold } = await db.asCaller(c.var.caller, area, async (tx) => {
         const product = await visibleProduct(tx, id);
@@ -108,10 +77,10 @@ export function productHandlers(db: Database) {
           select private.units_sold(${id}, 7) as last_7_days, private.units_sold(${id}, 30) as last_30_days`;
         return { product, lots, unitsSold };
       });
-      return { body: { success: true, data: { ...product, units_sold: unitsSold, lots } } };
+      return ok(c, { ...product, units_sold: unitsSold, lots });
     },
 
-    async movements(c: Ctx<typeof routes.movements>): Promise<Reply> {
+    async movements(c: Ctx<typeof routes.movements>) {
       const { id } = c.req.valid('param');
       const query = c.req.valid('query');
       const { page, perPage } = paging(query);
@@ -140,10 +109,10 @@ export function productHandlers(db: Database) {
           () => tx<{ count: number }[]>`select count(*) from public.stock_movements where ${where}`,
         );
       });
-      return pageReply(result, page, perPage);
+      return c.json(pageAnswer(result, page, perPage), 200);
     },
 
-    async stockIns(c: Ctx<typeof routes.stockIns>): Promise<Reply> {
+    async stockIns(c: Ctx<typeof routes.stockIns>) {
       const { id } = c.req.valid('param');
       const { page, perPage } = paging(c.req.valid('query'));
       const result = await db.asCaller(c.var.caller, area, async (tx) => {
@@ -162,14 +131,14 @@ export function productHandlers(db: Database) {
           () => tx<{ count: number }[]>`select count(*) from public.stock_in_history where product_id = ${id}`,
         );
       });
-      return pageReply(result, page, perPage);
+      return c.json(pageAnswer(result, page, perPage), 200);
     },
 
     /**
      * The recall question: which orders, so which customers, received units of a lot, newest first. Read as the
      * caller: the lots orders drew are an administrator's to see (RLS), so anyone else gets an empty list.
      */
-    async lotOrders(c: Ctx<typeof routes.lotOrders>): Promise<Reply> {
+    async lotOrders(c: Ctx<typeof routes.lotOrders>) {
       const { id, lot } = c.req.valid('param');
       const { page, perPage } = paging(c.req.valid('query'));
       const result = await db.asCaller(c.var.caller, area, async (tx) => {
@@ -197,10 +166,10 @@ export function productHandlers(db: Database) {
           () => tx<{ count: number }[]>`select count(distinct l.order_id) as count ${drawn}`,
         );
       });
-      return pageReply(result, page, perPage);
+      return c.json(pageAnswer(result, page, perPage), 200);
     },
 
-    async expiring(c: Ctx<typeof routes.expiring>): Promise<Reply> {
+    async expiring(c: Ctx<typeof routes.expiring>) {
       const query = c.req.valid('query');
       const within = query.within_days ?? EXPIRING_WITHIN_DAYS;
       const { page, perPage } = paging(query);
@@ -218,10 +187,10 @@ export function productHandlers(db: Database) {
           () => tx<{ count: number }[]>`select count(*) ${expiring}`,
         );
       });
-      return pageReply(result, page, perPage);
+      return c.json(pageAnswer(result, page, perPage), 200);
     },
 
-    async summary(c: Ctx<typeof routes.summary>): Promise<Reply> {
+    async summary(c: Ctx<typeof routes.summary>) {
       const [summary] = await db.asCaller(c.var.caller, area, (tx) =>
         tx<StockSummary[]>`
           select count(*) filter (where s.stock_status = 'out_of_stock')::integer as out_of_stock,
@@ -230,40 +199,37 @@ export function productHandlers(db: Database) {
                  ${EXPIRING_WITHIN_DAYS}::integer as within_days
           from public.product_stock s
           where s.deleted_at is null and s.is_active`);
-      return { body: { success: true, data: summary } };
+      return ok(c, summary);
     },
 
-    async create(c: Ctx<typeof routes.create>): Promise<Reply> {
+    async create(c: Ctx<typeof routes.create>) {
       const body = c.req.valid('json');
       const product = await db.asCaller(c.var.caller, area, async (tx) => {
-        const [{ id }] = await tx<Pick<Tables<'products'>, 'id'>[]>`
+        const [{ id }] = await tx<{ id: string }[]>`
           select id from public.create_product(${tx.json(body)})`;
         return await visibleProduct(tx, id);
       });
-      return {
-        status: 201,
-        body: { success: true, data: product, message: `Product ${product.sku} created` },
-      };
+      return c.json({ success: true as const, data: product, message: `Product ${product.sku} created` }, 201);
     },
 
-    async update(c: Ctx<typeof routes.update>): Promise<Reply> {
+    async update(c: Ctx<typeof routes.update>) {
       const { id } = c.req.valid('param');
       const changes = c.req.valid('json');
       const product = await db.asCaller(c.var.caller, area, async (tx) => {
         await tx`select 1 from public.update_product(${id}::uuid, ${tx.json(changes)})`;
         return await visibleProduct(tx, id);
       });
-      return { body: { success: true, data: product, message: `Product ${product.sku} updated` } };
+      return c.json({ success: true as const, data: product, message: `Product ${product.sku} updated` }, 200);
     },
 
-    async remove(c: Ctx<typeof routes.remove>): Promise<Reply> {
+    async remove(c: Ctx<typeof routes.remove>) {
       const { id } = c.req.valid('param');
       const [{ sku }] = await db.asCaller(
         c.var.caller,
         area,
-        (tx) => tx<Pick<Tables<'products'>, 'sku'>[]>`select sku from public.delete_product(${id}::uuid)`,
+        (tx) => tx<{ sku: string }[]>`select sku from public.delete_product(${id}::uuid)`,
       );
-      return { body: { success: true, message: `Product ${sku} deleted` } };
+      return c.json({ success: true as const, message: `Product ${sku} deleted` }, 200);
     },
   };
 }

@@ -1,17 +1,24 @@
 /** stock-adjust: one call to public.stock_adjust as the caller, in product or record mode; its reasons' rules. */
+import type { z } from 'zod';
+import type { stockAdjustReasonsResponse, stockAdjustResponse } from '../_shared/stock-responses.ts';
 import type { Database } from '../_shared/db.ts';
 import { inventoryArea as area } from '../_shared/errors.ts';
-import type { Ctx, Reply } from '../_shared/http.ts';
+import { type Ctx, ok } from '../_shared/http.ts';
 import type * as routes from './routes.ts';
 import { idempotencyKey } from '../_shared/idempotency.ts';
 
+type Reason = z.output<typeof stockAdjustReasonsResponse>['data']['reasons'][number];
+
 export function stockAdjustHandlers(db: Database) {
   return {
-    async adjust(c: Ctx<typeof routes.adjust>): Promise<Reply> {
+    async adjust(c: Ctx<typeof routes.adjust>) {
       const body = c.req.valid('json');
       const key = idempotencyKey(c.req.raw, area);
-      const [{ response }] = await db.asCaller(c.var.caller, area, (tx) =>
-        tx<{ response: Record<string, unknown> }[]>`
+      const [{ response }] = await db.asCaller(
+        c.var.caller,
+        area,
+        (tx) =>
+          tx<{ response: z.output<typeof stockAdjustResponse> }[]>`
           select public.stock_adjust(
             product_id => ${body.product_id ?? null}::uuid,
             inventory_id => ${body.inventory_id ?? null}::uuid,
@@ -20,17 +27,18 @@ export function stockAdjustHandlers(db: Database) {
             reason_note => ${body.reason_note ?? null},
             source => ${body.source ?? null},
             idempotency_key => ${key}
-          ) as response`);
-      return { body: response };
+          ) as response`,
+      );
+      return c.json(response, 200);
     },
 
-    async reasons(c: Ctx<typeof routes.reasons>): Promise<Reply> {
+    async reasons(c: Ctx<typeof routes.reasons>) {
       const reasons = await db.asCaller(
         c.var.caller,
         area,
-        (tx) => tx`select reason, direction, needs_note from public.stock_adjust_reasons`,
+        (tx) => tx<Reason[]>`select reason, direction, needs_note from public.stock_adjust_reasons`,
       );
-      return { body: { success: true, data: { reasons } } };
+      return ok(c, { reasons });
     },
   };
 }

@@ -1,12 +1,12 @@
 /** The store's settings, as the database holds them (private.store_time_zone, 00_platform_helpers.sql). */
 import type { Database } from '../_shared/db.ts';
 import { storeArea as area } from '../_shared/errors.ts';
-import type { Ctx, Reply } from '../_shared/http.ts';
+import { type Ctx, ok } from '../_shared/http.ts';
 import type * as routes from './routes.ts';
 
 export function storeHandlers(db: Database) {
   return {
-    async settings(c: Ctx<typeof routes.settings>): Promise<Reply> {
+    async settings(c: Ctx<typeof routes.settings>) {
       const [settings] = await db.asCaller(
         c.var.caller,
         area,
@@ -14,7 +14,7 @@ export function storeHandlers(db: Database) {
           tx<{ time_zone: string; today: string; now: Date }[]>`
           select private.store_time_zone() as time_zone, private.store_today()::text as today, private.now() as now`,
       );
-      return { body: { success: true, data: settings } };
+      return ok(c, settings);
     },
   };
 }
