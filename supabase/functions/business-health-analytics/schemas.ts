@@ -11,7 +11,11 @@ import { enumOf, type FieldProblem, isoDate } from '../_shared/validation.ts';
 /** Version 2.0's periods: the seeds' and a custom stretch of store days (CONTRACT §5; the database's health_period). */
 export const PERIODS_2 = enums.health_period;
 /** Version 1.0's, the seeds' rolling windows. */
-export const PERIODS = PERIODS_2.filter((p) => p !== 'custom') as unknown as readonly ['7d', '30d', '90d'];
+type RollingPeriod = Exclude<(typeof PERIODS_2)[number], 'custom'>;
+export const PERIODS = PERIODS_2.filter((p): p is RollingPeriod => p !== 'custom') as [
+  RollingPeriod,
+  ...RollingPeriod[],
+];
 export const PARAMETERS = ['period', 'includeSystemHealth', 'includeTrends', 'includeInsights'] as const;
 /** What a custom period is compared with: the as many days before it, the same days a year before, or others. */
 export const COMPARISONS = enums.health_comparison;
