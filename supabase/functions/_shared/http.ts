@@ -42,10 +42,13 @@ export interface AppEnv {
 /** A handler's context: `c.req.valid('json' | 'query' | 'param')` typed by its route's schemas. */
 export type Ctx<R extends RouteConfig> = Parameters<RouteHandler<R, AppEnv>>[0];
 
-/** An error's answer: the status, the area's envelope and its headers (Retry-After, Allow). */
-interface ErrorReply {
+/**
+ * An answer before it is sent: its status, its body (bytes a handler's answer already is, or a value to
+ * send as JSON, as an error's envelope) and its own headers (Retry-After, Allow, Content-Language).
+ */
+interface Reply {
   status: number;
-  body: unknown;
+  body: Uint8Array | unknown;
   headers?: Record<string, string>;
 }
 
@@ -313,7 +316,7 @@ async function answer(req: Request, deps: Dependencies, res: Response, answered:
 }
 
 /** The answer: the body as JSON (bytes already are), compressed when worth it, with the version and CORS headers. */
-function respond(req: Request, deps: Dependencies, reply: ErrorReply, answered = API_VERSION): Promise<Response> {
+function respond(req: Request, deps: Dependencies, reply: Reply, answered = API_VERSION): Promise<Response> {
   const cors = corsHeaders(req, deps.allowedOrigins);
   const bytes = reply.body instanceof Uint8Array
     ? reply.body as Uint8Array<ArrayBuffer>
@@ -330,7 +333,7 @@ function respond(req: Request, deps: Dependencies, reply: ErrorReply, answered =
   });
 }
 
-export function errorReply(error: unknown, area: Area): ErrorReply {
+export function errorReply(error: unknown, area: Area): Reply {
   if (error instanceof DatabaseStalled) error = translateDatabaseError(error, area);
   let apiError: ApiError;
   if (error instanceof ApiError) {
