@@ -123,6 +123,20 @@ revoke execute on function private.is_admin() from public, anon;
 
 grant execute on function private.is_admin() to authenticated, service_role;
 
+-- Whether a signed-in user may still act, as Supabase Auth records it: 'gone' when the account is deleted
+-- (or soft-deleted, which keeps the row), 'banned' while `banned_until` lies ahead, else 'active'. A signed
+-- token outlives its user until it expires; this is the one reading of the user's standing, for the
+-- functions' token check (_shared/auth.ts) and for SQL that supabase-js reaches directly.
+create or replace function private.user_standing(user_id uuid)
+returns text
+language sql stable security definer set search_path = '' as $$
+  select case when u.id is null then 'gone' when u.banned_until > private.now() then 'banned' else 'active' end
+  from (select) one
+  left join auth.users u on u.id = user_standing.user_id and u.deleted_at is null
+$$;
+
+revoke execute on function private.user_standing(uuid) from public, anon, authenticated;
+
 create policy "users see their own roles, admins see all" on public.user_roles
   for select to authenticated
   using (user_id = (select auth.uid()) or (select private.is_admin()));

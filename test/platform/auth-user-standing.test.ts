@@ -1,7 +1,7 @@
 // A signed token outlives its user: it stays valid until it expires. Every function must refuse the token of a
 // user who has been deleted (or soft-deleted) or banned, in its own envelope, and move no stock for them.
 import { describe, expect, it } from 'vitest';
-import { call, createUser, database, mintToken } from '../support/client.ts';
+import { asRole, call, createUser, database, mintToken } from '../support/client.ts';
 import { createProduct, stockFigures } from '../support/inventory.ts';
 
 const sql = database();
@@ -52,6 +52,22 @@ describe('the token of a user who may no longer act', () => {
     const served = await createUser(sql);
     await sql`update auth.users set banned_until = private.now() - interval '1 second' where id = ${served.id}`;
     expect((await call('products', { token: served.token })).status).toBe(200);
+  });
+
+  it("a soft-deleted or banned user's token reads no business health through supabase-js either", async () => {
+    // health.business_health is granted to signed-in users, so a token reaches it without the functions'
+    // check; it asks the same private.user_standing.
+    const report = (user: { id: string }) =>
+      asRole(sql, { role: 'authenticated', sub: user.id }, (tx) =>
+        tx`select health.business_health('7d', false, false, false) is not null as answered`);
+    const [deleted, banned] = [await createUser(sql), await createUser(sql)];
+    expect((await report(deleted)).result).toEqual([{ answered: true }]);
+    await sql`update auth.users set deleted_at = private.now() where id = ${deleted.id}`;
+    await sql`update auth.users set banned_until = private.now() + interval '1 day' where id = ${banned.id}`;
+    for (const user of [deleted, banned]) {
+      const { error } = await report(user);
+      expect([error?.code, error?.message]).toEqual(['PT403', 'PERMISSION_DENIED']);
+    }
   });
 
   it('a token whose subject was never a user is refused', async () => {

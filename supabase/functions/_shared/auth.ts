@@ -26,14 +26,12 @@ export interface AuthConfig {
   userStanding?: (userId: string) => Promise<UserStanding>;
 }
 
-/** The standing of a token's user, read from Supabase Auth's own table. */
+/** The standing of a token's user, as Supabase Auth's table records it (private.user_standing). */
 export function userStandingFromDatabase(db: Database): (userId: string) => Promise<UserStanding> {
   return async (userId) => {
-    const [user] = await db.bounded(db.sql<{ banned: boolean }[]>`
-      select coalesce(banned_until > private.now(), false) as banned
-      from auth.users
-      where id = ${userId} and deleted_at is null`);
-    return !user ? 'gone' : user.banned ? 'banned' : 'active';
+    const [{ standing }] = await db.bounded(db.sql<{ standing: UserStanding }[]>`
+      select private.user_standing(${userId}::uuid) as standing`);
+    return standing;
   };
 }
 

@@ -295,7 +295,6 @@ create or replace function health.business_health(
 returns jsonb
 language plpgsql security definer set search_path = '' as $$
 declare
-  banned_until text;
   -- A custom period's store days, checked, and those of the one it is compared with.
   first_day date;
   last_day date;
@@ -304,8 +303,7 @@ declare
 begin
   -- A signed token whose account is gone or banned no longer speaks for anyone.
   if auth.role() = 'authenticated' then
-    select to_jsonb(u) ->> 'banned_until' into banned_until from auth.users u where u.id = (select auth.uid());
-    if not found or banned_until::timestamptz > private.now() then
+    if private.user_standing((select auth.uid())) <> 'active' then
       perform private.raise_api_error(403, 'PERMISSION_DENIED', 'This account may not view business health');
     end if;
   elsif coalesce(auth.role(), '') not in ('anon', 'service_role') then
