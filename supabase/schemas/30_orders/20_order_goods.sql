@@ -298,6 +298,31 @@ begin
 end
 $$;
 
+-- What moving an order from `from_status` to `to_status` does to its goods (public.order_status_moves), or
+-- 422 INVALID_STATUS_TRANSITION naming the moves allowed from where it is: the one refusal of a move, asked
+-- by the order writer (public.update_order_status) and by the status trigger below.
+create or replace function private.status_move_goods(order_id uuid, from_status text, to_status text)
+returns text
+language plpgsql stable set search_path = '' as $$
+declare
+  goods text;
+begin
+  select m.goods into goods
+  from public.order_status_moves m
+  where m.from_status::text = status_move_goods.from_status and m.to_status::text = status_move_goods.to_status;
+  if goods is null then
+    perform private.raise_api_error(422, 'INVALID_STATUS_TRANSITION',
+      format('An order that is %s cannot become %s', from_status, to_status),
+      jsonb_build_object('order_id', order_id, 'from', from_status, 'to', to_status,
+        'allowed', (select coalesce(jsonb_agg(m.to_status order by m.to_status), '[]')
+                    from public.order_status_moves m where m.from_status::text = status_move_goods.from_status)));
+  end if;
+  return goods;
+end
+$$;
+
+revoke execute on function private.status_move_goods(uuid, text, text) from public, anon, authenticated;
+
 -- The status trigger: an order with lines moves only as public.order_status_moves allows (422
 -- INVALID_STATUS_TRANSITION otherwise, nothing changed), and its goods move with it, in the updating
 -- transaction, whoever updates it. The order's row lock (taken by the update) serialises moves of one
@@ -310,16 +335,7 @@ declare
   goods text;
 begin
   if has_lines then
-    select m.goods into goods
-    from public.order_status_moves m
-    where m.from_status::text = old.status and m.to_status::text = new.status;
-    if goods is null then
-      perform private.raise_api_error(422, 'INVALID_STATUS_TRANSITION',
-        format('An order that is %s cannot become %s', old.status, new.status),
-        jsonb_build_object('order_id', new.id, 'from', old.status, 'to', new.status,
-          'allowed', (select coalesce(jsonb_agg(m.to_status order by m.to_status), '[]')
-                      from public.order_status_moves m where m.from_status::text = old.status)));
-    end if;
+    goods := private.status_move_goods(new.id, old.status, new.status);
   end if;
   -- Whether goods went back means something only for a refund that returns shipped goods: refused anywhere
   -- else (a refund before shipping, an order without lines), where it would record a restock never made.

@@ -348,14 +348,7 @@ begin
   end if;
   -- An order may be placed up to 5 minutes ahead of the clock; its moves are never stamped before it.
   stamp := greatest(stamp, current.ordered_at);
-  if not exists (select 1 from public.order_status_moves m
-                 where m.from_status::text = current.status and m.to_status::text = update_order_status.status) then
-    perform private.raise_api_error(422, 'INVALID_STATUS_TRANSITION',
-      format('An order that is %s cannot become %s', current.status, status),
-      jsonb_build_object('order_id', order_id, 'from', current.status, 'to', status,
-        'allowed', (select coalesce(jsonb_agg(m.to_status order by m.to_status), '[]')
-                    from public.order_status_moves m where m.from_status::text = current.status)));
-  end if;
+  perform private.status_move_goods(order_id, current.status, status);
   update public.orders o set
     status = update_order_status.status,
     paid_at = case when update_order_status.status = 'paid' then coalesce(o.paid_at, stamp) else o.paid_at end,
