@@ -1,8 +1,8 @@
 /**
  * Builds the store console once per test run, before any test file starts: the type check against the API's
  * checked-in types (so an API change that breaks the console fails here; test/platform/openapi.test.ts holds
- * those types to docs/openapi.json) and the Vite build that the local server serves at /console/ (`npm run build`, in a child process of its own). Says
- * plainly when the browser tests will be skipped.
+ * those types to docs/openapi.json) and the Vite build that the local server serves at /console/ (`npm run
+ * build`, in a child process of its own). Says at once when Chromium is missing, which fails the browser test.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -22,8 +22,8 @@ export default async function setup() {
   }
   if (!existsSync(CHROMIUM)) {
     process.stderr.write(
-      `\n  Browser tests SKIPPED: no Chromium at ${CHROMIUM}. Install it with \`apt-get install -y chromium\` ` +
-        '(or set CHROMIUM_PATH) to run test/browser/console.test.ts.\n\n',
+      `\n  No Chromium at ${CHROMIUM}: test/browser/console.test.ts will fail. Install it with ` +
+        '`apt-get install -y chromium` (or set CHROMIUM_PATH).\n\n',
     );
   }
 }
