@@ -4,17 +4,15 @@
 // something: NUL and lone surrogates in any text, year 0000 and impossible dates, malformed percent-encoding,
 // deeply nested JSON, huge numbers, wrong types, empty and long strings, odd methods and content types,
 // duplicate query parameters. Every answer must be below 500 and carry the function's JSON envelope (a
-// function's OpenAPI document itself is answered bare). On its own stack, so its writes and its anonymous
-// requests touch no other test's data or rate-limit window.
+// function's OpenAPI document itself is answered bare). On a database and functions server of its own, so its writes and
+// its anonymous requests touch no other test's data or rate-limit window.
 // FUZZ_SEED=<n> replays a run; FUZZ_REQUESTS=<n> sizes it.
 import { randomUUID } from 'node:crypto';
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, prepareDatabase, startEmbeddedPostgres, startFunctions } from '../../scripts/lib/stack.mjs';
-import { ANON_KEY, tokens } from '../support/client.ts';
+import { freePort, startFunctions } from '../../scripts/lib/stack.mjs';
+import { ANON_KEY, scratchDatabase, tokens } from '../support/client.ts';
 import { FUNCTION_NAMES } from '../support/openapi.ts';
 import { seededRandom } from '../support/random.ts';
 
@@ -369,22 +367,17 @@ function problemWith(p: Probe, answer: Answer): string | undefined {
   return undefined;
 }
 
-let dir: string;
-let database: Awaited<ReturnType<typeof startEmbeddedPostgres>>;
+// A database of its own, made from the suite's migrated one, and a functions server of its own over it.
+const database = scratchDatabase('fuzz');
 let functions: Awaited<ReturnType<typeof startFunctions>>;
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'store-fuzz-'));
-  await chmod(dir, 0o755);
-  database = await startEmbeddedPostgres({ dataDir: path.join(dir, 'data'), port: await freePort(), tuneForTests: true });
-  await prepareDatabase(database.url);
+  await database.createMigrated();
   functions = await startFunctions({ dbUrl: database.url, port: await freePort() });
 }, 120_000);
 
 afterAll(async () => {
   await functions?.stop();
-  await database?.stop();
-  await rm(dir, { recursive: true, force: true });
 });
 
 describe('hostile input', () => {
