@@ -1,27 +1,13 @@
--- The order and customer figures of a health report, kept as they change (docs/business-health.md).
+-- The order and customer figures of a health report, kept as they change (docs/business-health.md, "Order
+-- and customer figures from kept changes", says how). Each order and each customer adds a step function of
+-- the moment T to every window [T − P, T); the steps are kept summed by UTC hour and by 10 minutes, so a
+-- report sums kept rows rather than the window's orders. Derived data, not cached answers: no figure depends
+-- on when it is asked. Order writers never touch these rows; the fold adds their changes, one folder at a
+-- time (60_order_changes_fold.sql).
 --
--- Every figure of a window [T − P, T) is a function of T, and each order (for the order figures) or each
--- customer (for RFM) contributes a step function of T: an order is in the window for T in
--- (ordered_at, ordered_at + P], completed in it once T > completed_at, and so on; a customer is scored
--- while they have a counted order in the window, with a score that changes as their orders age. The
--- steps of those functions are kept here, summed by UTC hour: `private.health_figure_changes` holds, for
--- each window length (7, 30, 90 days) and hour, how much each figure changes while T passes through that
--- hour. A figure as of an hour boundary H is the sum of the changes of the hours before H, or, because
--- every order's and customer's steps add up to zero (they start from nothing and end at nothing), minus the
--- sum of the hours from H on; the report reads whichever side has fewer hours, the changes by 10 minutes
--- (below) of the hour up to the 10-minute boundary next to T, and what lies between T and that boundary
--- from the orders themselves (50_figures.sql). Derived data, not
--- cached answers: no figure depends on when it is asked.
---
--- Order writers never touch these rows: they append their changes to the orders' change log, and one
--- folder at a time adds them here (private.fold_order_changes, 60_order_changes_fold.sql), so an hour has one row.
---
--- The figures are the columns of private.health_figure_changes below, listed there once as the list. The
--- changes by 10 minutes, the sums a report reads (private.health_figures_before) and the fold's additions
--- write them out again, column by column, rather than through a composite value or an array: a report sums
--- thousands of these rows, and PostgreSQL sums plain columns where a composite would need an aggregate of
--- our own, called for every row. test/database/business-health-formulas.test.ts holds the table by 10
--- minutes and the sums to this list, in its order.
+-- The figures are the columns of private.health_figure_changes, listed there once. The other tables and sums
+-- write them out column by column, not as a composite: PostgreSQL sums plain columns without an aggregate of
+-- our own per row. test/database/business-health-formulas.test.ts holds them to this list, in its order.
 
 create table private.health_figure_changes (
   -- The rolling periods' days (private.health_window_days), written out: a call in the check would cost every
