@@ -1,18 +1,10 @@
 -- The rules of docs/attribution.md for the days from from_date to to_date, both included: one row per
 -- campaign and day it counts on, with the day's campaign count and the campaign's share of the day in
--- units of 0.0001. This is the one definition of which campaigns count and how they share a day; it fills
+-- units of 0.0001. The one definition of which campaigns count and how they share a day: it fills
 -- private.campaign_attribution_days (below), which every answer reads, and a test holds that table equal
--- to this function over all days after every kind of write. What keeps it cheap:
---   * the campaigns of a date range are found through campaigns_attribution_period_idx, and their days
---     of activity come from their stored stretches (private.campaign_active_spans);
---   * the precedence order that breaks ties (layer, priority desc, weight desc, id) is one integer per
---     campaign, ranked once, so each day's remainder ranking sorts integers;
---   * each day's campaign count and weight total are grouped once per day;
---   * the apportioning runs on integers, with the same results as exact numeric arithmetic.
--- Besides the share it gives, per day, each campaign's place in the tie-break order (precedence_rank,
--- which the split of an amount uses), its place in the answer (answer_rank: normalized weight desc, layer,
--- priority desc, id) and its entry of the answer as JSON text without the amount and the closing brace
--- (what json_build_object and json_strip_nulls wrote for it, to the byte).
+-- to this function after every kind of write. On integers, so it stays cheap (docs/attribution.md, "Cost").
+-- Each row also carries the campaign's place in the tie-break order (precedence_rank, for the split of an
+-- amount), in the answer (answer_rank) and its entry of the answer as JSON text, to the byte.
 create or replace function private.campaign_attribution_shares(from_date date, to_date date)
 returns table (
   attribution_date date,

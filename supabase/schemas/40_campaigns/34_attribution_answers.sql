@@ -1,19 +1,11 @@
 -- Every attribution answer (the function, the three views, a campaign's metrics) comes from these rows:
--- the stored shares of each day of the range and, when an amount is asked for, the day's amount split
--- by the same largest-remainder rule in cents. A day's amount is the order amount given, or its revenue:
--- the kept daily revenue with the changes not yet folded (private.order_daily_revenue_now) for callers
--- who see every order, summed from the orders their RLS shows them for anyone else. With recompute, the
--- shares come from private.campaign_attribution_shares instead of the stored table: the computation the
--- tests compare every answer with.
---
--- The split: each campaign gets the whole cents of its share, and the day's missing cents go one each to
--- the campaigns that rank first by one integer key, the remainder (largest first) then the tie-break
--- order; a campaign gets one when fewer campaigns of its day rank before it than there are cents
--- missing. For every campaign of the days asked the ranks come from sorting each day by the key; with
--- of_campaign (a campaign's metrics: only its rows, on the days it counts on) by counting, for each of
--- its days, the day's campaigns whose key is larger, which reads the day's integers from the primary key
--- and sorts nothing. The key and the rule are the same in both; ranking a campaign's days by sorting them
--- too tripled its metrics' time on busy days, and counting for every campaign is quadratic.
+-- the stored shares of each day of the range and, when an amount is asked for, the day's amount split in
+-- cents by the same largest-remainder rule (docs/attribution.md). A day's amount is the order amount given,
+-- or its revenue as the caller may see it. With recompute, the shares come from
+-- private.campaign_attribution_shares instead: the computation the tests compare every answer with.
+-- The missing cents go to the campaigns that rank first by one integer key; with of_campaign (a campaign's
+-- metrics) the ranks are counted from the primary key instead of sorted, as sorting every day costs a
+-- campaign's metrics three times as much on busy days. The key and the rule are the same both ways.
 create or replace function private.campaign_attribution_rows(
   from_date date, to_date date, order_amount numeric, revenue_as_amount boolean, of_campaign uuid default null,
   recompute boolean default false
