@@ -2,18 +2,11 @@
 // deno.json (Supabase's recommended form since CLI 1.215), not the repository root's deno.json or
 // node_modules. Every folder the deploy command would pick up must resolve and type-check that way, and be
 // deployed with the same settings as the others, or the next function added breaks only once deployed.
-import { execFile } from 'node:child_process';
-import { cp, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../scripts/lib/stack.mjs';
-
-const FUNCTIONS = path.join(ROOT, 'supabase', 'functions');
-const DENO = path.join(ROOT, 'node_modules', '.bin', 'deno');
-// Deno's own cache for the npm packages a function names, kept between runs as a deploy's bundler keeps its.
-const DENO_DIR = path.join(ROOT, 'node_modules', '.cache', 'deno-deploy-check');
+import { checkCopied, FUNCTIONS } from '../support/deno-check.ts';
 
 /** The function folders as the deploy command finds them: not `_`-prefixed, with an index.ts. */
 async function deployedFunctions(): Promise<string[]> {
@@ -26,28 +19,6 @@ async function deployedFunctions(): Promise<string[]> {
 }
 
 const names = await deployedFunctions();
-
-/**
- * Type-checks functions copied, with _shared, where no root deno.json or node_modules can help them. The
- * functions whose deno.json say the same are checked in one run with that file (what each one's own deploy
- * would use), so _shared is checked once per distinct deno.json rather than once per function.
- */
-async function checkWithOwnConfig(group: string[]): Promise<string> {
-  const dir = await mkdtemp(path.join(tmpdir(), `deploy-${group[0]}-`));
-  try {
-    for (const name of group) await cp(path.join(FUNCTIONS, name), path.join(dir, 'functions', name), { recursive: true });
-    await cp(path.join(FUNCTIONS, '_shared'), path.join(dir, 'functions', '_shared'), { recursive: true });
-    const config = path.join(dir, 'functions', group[0], 'deno.json');
-    const args = ['check', '--quiet', '--no-lock', ...(await stat(config).then(() => ['--config', config], () => [])),
-      ...group.map((name) => path.join(dir, 'functions', name, 'index.ts'))];
-    await promisify(execFile)(DENO, args, { cwd: dir, env: { ...process.env, DENO_DIR, NO_COLOR: '1' } });
-    return 'ok';
-  } catch (error) {
-    return String((error as { stderr?: string }).stderr || error).split('\n').slice(0, 3).join(' ');
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
 
 /** The functions grouped by the text of their own deno.json (none: a group of its own). */
 async function byConfig(): Promise<string[][]> {
@@ -66,8 +37,9 @@ describe('every function deploys with only its own settings', () => {
   });
 
   it('each resolves and type-checks with only its own folder’s deno.json', async () => {
-    const results = await Promise.all((await byConfig()).map(async (group) => [group.join(', '), await checkWithOwnConfig(group)] as const));
-    expect(results.filter(([, result]) => result !== 'ok')).toEqual([]);
+    const results = await Promise.all((await byConfig()).map(async (group) => [group.join(', '), await checkCopied(group)] as const));
+    expect(results.filter(([, result]) => result !== '').map(([group, result]) => [group, result.split('\n').slice(0, 3).join(' ')]))
+      .toEqual([]);
     expect(results.flatMap(([group]) => group.split(', ')).sort()).toEqual(names);
   }, 120_000);
 

@@ -48,7 +48,7 @@ export type Ctx<R extends RouteConfig> = Parameters<RouteHandler<R, AppEnv>>[0];
  */
 interface Reply {
   status: number;
-  body: Uint8Array | unknown;
+  body: unknown;
   headers?: Record<string, string>;
 }
 
