@@ -4,8 +4,8 @@
  * reads the charts' figures from the page, creates and activates a campaign and finds it on the
  * calendar, books stock (a double click books once) and sees the ledger grow, sees the API's validation
  * errors on the fields, checks what a customer is offered, phone width and accessibility (axe-core), and
- * measures the first load and each screen's time to interactive (reported, not asserted: speed lives in
- * the benchmarks). Screenshots go to test-output/screenshots/.
+ * holds the first load to its size budget (each screen's time to interactive is measured by
+ * `node console/measure.mjs`, a benchmark). Screenshots go to test-output/screenshots/.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, measureFirstLoad, measureScreens, SCREENS, signIn, waitForScreen } from '../../console/measure.mjs';
+import { launchChromium, measureFirstLoad, SCREENS, signIn, waitForScreen } from '../../console/measure.mjs';
 import { freePort, ROOT, startFunctions } from '../../scripts/lib/stack.mjs';
 import { seedDemo } from '../../scripts/seed-demo.mjs';
 import { call, scratchDatabase, tokens } from '../support/client.ts';
@@ -1347,16 +1347,12 @@ describe(
       expect(found).toEqual({});
     });
 
-    it('measures the first load (gzipped) and each screen\'s time to interactive', async () => {
+    // Only the size budget is asserted here; each screen's time to interactive is the benchmark's to
+    // measure (`node console/measure.mjs`), never a test's.
+    it('keeps the first load (gzipped) within the budget docs/console.md sets', async () => {
       step = 'measure';
       const load = await measureFirstLoad(browser, base);
-      const times = await measureScreens(page, base, SCREENS, 2);
-      Object.assign(metrics, { firstLoad: load, timeToInteractiveMs: times, data: 'seed:demo 1,500 orders, 12 products + the seeds' });
-      console.log(
-        `console first load ${(load.totalGzipBytes / 1024).toFixed(1)} KiB gzipped; time to interactive: ` +
-          Object.entries(times).map(([s, t]) => `${s} ${t.ms} ms`).join(', '),
-      );
-      // The budget docs/console.md sets for the first load, of the files the health screen needs.
+      Object.assign(metrics, { firstLoad: load, data: 'seed:demo 1,500 orders, 12 products + the seeds' });
       expect(load.totalGzipBytes).toBeLessThan(300_000);
       const kinds = new Set(load.files.map((f: { file: string }) => f.file.split('?')[0].split('.').pop()));
       expect([...kinds]).toEqual(expect.arrayContaining(['html', 'js', 'css']));

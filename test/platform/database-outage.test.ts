@@ -2,13 +2,13 @@
 // own: the functions server must outlive it, answer 503 with Retry-After in the envelope while the database
 // is away (within a bounded wait, never a hang), serve again once PostgreSQL is back without a restart, and
 // every stock-in it acknowledged must still be in the database.
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, prepareDatabase, startEmbeddedPostgres, startFunctions } from '../../scripts/lib/stack.mjs';
+import { freePort, type startEmbeddedPostgres, startFunctions } from '../../scripts/lib/stack.mjs';
 import { SERVICE_ROLE_KEY } from '../support/client.ts';
+import { privateServer } from '../support/private-server.ts';
 
 type Database = Awaited<ReturnType<typeof startEmbeddedPostgres>>;
 type Functions = Awaited<ReturnType<typeof startFunctions>>;
@@ -17,18 +17,14 @@ const WRITERS = 12;
 /** How long one request may take: the bounded wait a client is promised while the database is away. */
 const REQUEST_TIMEOUT_MS = 20_000;
 
-let dir: string;
-let dbPort: number;
+let server: Awaited<ReturnType<typeof privateServer>>;
 let database: Database;
 let functions: Functions;
 let functionsDied = false;
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'store-outage-'));
-  await chmod(dir, 0o755);
-  dbPort = await freePort();
-  database = await startEmbeddedPostgres({ dataDir: path.join(dir, 'data'), port: dbPort });
-  await prepareDatabase(database.url, { seed: false });
+  server = await privateServer('store-outage');
+  database = server;
   functions = await startFunctions({ dbUrl: database.url, port: await freePort(), env: { DB_POOL_SIZE: '10' } });
   functions.exited.then(() => (functionsDied = true));
 }, 120_000);
@@ -36,7 +32,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await functions?.stop();
   await database?.stop();
-  await rm(dir, { recursive: true, force: true });
+  await server?.remove();
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -54,7 +50,7 @@ async function restartDatabase(): Promise<Database> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     try {
-      return await startEmbeddedPostgres({ dataDir: path.join(dir, 'data'), port: dbPort });
+      return await server.restart();
     } catch (error) {
       if (Date.now() > deadline) throw error;
       await sleep(500);
@@ -115,7 +111,7 @@ describe('a database crash under write load', () => {
     const writers = Array.from({ length: WRITERS }, (_, n) => writer(n));
 
     await until('writes before the crash', () => acknowledged.length >= 200, 60_000);
-    const pid = Number((await readFile(path.join(dir, 'data', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+    const pid = Number((await readFile(path.join(server.dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
     process.kill(pid, 'SIGKILL');
     const killedAt = Date.now();
     await database.exited;

@@ -4,29 +4,25 @@
 // 500; once the database resumes, service returns within seconds, and every acknowledged write is applied.
 import { execFileSync } from 'node:child_process';
 import { request } from 'node:http';
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, prepareDatabase, startEmbeddedPostgres, startFunctions } from '../../scripts/lib/stack.mjs';
+import { freePort, startFunctions } from '../../scripts/lib/stack.mjs';
 import { SERVICE_ROLE_KEY } from '../support/client.ts';
+import { privateServer } from '../support/private-server.ts';
 
 const REQUEST_TIMEOUT_S = 2;
 /** The bound plus a second: every request, whatever it waits for (a connection, a report slot), is answered by then. */
 const ANSWER_WITHIN_MS = REQUEST_TIMEOUT_S * 1000 + 1000;
 const STALL_MS = 7000;
 
-let dir: string;
-let database: Awaited<ReturnType<typeof startEmbeddedPostgres>>;
+let database: Awaited<ReturnType<typeof privateServer>>;
 let functions: Awaited<ReturnType<typeof startFunctions>>;
 let productId: string;
 
 beforeAll(async () => {
-  dir = await mkdtemp(path.join(tmpdir(), 'store-stall-'));
-  await chmod(dir, 0o755);
-  database = await startEmbeddedPostgres({ dataDir: path.join(dir, 'data'), port: await freePort() });
-  await prepareDatabase(database.url, { seed: false });
+  database = await privateServer('store-stall');
   const sql = postgres(database.url, { max: 1, onnotice: () => {} });
   [{ id: productId }] = await sql<{ id: string }[]>`
     insert into public.products (sku, name) values ('STALL-1', 'Stall test product') returning id`;
@@ -40,13 +36,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await functions?.stop();
-  await database?.stop();
-  await rm(dir, { recursive: true, force: true });
+  await database?.remove();
 });
 
 /** The postmaster and every server process under it. */
 async function serverProcesses(): Promise<number[]> {
-  const postmaster = Number((await readFile(path.join(dir, 'data', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+  const postmaster = Number((await readFile(path.join(database.dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0]);
   const children = execFileSync('ps', ['-o', 'pid=', '--ppid', String(postmaster)], { encoding: 'utf8' })
     .split('\n').map((line) => Number(line.trim())).filter(Boolean);
   return [postmaster, ...children];

@@ -9,8 +9,9 @@ import { tmpdir, userInfo } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, prepareDatabase, startEmbeddedPostgres, startFunctions } from '../../scripts/lib/stack.mjs';
+import { freePort, startFunctions } from '../../scripts/lib/stack.mjs';
 import { SERVICE_ROLE_KEY } from '../support/client.ts';
+import { privateServer } from '../support/private-server.ts';
 
 const PGBOUNCER = process.env.PGBOUNCER_PATH ?? '/usr/sbin/pgbouncer';
 
@@ -19,7 +20,7 @@ const UNITS = 50;
 const DECREASES = 100;
 
 let dir: string;
-let database: Awaited<ReturnType<typeof startEmbeddedPostgres>>;
+let database: Awaited<ReturnType<typeof privateServer>>;
 let bouncer: ChildProcess | undefined;
 let functions: Awaited<ReturnType<typeof startFunctions>>;
 
@@ -74,10 +75,8 @@ beforeAll(async () => {
   }
   dir = await mkdtemp(path.join(tmpdir(), 'store-pooler-'));
   await chmod(dir, 0o755);
-  const dbPort = await freePort();
-  database = await startEmbeddedPostgres({ dataDir: path.join(dir, 'data'), port: dbPort });
-  await prepareDatabase(database.url, { seed: false });
-  const poolerPort = await startPgBouncer(dbPort);
+  database = await privateServer('store-pooler-data');
+  const poolerPort = await startPgBouncer(database.port);
   // The project's defaults: nothing says the URL is a pooler.
   functions = await startFunctions({ dbUrl: `postgresql://postgres:postgres@127.0.0.1:${poolerPort}/postgres`, port: await freePort() });
 }, 120_000);
@@ -85,7 +84,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await functions?.stop();
   bouncer?.kill('SIGTERM');
-  await database?.stop();
+  await database?.remove();
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 

