@@ -94,7 +94,7 @@ async function post(path: string, body: unknown) {
     headers: { authorization: `Bearer ${SERVICE_ROLE_KEY}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   }).catch((error) => {
-    // Once in about ten suite runs a connection closed unanswered here: say what the server printed.
+    // A connection closed unanswered means the server ended (closed-connections.test.ts): say what it printed.
     throw new Error(`${error.message} (${error.cause?.message ?? 'no cause'}); the functions server said:\n${functions.output()}`);
   });
   return { status: res.status, body: await res.json() };

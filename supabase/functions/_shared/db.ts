@@ -144,7 +144,30 @@ export interface DatabaseOptions {
  */
 export const DEFAULT_REQUEST_TIMEOUT = 8;
 
+/** postgres.js's codes for a query that failed because its pool closed the connection under it. */
+const CLOSED_UNDER_IT = new Set(['CONNECTION_DESTROYED', 'CONNECTION_ENDED', 'CONNECTION_CLOSED']);
+let closedConnectionsGuarded = false;
+
+/**
+ * A pool ended under running queries (rebuilt without prepared statements, see unprepare) rejects them from a
+ * timer, and postgres.js sends some of its own that no caller awaits (a ROLLBACK, porsager/postgres#1154):
+ * such a rejection reaches no request. Left alone it ends the process, and with it every request the server
+ * holds (a suite run through PgBouncer once lost the local server so). It is logged instead; any other
+ * unhandled rejection still ends the process.
+ */
+function guardClosedConnections() {
+  if (closedConnectionsGuarded) return;
+  closedConnectionsGuarded = true;
+  globalThis.addEventListener('unhandledrejection', (event) => {
+    const code = (event.reason as { code?: unknown } | null)?.code;
+    if (typeof code !== 'string' || !CLOSED_UNDER_IT.has(code)) return;
+    event.preventDefault();
+    console.warn(`[db] a query on a closed connection failed with no request waiting for it (${code})`);
+  });
+}
+
 export function createDatabase(url: string, options: DatabaseOptions = {}): Database {
+  guardClosedConnections();
   const requestTimeout = options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT;
   const statementTimeout = `${requestTimeout}s`;
   const lockTimeout = `${Math.round(requestTimeout * 1000 * LOCK_SHARE_OF_BOUND)}ms`;
