@@ -23,8 +23,9 @@ revoke execute on function private.empty_kept_order_figures() from public, anon,
 
 -- Folds the log into the kept figures, `batch_size` changes at a time, and returns how many it folded.
 -- One folder at a time, by a transaction-level advisory lock: with `wait` (a report, which must fold
--- everything before it reads) the caller queues for it; without (the periodic folds) it returns 0 at once
--- when another folder holds it. Idempotent: a change is deleted as it is folded, in the same transaction,
+-- everything before it reads) the caller queues for it, bound by its statement_timeout and not by its
+-- lock_timeout, which is for writes waiting on a row (a report refused for another's fold is no conflict);
+-- without (the periodic folds) it returns 0 at once when another folder holds it. Idempotent: a change is deleted as it is folded, in the same transaction,
 -- so it is folded once, whatever the crash or the concurrency. Each batch adds its revenue to the days it
 -- changed, its orders' figure steps to the hours they fall in (private.apply_order_figure_changes) and its
 -- days' and customers' orders to the orders list's kept figures (private.apply_order_list_changes), and
@@ -44,12 +45,15 @@ declare
   first_changes timestamptz[];
   folded bigint := 0;
   rescoring_size integer := least(batch_size, 50000);
+  lock_bound text := pg_catalog.current_setting('lock_timeout');
 begin
   if not exists (select 1 from private.order_changes) then
     return 0;
   end if;
   if wait then
+    perform pg_catalog.set_config('lock_timeout', '0', true);
     perform pg_catalog.pg_advisory_xact_lock(pg_catalog.hashtext('private.fold_order_changes'));
+    perform pg_catalog.set_config('lock_timeout', lock_bound, true);
   elsif not pg_catalog.pg_try_advisory_xact_lock(pg_catalog.hashtext('private.fold_order_changes')) then
     return 0;
   end if;
