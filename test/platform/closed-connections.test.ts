@@ -6,16 +6,18 @@
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../scripts/lib/stack.mjs';
 import { dbUrl } from '../support/client.ts';
 
 const DENO = path.join(ROOT, 'node_modules', '.bin', 'deno');
+const DB_MODULE = pathToFileURL(path.join(ROOT, 'supabase', 'functions', '_shared', 'db.ts')).href;
 
 /** Runs `body` in Deno after a pool is made, then prints `alive` if the process is still there. */
 function inDeno(body: string) {
   const script = `
-    import { createDatabase } from './supabase/functions/_shared/db.ts';
+    const { createDatabase } = await import(${JSON.stringify(DB_MODULE)});
     const db = createDatabase(Deno.env.get('DB_URL')!);
     ${body}
     await new Promise((resolve) => setTimeout(resolve, 300));
