@@ -72,14 +72,15 @@ const FULL_DATASET = {
 };
 const DATASET = smoke
   ? {
-    orders: 2_000,
-    customers: 300,
-    tickets: 100,
+    // The least that gives every scenario rows to read: a delivery of 50 products, a page of campaigns.
+    orders: 600,
+    customers: 100,
+    tickets: 50,
     seed: 7,
-    products: 200,
+    products: 100,
     lotsPerProduct: 3,
-    campaigns: 2_000,
-    activeToday: 100,
+    campaigns: 500,
+    activeToday: 50,
   }
   : FULL_DATASET;
 // The scale run's smaller store: a tenth of the orders, customers and tickets; the same catalogue of

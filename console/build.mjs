@@ -4,7 +4,7 @@
 //
 //   npm run build                 all three
 //   node console/build.mjs --fast the Vite build alone (what `npm start` runs when dist is missing or stale)
-//   node console/build.mjs --checked-in-types  the type check and the Vite build, the types as checked in (npm test)
+//   node console/build.mjs --checked-in-types  the type check and the Vite build, the types as checked in
 //
 // `consoleIsStale()` is what `npm start` asks: dist is missing, or older than any source of the console.
 import { spawn } from 'node:child_process';

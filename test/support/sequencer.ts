@@ -17,6 +17,7 @@ const LONGEST_FIRST = [
   'test/platform/bench-writes-smoke.test.ts', // ~9 s
   'test/api/inventory-concurrency.test.ts', // ~8 s
   'test/platform/fuzz.test.ts', // ~7 s
+  'test/platform/console-types.test.ts', // ~7 s: tsc over the console
   'test/database/campaigns-attribution-answers.test.ts', // ~5 s
 ];
 
