@@ -4,8 +4,9 @@
 -- One folder at a time, by a transaction-level advisory lock: with `wait` (a report, which must fold
 -- everything before it reads) the caller queues for it, bound by its statement_timeout and not by its
 -- lock_timeout, which is for writes waiting on a row (a report refused for another's fold is no conflict);
--- without (the periodic folds) it returns 0 at once when another folder holds it. Idempotent: a change is deleted as it is folded, in the same transaction,
--- so it is folded once, whatever the crash or the concurrency. Each batch adds its revenue to the days it
+-- without (the periodic folds) it returns 0 at once when another folder holds it. Idempotent: a change is
+-- deleted as it is folded, in the same transaction, so it is folded once, whatever the crash or the
+-- concurrency. Each batch adds its revenue to the days it
 -- changed, its orders' figure steps to the hours they fall in (private.apply_order_figure_changes) and its
 -- days' and customers' orders to the orders list's kept figures (private.apply_order_list_changes), and
 -- notes the customers whose counted orders changed, with their earliest changed order. Then those

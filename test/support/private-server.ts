@@ -1,7 +1,7 @@
 /**
  * A PostgreSQL of a test file's own, for the files that kill, stall or pool it: the suite's migrated data
- * folder copied (`migratedCluster`, see `stack.ts`) and started on a free port, in a fraction of the
- * second and more that `initdb` and the migrations take. On DATABASE_URL's server, where the suite has no
+ * folder copied (`migratedCluster`, see `stack.ts`) and started on a free port, in a fraction of the 2-3 s
+ * that `initdb` and the migrations take. On DATABASE_URL's server, where the suite has no
  * folder to copy, a new folder is made and migrated as `npm start` would.
  */
 import { execFileSync } from 'node:child_process';
