@@ -1,4 +1,4 @@
-// npm run bench:writes [-- --orders N] [--duration S] [--smoke]
+// npm run bench:writes [-- --orders N] [--duration S] [--smoke [--database-url URL]]
 //
 // The order write path as a backend job writes it (SQL, one order per transaction), on a fresh embedded
 // PostgreSQL holding the project's migrations and a generated store (its seconds: the orders inserted, then
@@ -30,8 +30,12 @@ const { values } = parseArgs({
     orders: { type: 'string' },
     duration: { type: 'string' },
     smoke: { type: 'boolean', default: false },
+    // With --smoke: an empty, migrated database to generate the store in (the test suite's scratch
+    // database) instead of a PostgreSQL of its own. It is written to: never a store's database.
+    'database-url': { type: 'string' },
   },
 });
+if (values['database-url'] && !values.smoke) throw new Error('--database-url is for --smoke runs only');
 const smoke = values.smoke;
 const ORDERS = Number(values.orders ?? (smoke ? 2_000 : 100_000));
 const DURATION_MS = Number(values.duration ?? (smoke ? 0.5 : 5)) * 1000;
@@ -45,13 +49,23 @@ const GOODS_DURATION_MS = smoke ? 300 : DURATION_MS;
 const RESULTS = path.join(ROOT, 'bench/results', smoke ? 'order-writes-smoke' : 'order-writes');
 const log = (message) => process.stderr.write(`${message}\n`);
 
-const dir = await mkdtemp(path.join(tmpdir(), 'store-order-writes-'));
-await chmod(dir, 0o755);
-const database = await startEmbeddedPostgres({ dataDir: path.join(dir, 'data'), port: await freePort() });
+/** The run's PostgreSQL: one of its own in a temporary folder, or the database --database-url names. */
+async function openDatabase() {
+  if (values['database-url']) return { url: values['database-url'], stop: async () => {} };
+  const dir = await mkdtemp(path.join(tmpdir(), 'store-order-writes-'));
+  await chmod(dir, 0o755);
+  const database = await startEmbeddedPostgres({ dataDir: path.join(dir, 'data'), port: await freePort() });
+  return { url: database.url, stop: async () => (await database.stop(), await rm(dir, { recursive: true, force: true })) };
+}
+
+const database = await openDatabase();
 const sql = postgres(database.url, { max: 40, onnotice: () => {} });
 
 try {
   await prepareDatabase(database.url, { seed: false });
+  // A database handed in (--database-url) may hold changes not yet folded (the seed's orders): folded first,
+  // so the store's fold below counts the store's own.
+  await fold();
   log(`Generating ${ORDERS} orders over ${ORDERS / 10} customers and one customer with ${HEAVY_ORDERS}…`);
   const started = performance.now();
   await generateStore();
@@ -97,7 +111,6 @@ try {
 } finally {
   await sql.end();
   await database.stop();
-  await rm(dir, { recursive: true, force: true });
 }
 
 async function generateStore() {

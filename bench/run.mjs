@@ -1,4 +1,4 @@
-// npm run bench [-- --smoke] [--duration S] [--connections N] [--scale [--ten-million]] [--only PATTERN] [--front off]
+// npm run bench [-- --smoke [--database-url URL]] [--duration S] [--connections N] [--scale [--ten-million]] [--only PATTERN] [--front off]
 //
 // Starts the stack on a generated data set (generated once into .data/bench and reused), then for each
 // scenario measures the endpoint over HTTP with autocannon beside its ceilings measured in the same
@@ -45,8 +45,12 @@ const { values } = parseArgs({
     // Also measure the HTTP ceiling behind Node's HTTP server (bench/node-front.mjs), the comparison in
     // docs/reliability.md; off by default, as it is not part of what the local server runs.
     'node-front': { type: 'boolean', default: false },
+    // With --smoke: an empty, migrated database to generate the smoke's store in (the test suite's
+    // scratch database) instead of a PostgreSQL of its own. It is written to: never a store's database.
+    'database-url': { type: 'string' },
   },
 });
+if (values['database-url'] && !values.smoke) throw new Error('--database-url is for --smoke runs only');
 if (!['on', 'off'].includes(values.front)) throw new Error(`--front is on or off, not ${values.front}`);
 const smoke = values.smoke;
 const duration = Number(values.duration ?? (smoke ? 1 : 10));
@@ -119,6 +123,7 @@ const GENERATION_SETTINGS = {
 };
 
 async function openDatabase(dir = 'bench', settings = {}) {
+  if (values['database-url']) return { url: values['database-url'], pid: undefined, stop: async () => {} };
   if (smoke) {
     const dir = await mkdtemp(path.join(tmpdir(), 'store-bench-'));
     await chmod(dir, 0o755);

@@ -1,6 +1,7 @@
 /**
- * supabase/schemas/ is the schema as it stands; supabase/migrations/ is how a database reaches it. Both
- * are applied to fresh databases on the suite's server and their catalogues compared object by object.
+ * supabase/schemas/ is the schema as it stands; supabase/migrations/ is how a database reaches it. The schema
+ * files are applied to a fresh database on the suite's server, and its catalogues compared object by object
+ * with a copy of the suite's own database as the migrations made it (`supabase db push`, in global setup).
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -8,7 +9,7 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOGUES, readSchema, schemaDifferences } from '../../scripts/lib/schema-catalogue.mjs';
 import { applySchemaFiles, SCHEMAS_DIR, schemaFiles } from '../../scripts/lib/schema-files.mjs';
-import { prepareDatabase, ROOT } from '../../scripts/lib/stack.mjs';
+import { ROOT } from '../../scripts/lib/stack.mjs';
 import { scratchDatabase } from '../support/client.ts';
 
 const databases = { fromSchemas: scratchDatabase('drift_schemas'), fromMigrations: scratchDatabase('drift_migrations') };
@@ -24,14 +25,9 @@ let fromSchemas: postgres.Sql;
 let fromMigrations: postgres.Sql;
 
 beforeAll(async () => {
-  [fromSchemas, fromMigrations] = await Promise.all([
-    bootstrapped(databases.fromSchemas),
-    bootstrapped(databases.fromMigrations),
-  ]);
-  await Promise.all([
-    applySchemaFiles(databases.fromSchemas.url),
-    prepareDatabase(databases.fromMigrations.url, { seed: false }),
-  ]);
+  fromSchemas = await bootstrapped(databases.fromSchemas);
+  await Promise.all([applySchemaFiles(databases.fromSchemas.url), databases.fromMigrations.createMigrated()]);
+  fromMigrations = postgres(databases.fromMigrations.url, { max: 1, onnotice: () => {} });
 }, 120_000);
 
 afterAll(async () => {

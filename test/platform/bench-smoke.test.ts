@@ -6,12 +6,15 @@ import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../scripts/lib/stack.mjs';
 import { scenarios } from '../../bench/scenarios.mjs';
 import { runSmoke } from '../support/bench.ts';
+import { scratchDatabase } from '../support/client.ts';
+
+const database = scratchDatabase('bench_smoke');
 
 describe('the benchmark harness', () => {
   it('measures every scenario beside its ceilings and writes the report', async () => {
     const ceilingFolders = async () => (await readdir(tmpdir())).filter((name) => name.startsWith('http-ceiling-'));
     const foldersBefore = await ceilingFolders();
-    const { code, output } = await runSmoke('bench/run.mjs');
+    const { code, output } = await runSmoke('bench/run.mjs', database);
     expect(code, output).toBe(0);
     // The HTTP ceiling's socket folder goes with its server.
     expect((await ceilingFolders()).filter((name) => !foldersBefore.includes(name))).toEqual([]);

@@ -5,10 +5,13 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../scripts/lib/stack.mjs';
 import { runSmoke } from '../support/bench.ts';
+import { scratchDatabase } from '../support/client.ts';
+
+const database = scratchDatabase('bench_writes_smoke');
 
 describe('the order-writes benchmark harness', () => {
   it('measures the order write path beside the trigger-less copy and writes its report', async () => {
-    const { code, output } = await runSmoke('bench/order-writes.mjs');
+    const { code, output } = await runSmoke('bench/order-writes.mjs', database);
     expect(code, output).toBe(0);
     const report = JSON.parse(await readFile(path.join(ROOT, 'bench/results/order-writes-smoke.json'), 'utf8'));
     expect(report.mode).toBe('smoke');
