@@ -399,6 +399,8 @@ interface Line {
   /** Stable across removals, so a line keeps its fields' names and its errors. */
   key: number;
   product?: Found;
+  /** Why the product typed could not be looked up before sending, in the console's words. */
+  lookupFailed?: string;
 }
 
 let nextLine = 1;
@@ -457,8 +459,11 @@ export function DeliveryForm({ onClose }: { onClose: () => void }) {
       (r) => ({
         ...line,
         product: r.data.map((p) => ({ id: p.id, sku: p.sku, name: p.name })).find((m) => m.sku === typed),
+        lookupFailed: undefined,
       }),
-      () => line,
+      // The lookup itself failed (the server unreachable or busy): said on the line as that, not as a
+      // product missing from the list.
+      (error: Error) => ({ ...line, lookupFailed: error.message }),
     );
   };
 
@@ -518,7 +523,10 @@ export function DeliveryForm({ onClose }: { onClose: () => void }) {
       ])),
       () =>
         Object.fromEntries(lines.flatMap((line) => [
-          [field(line, 'product'), checks.required(value(line, 'product')) || (line.product ? '' : t.unknownProduct)],
+          [
+            field(line, 'product'),
+            checks.required(value(line, 'product')) || (line.product ? '' : line.lookupFailed ?? t.unknownProduct),
+          ],
           [
             field(line, 'quantity'),
             checks.required(value(line, 'quantity')) || checks.integer(value(line, 'quantity'), 1, 1_000_000_000),
