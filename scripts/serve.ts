@@ -8,10 +8,11 @@
 import './lib/clock.mjs';
 import { Hono } from 'hono';
 import { compress } from 'hono/compress';
+import { cors } from 'hono/cors';
 import { serveStatic } from 'hono/serve-static';
 import { swaggerUI } from '@hono/swagger-ui';
 import { dependenciesFromEnv } from '../supabase/functions/_shared/deps.ts';
-import { API_VERSION, corsHeaders, type Dependencies } from '../supabase/functions/_shared/http.ts';
+import { API_VERSION, corsOptions, type Dependencies } from '../supabase/functions/_shared/http.ts';
 import { combineDocuments, type OpenApiDocument } from './openapi.ts';
 import { releaseMemoryAfterCrowds } from './lib/release-memory.ts';
 import { unpackFields } from './lib/request-framing.ts';
@@ -304,8 +305,13 @@ async function route(req: Request): Promise<Response> {
     url.pathname = url.pathname.slice(prefix.length - 1);
     return handler(forwarded(url, req, headers));
   }
-  return refused(404, 'NOT_FOUND', `No function at ${url.pathname}`, corsHeaders(req, deps.allowedOrigins));
+  return await noFunction.fetch(req, { pathname: url.pathname });
 }
+
+/** A path no function serves: 404, with the functions' CORS, so a browser page can read why. */
+const noFunction = new Hono<{ Bindings: { pathname: string } }>()
+  .use(cors(corsOptions(deps.allowedOrigins)))
+  .all('*', (c) => refused(404, 'NOT_FOUND', `No function at ${c.env.pathname}`));
 
 /**
  * The request's URL under the checked Host, whatever its target says. Deno builds `req.url` from the target

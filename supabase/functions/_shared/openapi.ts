@@ -23,6 +23,7 @@ const REASONS: Record<number, string> = {
   406: 'API-Version not supported',
   409: 'Conflicts with the current state, or another request holds the same data (LOCK_TIMEOUT, see Retry-After)',
   413: 'Body larger than 1 MiB',
+  415: 'The body is not sent as application/json',
   422: 'Well formed, but refused by a rule of the domain',
   429: 'Rate limit exceeded (see Retry-After)',
   500: 'A bug; the body leaks nothing',
@@ -39,7 +40,7 @@ export function jsonBody<S extends z.ZodType>(schema: S, example?: unknown) {
 
 /**
  * `createRoute`'s `responses`: the success (200 unless said) and the failures this route adds to those every
- * route may answer (400, 401, 406, 409, 500, 503; 413 with a body), each in the area's error envelope.
+ * route may answer (400, 401, 406, 409, 500, 503; 413 and 415 with a body), each in the area's error envelope.
  */
 export function answers<S extends z.ZodType, Status extends number = 200>(
   schema: S,
@@ -90,7 +91,7 @@ export function register(app: OpenAPIHono<never>, name: string, area: Area, oper
   const bodies = routes.map((r) => jsonOf(r.request?.body?.content)).filter((c): c is Content => !!c);
   const successes = routes.map((r) => Object.entries(r.responses).find(([code]) => Number(code) < 300)!);
   const [status] = successes[successes.length - 1];
-  const errors = new Set([400, 401, 406, 409, 500, 503, ...(bodies.length ? [413] : [])]);
+  const errors = new Set([400, 401, 406, 409, 500, 503, ...(bodies.length ? [413, 415] : [])]);
   for (const code of Object.keys(route.responses)) if (Number(code) >= 400) errors.add(Number(code));
   const errorRef = { $ref: `#/components/schemas/${componentName(area)}` };
   const example = bodies[bodies.length - 1]?.example;

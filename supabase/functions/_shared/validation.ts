@@ -22,17 +22,18 @@ export interface FieldProblem {
 /** Maps the first problem to an error; the default is the area's 400 validation error. */
 export type ProblemMapper = (problem: FieldProblem) => ApiError | undefined;
 
-export function validate<S extends z.ZodType>(
-  schema: S,
-  input: unknown,
-  area: Area,
-  mapProblem?: ProblemMapper,
-): z.infer<S> {
-  checkText(input, area, mapProblem);
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  const problem = describe(result.error.issues[0], input);
-  throw mapProblem?.(problem) ?? validationError(area, problem);
+/**
+ * zod-openapi's validation hook: a refused part of the request (its first problem) in the area's envelope,
+ * or in the route's own words (`problem`). A part that passes is still held to text a column can store.
+ */
+export function validationHook(area: Area, mapProblem?: ProblemMapper) {
+  // A refused part's `data` is what was sent: @hono/zod-validator hands it on, though its type says not.
+  return (result: { success: boolean; data?: unknown; error?: z.ZodError }): undefined => {
+    checkText(result.data, area, mapProblem);
+    if (result.success) return;
+    const problem = describe(result.error!.issues[0], result.data);
+    throw mapProblem?.(problem) ?? validationError(area, problem);
+  };
 }
 
 export function validationError(area: Area, problem: Omit<FieldProblem, 'issue'>): ApiError {
@@ -173,13 +174,6 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
     current = (current as Record<PropertyKey, unknown>)[key];
   }
   return current;
-}
-
-/** Query strings as objects, so one strict zod schema covers them like a body. */
-export function queryObject(query: URLSearchParams): Record<string, string> {
-  const result: Record<string, string> = {};
-  for (const [key, value] of query) result[key] = value;
-  return result;
 }
 
 /** The rule a value outside `values` breaks, worded as the database words it (`private.one_of`). */

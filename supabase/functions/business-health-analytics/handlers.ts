@@ -5,7 +5,6 @@
  */
 import type { Database } from '../_shared/db.ts';
 import { healthArea as area } from '../_shared/errors.ts';
-import { preferredLanguage } from '../_shared/language.ts';
 import { type Ctx, ok } from '../_shared/http.ts';
 import type * as routes from './routes.ts';
 import type { RateLimits } from '../_shared/limits.ts';
@@ -36,7 +35,7 @@ export function healthHandlers(db: Database) {
     version: number,
     custom: Partial<CustomPeriod> = {},
   ) {
-    const language = preferredLanguage(c.req.raw.headers.get('accept-language'));
+    const language = c.var.language;
     const [{ report }] = await db.asCaller(c.var.caller, area, (tx) =>
       tx<{ report: HealthReport }[]>`
         select health.business_health(${params.period}, ${params.includeSystemHealth}, ${params.includeTrends},

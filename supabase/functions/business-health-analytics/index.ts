@@ -14,7 +14,13 @@ import { parameterProblem, parameterProblem2 } from './schemas.ts';
 export function createHandler(deps: Dependencies) {
   const handlers = healthHandlers(deps.db);
   // The report in either version is served alike: open, rate limited, queued, logged.
-  const report: RouteOptions = { access: 'public', rateLimit: RATE_LIMITS, concurrency: REPORT_SLOTS, log: true };
+  const report: RouteOptions = {
+    access: 'public',
+    rateLimit: RATE_LIMITS,
+    concurrency: REPORT_SLOTS,
+    log: true,
+    words: true,
+  };
   return serveFunction({
     name: FUNCTION_NAME,
     title: 'Business health',

@@ -8,7 +8,6 @@ import type * as routes from './routes.ts';
 import type { z } from 'zod';
 import { LAYER_INFO } from './layers.ts';
 import { type CatalogueEntry, catalogueHealth } from './health.ts';
-import { preferredLanguage } from '../_shared/language.ts';
 import { type listQuery, TYPE_CODE_PATTERN } from './schemas.ts';
 
 type Row = Tables<'campaign_type_config'>;
@@ -69,7 +68,7 @@ export function catalogueHandlers(db: Database) {
       const rows = await db.asCaller(c.var.caller, area, (tx) =>
         tx<CatalogueEntry[]>`
           select type_code, attribution_layer, default_weight, is_active from public.campaign_type_config`);
-      const language = preferredLanguage(c.req.raw.headers.get('accept-language'));
+      const language = c.var.language;
       return c.json({ success: true as const, data: catalogueHealth(rows, language) }, 200, {
         'content-language': language,
         vary: 'Accept-Language',

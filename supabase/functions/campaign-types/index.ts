@@ -22,7 +22,7 @@ export function createHandler(deps: Dependencies) {
       on(routes.list, handlers.list),
       on(routes.create, handlers.create, { problem: catalogueProblem }),
       on(routes.groups, handlers.groups),
-      on(routes.health, handlers.health),
+      on(routes.health, handlers.health, { words: true }),
       on(routes.update, handlers.update, { problem: catalogueProblem }),
       on(routes.deactivate, handlers.deactivate),
       on(routes.validateType, handlers.validateType),
