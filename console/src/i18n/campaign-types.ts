@@ -1,5 +1,6 @@
 /** The campaign-type catalogue's words. */
 import { defineMessages } from './index.ts';
+import { MAX_WEIGHT } from '../../../supabase/functions/_shared/money.ts';
 
 export const campaignTypesText = defineMessages({
   title: 'Campaign types',
@@ -42,7 +43,7 @@ export const campaignTypesText = defineMessages({
   csvFile: 'campaign-types',
   isActive: 'Active',
   defaultWeight: 'Default weight',
-  weightHint: '0.00 to 9.99',
+  weightHint: `0.00 to ${MAX_WEIGHT}`,
   defaultPriority: 'Default priority',
   priorityHint: '0 to 100',
   description: 'Description',
@@ -96,7 +97,7 @@ export const campaignTypesText = defineMessages({
   csvFile: '活動類型',
   isActive: '啟用中',
   defaultWeight: '預設權重',
-  weightHint: '0.00 到 9.99',
+  weightHint: `0.00 到 ${MAX_WEIGHT}`,
   defaultPriority: '預設優先度',
   priorityHint: '0 到 100',
   description: '說明',

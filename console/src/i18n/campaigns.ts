@@ -1,6 +1,7 @@
 /** The campaigns screen's words (list, detail, form, status moves, calendar and collaboration). */
 import { fmt } from '../format/numbers.ts';
 import { defineMessages } from './index.ts';
+import { MAX_WEIGHT } from '../../../supabase/functions/_shared/money.ts';
 
 export const campaignsText = defineMessages({
   title: 'Campaigns',
@@ -85,7 +86,7 @@ export const campaignsText = defineMessages({
   startDate: 'Start date',
   endDate: 'End date',
   attributionWeight: 'Attribution weight',
-  weightHint: '0 to 9.99',
+  weightHint: `0 to ${MAX_WEIGHT}`,
   weightDefault: "Empty: the type's default (0 to 9.99)",
   priority: 'Priority',
   priorityHint: '0 to 100',
@@ -175,7 +176,7 @@ export const campaignsText = defineMessages({
   startDate: '開始日期',
   endDate: '結束日期',
   attributionWeight: '歸因權重',
-  weightHint: '0 到 9.99',
+  weightHint: `0 到 ${MAX_WEIGHT}`,
   weightDefault: '留空：使用類型的預設值（0 到 9.99）',
   priority: '優先度',
   priorityHint: '0 到 100',

@@ -1423,3 +1423,14 @@ export const Constants = {
     },
   },
 } as const;
+
+/** The largest value each numeric(precision, scale) column of a public table holds. */
+export const NumericLimits = {
+  campaign_spend: { amount: 999999999999.99 },
+  campaign_type_config: { default_weight: 9.99 },
+  campaigns: { budget: 999999999999.99 },
+  inventory_records: { unit_cost: 9999999999.99 },
+  order_line_lots: { unit_cost: 9999999999.99 },
+  order_lines: { amount: 9999999999.99, unit_price: 9999999999.99 },
+  orders: { total_amount: 9999999999.99 },
+} as const;

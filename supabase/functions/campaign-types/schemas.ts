@@ -4,10 +4,11 @@ import { z } from 'zod';
 import { ApiError } from '../_shared/errors.ts';
 import { isAttributionLayer } from './layers.ts';
 import type { FieldProblem } from '../_shared/validation.ts';
+import { MAX_WEIGHT } from '../_shared/money.ts';
 import { enumOf, patchBody, queryBoolean, queryInteger, rule, twoDecimals } from '../_shared/validation.ts';
 
 export const TYPE_CODE_PATTERN = /^[a-z][a-z0-9_]*$/;
-export const WEIGHT_RANGE = '0.00-9.99';
+export const WEIGHT_RANGE = `0.00-${MAX_WEIGHT}`;
 
 const typeCode = z.string().max(50, 'at most 50 characters').regex(TYPE_CODE_PATTERN, 'must match ^[a-z][a-z0-9_]*$');
 const text = (max: number) => z.string().max(max, `at most ${max} characters`);
@@ -20,8 +21,8 @@ const layer = z.string().refine(
 );
 const weight = z
   .number()
-  .min(0, 'must be between 0.00 and 9.99')
-  .max(9.99, 'must be between 0.00 and 9.99')
+  .min(0, `must be between 0.00 and ${MAX_WEIGHT}`)
+  .max(MAX_WEIGHT, `must be between 0.00 and ${MAX_WEIGHT}`)
   .check(twoDecimals());
 const priority = z.number().int('must be a whole number').min(0, 'must be between 0 and 100').max(
   100,
@@ -99,9 +100,9 @@ export function catalogueProblem(problem: FieldProblem): ApiError | undefined {
   }
   if (
     problem.field === 'default_weight' && typeof problem.value === 'number' &&
-    (problem.value < 0 || problem.value > 9.99)
+    (problem.value < 0 || problem.value > MAX_WEIGHT)
   ) {
-    return new ApiError(400, 'INVALID_WEIGHT_RANGE', `default_weight must be between 0.00 and 9.99`, {
+    return new ApiError(400, 'INVALID_WEIGHT_RANGE', `default_weight must be between 0.00 and ${MAX_WEIGHT}`, {
       provided_weight: problem.value,
       valid_range: WEIGHT_RANGE,
     });
