@@ -203,12 +203,11 @@ async function summed(tx: Tx, query: z.infer<typeof listQuery>, conditions: Retu
   const orders = query.search === undefined
     ? tx`public.orders o`
     : tx`(select * from public.orders o where ${searched(tx, query.search)} offset 0) o`;
-  // The average rounded in decimal, as business health rounds it (private.health_period_figures).
   const [totals] = await tx<Omit<Summary, 'as_of'>[]>`
     select count(*) as orders,
            count(*) filter (where k.counted) as counted_orders,
            coalesce(sum(o.total_amount) filter (where k.counted), 0) as revenue,
-           round(sum(o.total_amount) filter (where k.counted) / nullif(count(*) filter (where k.counted), 0), 2)
+           private.average_order_value(sum(o.total_amount) filter (where k.counted), count(*) filter (where k.counted))
              as average_order_value,
            count(*) filter (where ${completed}) as completed,
            count(*) filter (where ${cancelled}) as cancelled,

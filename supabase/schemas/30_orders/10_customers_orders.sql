@@ -100,6 +100,18 @@ revoke execute on function private.counts_as_revenue(timestamptz) from public, a
 
 grant execute on function private.counts_as_revenue(timestamptz) to authenticated, service_role;
 
+-- An average order value: revenue over the orders it counts, rounded to the cent in decimal. Business
+-- health's periods, the store's days and the orders list's summary all read it here.
+create or replace function private.average_order_value(revenue numeric, counted_orders numeric)
+returns numeric
+language sql immutable parallel safe set search_path = '' as $$
+  select round(revenue / nullif(counted_orders, 0), 2)
+$$;
+
+revoke execute on function private.average_order_value(numeric, numeric) from public, anon;
+
+grant execute on function private.average_order_value(numeric, numeric) to authenticated, service_role;
+
 -- The orders placed in a stretch of time, with every figure business health reads of them, from the
 -- index alone (the last part of an hour a health report reads from the orders themselves).
 create index orders_ordered_at_covering_idx on public.orders (ordered_at)

@@ -240,7 +240,7 @@ begin
   select jsonb_build_object(
            'orders', coalesce(t.orders, 0), 'counted_orders', coalesce(t.counted_orders, 0),
            'revenue', coalesce(t.revenue, 0),
-           'average_order_value', round(t.revenue / nullif(t.counted_orders, 0), 2),
+           'average_order_value', private.average_order_value(t.revenue, t.counted_orders),
            'completed', coalesce(t.completed, 0), 'cancelled', coalesce(t.cancelled, 0),
            'refunded', coalesce(t.refunded, 0), 'customers', (select c.customers from customers c))
   into answer

@@ -367,7 +367,7 @@ begin
              'from', private.api_timestamp(p.at - make_interval(hours => 24 * days)), 'before', private.api_timestamp(p.at),
              'revenue', o.revenue, 'counted_orders', o.revenue_orders, 'orders', o.orders,
              'completed', o.completed, 'cancelled', o.cancelled, 'refunded', o.orders - o.revenue_orders - o.cancelled,
-             'average_order_value', round(o.revenue / nullif(o.revenue_orders, 0), 2),
+             'average_order_value', private.average_order_value(o.revenue, o.revenue_orders),
              'active_customers', c.customers,
              'new_customers', (select count(*) from public.customers u
                                where u.created_at >= p.at - make_interval(hours => 24 * days) and u.created_at < p.at),

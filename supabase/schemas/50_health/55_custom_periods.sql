@@ -291,7 +291,7 @@ language sql stable set search_path = '' as $$
            'first_day', w.first_day, 'last_day', w.last_day,
            'revenue', o.revenue, 'counted_orders', o.revenue_orders, 'orders', o.orders,
            'completed', o.completed, 'cancelled', o.cancelled, 'refunded', o.refunded,
-           'average_order_value', round(o.revenue / nullif(o.revenue_orders, 0), 2),
+           'average_order_value', private.average_order_value(o.revenue, o.revenue_orders),
            'active_customers', c.customers,
            'new_customers', (select count(*) from public.customers u where u.created_at >= s.first_at and u.created_at < s.before_at),
            'tickets_opened', t.tickets, 'tickets_resolved', t.resolved,
