@@ -1,11 +1,7 @@
 -- The fold: the orders' change log (30_orders/40_order_change_log.sql) turned into what the analytics keep,
--- set-based, in batches, one folder at a time, after every table it feeds: the daily revenue attribution
--- splits (40_campaigns/30_attribution_inputs.sql), the orders list's days and customers
--- (30_orders/50_order_list_figures.sql), the health figure changes by hour (50_health/30_figure_changes.sql),
--- each customer's RFM states (50_health/35_customer_scores.sql) and counted orders
--- (50_health/55_custom_periods.sql). The model is TimescaleDB's real-time aggregates: every answer stays
--- exact, as attribution adds the log's revenue to the kept days as it reads them and a health report folds
--- before it reads. The local stack folds every few seconds, and where the platform has pg_cron a job does.
+-- in batches, one folder at a time, after every table it feeds (docs/architecture.md's map, step 6). As in
+-- TimescaleDB's real-time aggregates every answer stays exact: attribution adds the unfolded log as it reads,
+-- and a report folds before it reads. The local stack folds every few seconds; pg_cron does where it exists.
 
 -- Everything kept from the change log, and the log itself, emptied: by a truncate of the orders (the log's
 -- trigger) and by the refold below. The one list of those tables.
@@ -21,22 +17,11 @@ $$;
 
 revoke execute on function private.empty_kept_order_figures() from public, anon, authenticated;
 
--- Folds the log into the kept figures, `batch_size` changes at a time, and returns how many it folded.
--- One folder at a time, by a transaction-level advisory lock: with `wait` (a report, which must fold
--- everything before it reads) the caller queues for it, bound by its statement_timeout and not by its
--- lock_timeout, which is for writes waiting on a row (a report refused for another's fold is no conflict);
--- without (the periodic folds) it returns 0 at once when another folder holds it. Idempotent: a change is
--- deleted as it is folded, in the same transaction, so it is folded once, whatever the crash or the
--- concurrency. Each batch adds its revenue to the days it
--- changed, its orders' figure steps to the hours they fall in (private.apply_order_figure_changes) and its
--- days' and customers' orders to the orders list's kept figures (private.apply_order_list_changes), and
--- notes the customers whose counted orders changed, with their earliest changed order. Then those
--- customers are rescored from it on (private.apply_customer_score_changes), at most 50,000 at a time, which
--- bounds the walk's sort: a customer's state depends on all their orders, so it is walked from the orders as
--- they are, and the difference to what was kept is what changes. Once per fold, not once per batch: a bulk
--- load's customers each have orders in every batch. A batch and a rescoring each add to every hour they
--- touch, up to a year's, so a backlog folds fastest in large batches; a batch is one array, of about 150
--- bytes a change.
+-- Folds the log into the kept figures, `batch_size` changes at a time; returns how many. One folder at a
+-- time (an advisory lock): with `wait` (a report) the caller queues, bound by its statement_timeout, not its
+-- lock_timeout; without (the periodic folds) it returns 0 when another holds it. A change is deleted as it is
+-- folded, so it counts once whatever the crash. Customers are rescored once per fold, not per batch, since a
+-- bulk load's customers are in every batch (the glossary's "fold" in docs/architecture.md says how).
 create or replace function private.fold_order_changes(wait boolean default false, batch_size integer default 1000000)
 returns bigint
 language plpgsql security definer set search_path = '' as $$
