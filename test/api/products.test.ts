@@ -62,6 +62,17 @@ describe('GET /products', () => {
     expect(skus(await list({ search: `${group.slice(0, -1)}_` }))).toEqual([]);
   });
 
+  it('a search lists the product whose SKU it is first, however many others contain it and sort before it', async () => {
+    const group = unique('exact').toUpperCase();
+    const exact = await product(group, { sku: group });
+    // Eleven SKUs that contain the exact one and sort before it: a first page of ten once missed it.
+    for (let i = 0; i < 11; i++) await product(group, { sku: `A${i}-${group}` });
+    const found = await list({ search: group.toLowerCase(), per_page: '10' });
+    expect(found.body.pagination.total_count).toBe(12);
+    expect(skus(found)[0]).toBe(exact.sku);
+    expect(skus(await list({ search: group, per_page: '10', sort_by: 'sku' }))).not.toContain(exact.sku);
+  });
+
   it('low_stock=true lists the products at or below their reorder level, low_stock=false the others', async () => {
     const group = unique('low');
     const atLevel = await product(group, { reorder_level: 5 });

@@ -38,9 +38,11 @@ export function productHandlers(db: Database) {
           and ${query.stock_status === undefined ? tx`true` : tx`stock_status = ${query.stock_status}`}
           and ${query.is_active === undefined ? tx`true` : tx`is_active = ${query.is_active}`}`;
         // Names and SKUs in natural order (2 before 10); the low-stock list, unless sorted otherwise, by
-        // how far each product is below its reorder level, the most urgent first.
+        // how far each product is below its reorder level, the most urgent first. A search names the product
+        // whose SKU it is first: a clerk typing a SKU finds it however many others contain it.
         const natural = (column: string) =>
           column === 'sku' || column === 'name' ? tx`${tx(column)} collate private.natural_order` : tx`${tx(column)}`;
+        const exactFirst = query.search && !query.sort_by ? tx`lower(sku) = lower(${query.search}) desc,` : tx``;
         const order = query.sort_by
           ? tx`${natural(query.sort_by)} ${
             query.sort_order === 'desc' ? tx`desc` : tx`asc`
@@ -53,7 +55,7 @@ export function productHandlers(db: Database) {
             select *, count(*) over () as total_count
             from public.product_stock
             where ${where}
-            order by ${order}
+            order by ${exactFirst} ${order}
             limit ${perPage} offset ${(page - 1) * perPage}`,
           page,
           () => tx<{ count: number }[]>`select count(*) from public.product_stock where ${where}`,
