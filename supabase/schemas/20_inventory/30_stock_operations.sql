@@ -1,16 +1,8 @@
--- The three stock operations (seed 02, CONTRACT §2). Each is one function, so one transaction, whether
--- called by the edge functions or by `supabase.rpc`: the same validation, the same locks, the same
--- ledger rows and the same errors either way. Security definer because no API role may write the
--- inventory tables directly; the operator is taken from the request's JWT claims, never from arguments.
---
--- Stock-in, of one product or a delivery of several, is in 35_stock_in.sql.
---
--- Lock order, the same in every operation so they cannot deadlock each other: the idempotency record,
--- then the product rows (several in the order of their ids), then their lots oldest-first. Locking the product row serialises every change to
--- one product, which is what makes "check the stock, then take it" safe under concurrent requests; the
--- CHECK constraints are the backstop should a future change forget it. `for no key update`, the lock an
--- update of the stock columns takes: an order line's foreign key (key share) never waits for it, so an
--- order placed while its product's stock moves queues once, at its reservation, instead of deadlocking.
+-- The three stock operations (seed 02, CONTRACT §2), each one security-definer function, so one transaction
+-- whether called by the edge functions or `supabase.rpc`: the same checks, locks, ledger rows and errors. No
+-- API role writes the inventory tables; the operator comes from the JWT claims. Stock-in is in 35_stock_in.sql.
+-- Locks are taken in docs/inventory.md's order (the idempotency record, the products by id, their lots oldest
+-- first, all `for no key update`), so no two operations deadlock; the CHECK constraints are the backstop.
 
 create or replace function private.stock_operator(out operator_id uuid, out operator_role text, out operator_key text)
 language plpgsql stable set search_path = '' as $$

@@ -1,15 +1,8 @@
--- An order's goods (CONTRACT §4, docs/inventory.md "Orders and stock"): its lines, what they hold of the
--- stock, and the lots they were drawn from. Three stock states per product: on hand (`current_stock`, the
--- lots), reserved (`reserved_stock`, what open orders' lines hold) and available (on hand less reserved).
---   * placing an order (public.place_order) reserves its lines;
---   * its status moves the goods, whoever updates it (the trigger below): shipped draws each line from the
---     lots and releases the reservation, cancelled (or refunded) before shipping releases it, refunded after
---     shipping puts the goods back into their lots when `restocked`;
---   * `products.reserved_stock <= current_stock` is a CHECK, so nothing is oversold under any concurrency:
---     the product row is the one place every order of it meets.
--- Orders stored without lines (before lines existed, or written by a job as an amount) move no goods and
--- keep their `item_count`. Lines are written only by public.place_order (30_orders/30_order_writes.sql): no API role
--- may write them directly.
+-- An order's goods (CONTRACT §4; docs/inventory.md, "Orders and stock"): its lines, the stock they hold and
+-- the lots they were drawn from. Placing reserves (public.place_order, the lines' only writer); the status
+-- trigger below moves the goods whoever updates it: shipping draws from the lots, a cancel or refund before
+-- shipping releases, a refund after shipping restocks when `restocked`. `reserved_stock <= current_stock` is a
+-- CHECK, so nothing is oversold; orders stored without lines move no goods and keep their `item_count`.
 
 -- An open order holds its goods; a shipped one has drawn them.
 create table public.order_lines (

@@ -25,15 +25,11 @@ $$;
 
 revoke execute on function private.order_version(public.orders) from public, anon, authenticated;
 
--- One row per order version that entered (+1) or left (−1) what the analytics read: an insert appends the
--- order, a delete takes it out, an update that changes one of these columns takes the old version out and
--- puts the new one in. Only the columns the analytics read, and one index, on the key (its right edge), so
--- appending costs about what an insert into a table of one index does. The fold deletes what it folds, so
--- a row appended by a transaction that commits later is folded by a later fold, never skipped. Each row
--- carries the transaction that wrote it: an order's versions cancel out for its customer's rescoring only
--- within one transaction (private.changed_customer_scores). The columns are the key, the sign, the version
--- (private.order_version's, in its order: rows are appended by position, `overriding user value` leaving
--- the key to its identity) and the transaction; test/database/order-writes.test.ts holds them to that.
+-- One row per order version that entered (+1) or left (−1) what the analytics read (an update of a read
+-- column does both). Only those columns and one index, on the key, so appending costs about an insert into a
+-- one-index table. The fold deletes what it folds, so a row committed late is folded later, never skipped.
+-- Each row carries its transaction: versions cancel for rescoring only within one (changed_customer_scores);
+-- test/database/order-writes.test.ts holds the columns to private.order_version's order.
 create table private.order_changes (
   change_id bigint generated always as identity primary key,
   sign smallint not null constraint order_changes_sign check (sign in (-1, 1)),

@@ -1,12 +1,8 @@
--- Campaigns (seed 03 area A, CONTRACT §3A). The table and its triggers are the rules, so they hold for
--- supabase-js table access as much as for the campaigns function:
---   * the status machine is a trigger, and every status a campaign takes is recorded by the database in
---     campaign_status_history (attribution derives "active on a date" from it);
---   * "at most one site-wide campaign active per date" is an exclusion constraint, which PostgreSQL
---     holds under concurrent writers (the second fails with 23P01); the writes that can add to it take
---     one advisory lock first (the rules trigger), so they never wait on each other in a cycle;
---   * layer, weight and priority are copied from the campaign type when the campaign is created, so
---     later changes to the catalogue never rewrite a campaign's past attribution.
+-- Campaigns (seed 03 area A, CONTRACT §3A): the table and its triggers are the rules, so they hold for
+-- supabase-js as for the function. The status machine is a trigger recording every status in
+-- campaign_status_history (attribution's "active on a date"); one active site-wide campaign a date is an
+-- exclusion constraint (23P01), its writers taking one advisory lock first so they never wait in a cycle;
+-- layer, weight and priority are copied from the type at creation, so catalogue changes never rewrite the past.
 
 create extension if not exists btree_gist with schema extensions;
 
@@ -227,16 +223,11 @@ begin
 end
 $$;
 
--- Security definer: no API role writes the history, so nobody can rewrite what a campaign went through.
---
--- Attribution walks a campaign's history in (changed_at, id) order, so that order must be the order in
--- which the changes took effect. They take effect one at a time, under the campaign's row lock, and this
--- trigger runs while the lock is held: `old` is the row as the previous change committed it (so
--- from_status is right), the id is drawn after that change's, and changed_at is the transaction's time
--- but never earlier than the campaign's last recorded change. With now() alone, a transaction that began
--- before a concurrent activation and cancelled after it committed was recorded before the activation,
--- leaving the cancelled campaign active forever. Moves within one transaction share its time, so a
--- campaign activated and completed in one transaction was never active on any day.
+-- Security definer: no API role writes the history. Attribution walks it in (changed_at, id) order, which must
+-- be the order the changes took effect: one at a time under the campaign's row lock, held while this runs, so
+-- `old` is the previous committed row, the id is drawn after its change's, and changed_at is never earlier than
+-- the last recorded change (with now() alone, a cancel begun before a concurrent activation was recorded before
+-- it, leaving the campaign active forever). Moves in one transaction share its time.
 create or replace function private.campaigns_record_status()
 returns trigger
 language plpgsql security definer set search_path = '' as $$

@@ -1,15 +1,8 @@
--- Campaign attribution (docs/attribution.md), its two inputs kept as derived data: each day's revenue and
--- each campaign's stretches of activity. The rules and the days they fill are in 32_attribution_days.sql,
--- the answers built from those days in 34_attribution_answers.sql.
---
--- A day's revenue (the total of its paid, shipped, delivered and completed orders) is kept per store day by
--- the fold of the orders' change log (60_order_changes_fold.sql), so an attribution question never sums the
--- orders of its days. It is derived data, not a cached answer: a reader adds the changes not yet folded
--- (private.order_daily_revenue_now), and that sum always equals the sum over the day's orders (the campaigns
--- daily-revenue tests).
---
--- Only callers who see every order read it (administrators, and roles that bypass RLS); anyone else's
--- revenue is still summed from the orders their RLS shows them, so a customer never sees the store's.
+-- Attribution's two inputs (docs/attribution.md), kept as derived data: each store day's revenue, kept by the
+-- fold (60_order_changes_fold.sql) so a question never sums its days' orders, and each campaign's stretches of
+-- activity. A reader adds the changes not yet folded (private.order_daily_revenue_now), so it always equals the
+-- day's orders. Only callers who see every order read it; anyone else's revenue is summed from the orders their
+-- RLS shows them. The rules and the days they fill are in 32_attribution_days.sql, the answers in 34_.
 
 create table private.order_daily_revenue (
   order_date date primary key,

@@ -1,14 +1,8 @@
--- The analysis reads (docs/attribution.md): the overlap calendar, the revenue attribution and the
--- collaboration of campaigns, each as a function over a date range and as a view over every day up to
--- today. All come from private.campaign_attribution_rows, the rows calculate_campaign_attributions is
--- built from, so for every day they list they agree with it, future days included: a campaign counts on
--- a future day when it is active now and the day is within its dates (its stretch of activity is open,
--- 'infinity'); a draft, paused, completed or cancelled campaign does not. Revenue is each day's revenue
--- apportioned by that day's normalized weights, to the cent (0 on a day without revenue).
---
--- The functions are security invoker, so the caller's RLS applies, as in the views. They refuse a
--- missing end (400 VALIDATION_ERROR) and a start later than the end (422 INVALID_DATE_RANGE); the
--- campaigns function also bounds a call to 366 days, the views cover the whole history.
+-- The analysis reads (docs/attribution.md): the overlap calendar, revenue attribution and collaboration, each
+-- a function over a date range and a view over every day up to today, all from
+-- private.campaign_attribution_rows, so they agree with calculate_campaign_attributions, future days included.
+-- Security invoker, so the caller's RLS applies. A missing end is 400 VALIDATION_ERROR, a start after the end
+-- 422 INVALID_DATE_RANGE; the campaigns function bounds a call to 366 days.
 
 create or replace function private.check_analysis_range(from_date date, to_date date)
 returns void

@@ -1,13 +1,8 @@
--- The order and customer figures of a health report, kept as they change (docs/business-health.md, "Order
--- and customer figures from kept changes", says how). Each order and each customer adds a step function of
--- the moment T to every window [T − P, T); the steps are kept summed by UTC hour and by 10 minutes, so a
--- report sums kept rows rather than the window's orders. Derived data, not cached answers: no figure depends
--- on when it is asked. Order writers never touch these rows; the fold adds their changes, one folder at a
--- time (60_order_changes_fold.sql).
---
--- The figures are the columns of private.health_figure_changes, listed there once. The other tables and sums
--- write them out column by column, not as a composite: PostgreSQL sums plain columns without an aggregate of
--- our own per row. test/database/business-health-formulas.test.ts holds them to this list, in its order.
+-- The order and customer figures of a health report, kept as they change (docs/business-health.md, "Order and
+-- customer figures from kept changes"): each order and customer adds a step to every window [T − P, T), kept
+-- summed by UTC hour and by 10 minutes, added by the fold alone. The figures are the columns of
+-- private.health_figure_changes, listed there once and written out column by column elsewhere (plain columns
+-- sum fastest); test/database/business-health-formulas.test.ts holds them to that list.
 
 create table private.health_figure_changes (
   -- The rolling periods' days (private.health_window_days), written out: a call in the check would cost every

@@ -25,15 +25,10 @@ begin
 end
 $$;
 
--- The counted orders (orders.counted_until after ordered_at) of `customers` as they are now that
--- a walk from `first_changes` on (paired by position) needs: those still counted in the year at the first
--- change, amounts in cents, exact in float8. First each customer's newest 256 (through
--- orders_customer_idx): they are all the walk needs when they are all there is, or when those placed before
--- the first change include as many counted for their whole year as the top frequency band, with the top
--- spend band between them. While any older order is in a window, so are those, newer, so frequency and
--- spend are in their top bands and recency is theirs: every state is the one the older orders would give.
--- So a change at a customer's newest orders (a checkout) reads a bounded number of them, however long
--- their history; anyone else's are all read.
+-- The counted orders of `customers` a walk from `first_changes` on needs (paired by position): those still
+-- counted in the year at the first change, amounts in cents (exact in float8). Only each customer's newest 256
+-- when they are all there is, or when enough of them fill the top frequency and spend bands that no older order
+-- changes a state: so a checkout reads a bounded number of orders, however long the customer's history.
 create or replace function private.customer_counted_orders(customers uuid[], first_changes timestamptz[])
 returns table (customer_id uuid, first_change timestamptz, ordered_at timestamptz, counted_until timestamptz, cents float8)
 language plpgsql stable set search_path = '' set work_mem = '256MB' set plan_cache_mode = 'force_generic_plan' as $$

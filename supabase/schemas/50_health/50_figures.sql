@@ -1,14 +1,8 @@
--- The figures a health report scores, each read as of `as_of`, so a report can be asked of any past
--- moment. Windows are whole 24-hour days: [as_of − 24 h × days, as_of).
---
--- The order and customer figures come from their changes kept by hour and by 10 minutes (30_figure_changes.sql,
--- 35_customer_scores.sql): the figures as of a 10-minute boundary next to `as_of` (private.health_boundary),
--- plus what changed between it and `as_of`, read from the few orders (and the customers of those orders)
--- with a step in those minutes, through the orders' indexes. So a report reads a number of hours, not of
--- orders.
---
--- The figure queries are planned for each call (plan_cache_mode): after five calls PostgreSQL may switch
--- a function's statements to a generic plan, blind to how many orders the last hour holds.
+-- The figures a health report scores, each as of `as_of`, any past moment; windows are whole 24-hour days,
+-- [as_of − 24 h × days, as_of). Order and customer figures are the kept ones as of a 10-minute boundary near
+-- `as_of` (30_figure_changes.sql, 35_customer_scores.sql) plus what changed between, read from the few orders
+-- with a step then: a report reads a number of hours, not of orders. The figure queries are planned for each
+-- call (plan_cache_mode): a generic plan is blind to how many orders the last hour holds.
 
 -- The order and customer figures of the window of `days` days ending at the 10-minute boundary `at`: the
 -- changes of the hours before its hour or, because every order's and customer's changes add up to zero,
