@@ -1,11 +1,7 @@
--- The store days the analytics keep: rebuilt when the zone changes, and checked against the orders nightly
--- (private.repair_kept_days, below).
---
--- Changing the store's time zone (private.store_time_zone, 00_platform_helpers.sql): one operation, in one
--- transaction, that rewrites the zone and every day derived from it. Run it as the database owner, in a
--- migration (`select private.change_store_time_zone('Europe/Paris');`) or from psql; docs/architecture.md,
--- "The store's day". It takes orders and the campaign tables exclusively while it rewrites them: a
--- moment of downtime for a change made once in a store's life.
+-- The store days the analytics keep: rebuilt when the zone changes, checked nightly against the orders
+-- (private.repair_kept_days). private.change_store_time_zone rewrites the zone and every day derived from it
+-- in one transaction, as the owner, in a migration or psql (docs/architecture.md, "The store's day"); it locks
+-- orders and the campaign tables while it runs, a moment of downtime for a change made once in a store's life.
 
 -- Every stored day computed again from the instants it comes from: each order's order_date (a table
 -- rewrite: the generated column's stored values follow the zone only when recomputed), the daily revenue,
@@ -62,14 +58,11 @@ $$;
 revoke execute on function private.rebuild_store_days(), private.change_store_time_zone(text)
   from public, anon, authenticated, service_role;
 
--- The kept days checked against the orders, and any that disagrees rewritten from them: each store day's
--- revenue (attribution's, private.order_daily_revenue) and figures (the orders list's, private.order_day_figures)
--- for the days [first_day, last_day]. Written only by the fold, they should always agree; if one ever does not (a
--- bug, a restore, a hand edit by the owner), this store job puts it right without an operator and without
--- stopping checkouts. What a day should hold is its orders as they are less the changes still in the log (a
--- later fold adds those), read in one statement, so both are one snapshot; under the fold's lock, so no fold
--- moves the kept days meanwhile. Returns the days rewritten. Scheduled nightly over the last 35 days where the
--- platform has pg_cron, by the local stack's timer otherwise (docs/reliability.md, "Kept figures").
+-- Checks each store day's kept revenue and figures in [first_day, last_day] against its orders and rewrites
+-- any that disagrees (a bug, a restore, an owner's hand edit), without an operator or stopping checkouts. A
+-- day should hold its orders less the changes still in the log, read in one statement (one snapshot) under
+-- the fold's lock. Returns the days rewritten; nightly over the last 35 days (docs/reliability.md, "Kept
+-- figures").
 create or replace function private.repair_kept_days(first_day date, last_day date)
 returns integer
 language plpgsql security definer set search_path = '' as $$

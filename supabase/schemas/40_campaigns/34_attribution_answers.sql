@@ -1,11 +1,8 @@
--- Every attribution answer (the function, the three views, a campaign's metrics) comes from these rows:
--- the stored shares of each day of the range and, when an amount is asked for, the day's amount split in
--- cents by the same largest-remainder rule (docs/attribution.md). A day's amount is the order amount given,
--- or its revenue as the caller may see it. With recompute, the shares come from
--- private.campaign_attribution_shares instead: the computation the tests compare every answer with.
--- The missing cents go to the campaigns that rank first by one integer key; with of_campaign (a campaign's
--- metrics) the ranks are counted from the primary key instead of sorted, as sorting every day costs a
--- campaign's metrics three times as much on busy days. The key and the rule are the same both ways.
+-- Every attribution answer (the function, the three views, a campaign's metrics) comes from these rows: each
+-- day's stored shares and, when an amount is asked for, the day's amount split in cents by the same
+-- largest-remainder rule (docs/attribution.md). With recompute, the shares come from
+-- private.campaign_attribution_shares, the computation the tests compare with. With of_campaign, ranks are
+-- counted from the primary key rather than sorted (a campaign's metrics three times cheaper on busy days).
 create or replace function private.campaign_attribution_rows(
   from_date date, to_date date, order_amount numeric, revenue_as_amount boolean, of_campaign uuid default null,
   recompute boolean default false

@@ -75,14 +75,11 @@ revoke all on public.campaign_spend from public, anon;
 
 grant select, insert, update, delete on public.campaign_spend to authenticated, service_role;
 
--- Each campaign's spend over the store days [first_day, last_day], with how many of those days it counted
--- on: recorded spend (on days within its dates) for a campaign with any record, else the budget spread over
--- its planned days on each day it was active, unrounded: a total is summed from these and rounded once, as a
--- campaign's own figure is. And the revenue attribution gives it, by the whole cents of its share of each day's revenue
--- (attribution's split before it hands out each day's last cents, one each: at most a cent a day below
--- attribution's own answer, 34_attribution_answers.sql), what a report ranks campaigns by. Campaigns with
--- neither an active day nor a recorded spend in the stretch are left out, and deleted ones, as attribution
--- leaves them out. With of_campaign, that campaign's only.
+-- Each campaign's spend over the store days [first_day, last_day] and the days it counted on: its recorded
+-- spend, else its budget spread over its planned days for each active day, unrounded (a total is rounded once).
+-- Its revenue is the whole cents of its share of each day's (at most a cent a day below attribution's own
+-- answer), what a report ranks campaigns by. Deleted campaigns, and those with neither an active day nor spend
+-- in the stretch, are left out. With of_campaign, that campaign's only.
 create or replace function private.campaign_returns(first_day date, last_day date, of_campaign uuid default null)
 returns table (campaign_id uuid, active_days bigint, spend numeric, recorded boolean, share_revenue numeric)
 -- Planned for each call, on its days: a plan for unknown days expects three rows and sorts thousands.

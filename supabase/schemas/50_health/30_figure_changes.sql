@@ -118,14 +118,10 @@ revoke execute on function private.rfm_bands() from public, anon, authenticated;
 
 grant execute on function private.rfm_bands() to service_role;
 
--- A customer's RFM state is one number: 0 when they are scored in no window (no counted order in the
--- scored days); else 25 × R + 5 × (F − 1) + (M − 1), by the bands above. The walk computes it from the
--- customer's counts (spend in cents); test/database/business-health-rollups.test.ts holds every band edge
--- against the formula. This is what a state adds to each window's customer figures: a customer is in a
--- window's population when their last counted order lies within it, that is when R is at least 5 less the
--- recency bands shorter than the window (7 days: R ≥ 4, 30: R ≥ 2, 90: R ≥ 1). PL/pgSQL, as every function
--- the fold calls: PostgreSQL 17 plans a SQL function that is not inlined again on every call, PL/pgSQL
--- once per session.
+-- A customer's RFM state as one number: 0 when scored in no window, else 25 × R + 5 × (F − 1) + (M − 1) by the
+-- bands above (business-health-rollups.test.ts holds every edge). A customer is in a window's population when
+-- R ≥ 5 less the recency bands shorter than it (7 days: R ≥ 4, 30: R ≥ 2, 90: R ≥ 1). PL/pgSQL, as every
+-- function the fold calls: PostgreSQL 17 replans a SQL function that is not inlined on every call.
 create or replace function private.health_rfm_state_figures()
 returns table (
   state integer, days smallint, customers integer, score_sum integer, scores_1_mod_3 integer,
@@ -364,14 +360,10 @@ language sql security definer set search_path = '' as $$
   select count(*)::integer from written
 $$;
 
--- The order figures kept by 10 minutes and by hour for the moments [first_at, before_at) (the whole hours
--- around it) checked against the orders, and any difference added where it belongs: what the steps of the orders as they are
--- put there, less what the changes still in the log will add, less what is kept, read in one statement (one
--- snapshot). The difference is added, not written over, so a fold running meanwhile adds its own and both
--- hold; no lock is taken, and neither checkouts nor reports wait for it. An order's steps fall within twice
--- the longest window after it is placed, so the orders of that stretch before first_at are read (a nightly
--- store job's cost, 70_store_days.sql). The customers' part of these rows (the RFM population) is not checked.
--- Returns the rows put right.
+-- Checks the order figures kept by 10 minutes and hour for [first_at, before_at) against the orders and adds
+-- any difference (the orders' steps less the log's pending changes less what is kept, one snapshot). Added,
+-- not written over, so a fold meanwhile keeps its own; no lock, so checkouts and reports never wait. The
+-- customers' part (the RFM population) is not checked. Returns the rows put right; a nightly store job.
 create or replace function private.repair_kept_hours(first_at timestamptz, before_at timestamptz)
 returns integer
 language plpgsql security definer set search_path = '' set work_mem = '256MB' as $$

@@ -90,13 +90,9 @@ end
 $$;
 
 -- The 10-minute boundary a report as of `as_of` counts from: the start or the end of `as_of`'s 10 minutes,
--- whichever has fewer orders to read between it and `as_of`. Either gives the same figures. From the start,
--- the orders placed in [start, as_of) and those leaving a window then (placed 3 to 365 days before); from the
--- end, the same of [as_of, end), where nothing is placed yet when that is the rest of the current 10 minutes.
--- The orders placed a week before each part stand for the ones leaving a window, six ranges in all; the
--- orders placed before `as_of` are counted only as far as the choice needs, so a busy moment costs a
--- bounded count, not a read of all its orders. Generic plans: each count is a range of one index whatever
--- the moment, and planning them anew would cost more than they do.
+-- whichever has fewer orders to read between it and `as_of` (either gives the same figures). The orders placed
+-- a week before each part stand for those leaving a window, and counting stops once the choice is made, so a
+-- busy moment costs a bounded count. Generic plans: each count is one index range, whatever the moment.
 create or replace function private.health_boundary(as_of timestamptz)
 returns timestamptz
 language plpgsql stable set search_path = '' set plan_cache_mode = 'force_generic_plan' as $$
