@@ -4,14 +4,11 @@
 
 create schema if not exists private;
 
--- What the API roles hold on tables and sequences in `public`. A Supabase project grants `anon`,
--- `authenticated` and `service_role` every privilege on every new table and sequence there and leaves the
--- gatekeeping to RLS; but TRUNCATE bypasses RLS, TRIGGER lets a caller attach code that runs as whoever
--- writes the table, REFERENCES and MAINTAIN are never needed by a caller, and a sequence's setval breaks
--- every later insert. So from here on a new table gives `authenticated` and `service_role` select, insert,
--- update and delete (each table's RLS and revokes narrow it further) and `anon` nothing; a new sequence
--- gives nobody anything (identity columns need no sequence rights to insert). test/database/privileges.test.ts
--- holds every relation × role × privilege against the expected table.
+-- What the API roles hold on new tables and sequences in `public`. Supabase grants them everything and leaves
+-- the gatekeeping to RLS, but TRUNCATE bypasses RLS, TRIGGER runs a caller's code as the writer, and setval
+-- breaks later inserts. So `authenticated` and `service_role` get select, insert, update and delete (RLS and
+-- revokes narrow them), `anon` nothing, and a sequence nobody anything; test/database/privileges.test.ts holds
+-- every relation × role × privilege.
 alter default privileges in schema public revoke all on tables from anon;
 
 alter default privileges in schema public
@@ -21,14 +18,11 @@ alter default privileges in schema public revoke all on sequences from anon, aut
 
 grant usage on schema private to authenticated, service_role;
 
--- The database's clock. Every time the schema reads (column defaults, "today", windows, expiries) comes
--- from here, never from now() or clock_timestamp() directly, so the test suite can run the whole store at
--- a chosen moment: `npm run test:at` starts PostgreSQL with `store.clock_offset` (an interval) and the
--- functions and the tests with the same offset (docs/architecture.md, "The clock"). Unset, as everywhere
--- but there, it is now() itself. No `set search_path` (every name in it is qualified): a function with one
--- is called, GUCs saved and restored, where this one is inlined into the query that reads it, which the
--- order path's column defaults pay for on every insert.
--- The two clock functions are the only ones the house style lets go without it.
+-- The database's clock: every time the schema reads comes from here, so `npm run test:at` can run the whole
+-- store at a chosen moment through `store.clock_offset` (docs/architecture.md, "The clock"); unset, it is
+-- now(). No `set search_path` (every name is qualified), so it is inlined into the query that reads it rather
+-- than called with its settings saved and restored on every insert's default: with the other clock function,
+-- the only ones the house style lets go without it.
 create or replace function private.now()
 returns timestamptz
 language sql stable as $$

@@ -1,11 +1,8 @@
--- The orders' change log: what the analytics keep of orders starts here (docs/performance.md, "Orders: the
--- change log and the fold"). An order write does what a plain insert does plus appending its change to
--- private.order_changes, from the triggers below: it reads no other row, updates no shared row and defers
--- nothing to COMMIT, so the analytics never make a checkout wait (checkouts of one product queue at its row
--- in public.place_order, for the stock, not for the figures). The fold (60_order_changes_fold.sql), after
--- the tables it feeds, turns the log into the kept figures. What an order is to the analytics is its
--- version, listed once below (private.order_version). docs/architecture.md, "From an order to a report",
--- follows one order through all of it.
+-- The orders' change log (docs/architecture.md, "From an order to a report"): an order write appends its
+-- change to private.order_changes from the triggers below, reading no other row, updating no shared row and
+-- deferring nothing to COMMIT, so the analytics never make a checkout wait (checkouts of one product queue at
+-- its row for the stock, not for the figures). The fold turns the log into the kept figures; what an order is
+-- to the analytics is its version (private.order_version).
 
 -- An order version: the columns of an order the analytics read, listed here once. The change log's rows are
 -- versions (below, in this order after their sign), and the trigger and the refold take them from orders

@@ -34,14 +34,10 @@ revoke all on private.order_daily_revenue_now from public, anon, authenticated, 
 
 grant select on private.order_daily_revenue_now to authenticated, service_role;
 
--- "When was this campaign active" is kept as one row per stretch of activity as the status history is
--- written: derived data kept by triggers in the writing transaction, recomputed per campaign from its
--- whole history, so it always equals an ordered walk of that history (the campaigns active-spans tests
--- after every kind of write; the attribution-rules tests for the days attribution counts).
---
--- A stretch starts with a move to `active` and ends with the next move; its days are the store's days on
--- which the campaign was active at some moment (a stretch of zero length counts for no day). Clipping to
--- the campaign's own dates happens when attribution reads it, because those dates may change.
+-- "When was this campaign active", kept as one row per stretch of activity by triggers in the writing
+-- transaction, recomputed per campaign from its whole history, so it always equals an ordered walk of it. A
+-- stretch starts with a move to `active` and ends with the next move; its days are the store days it was
+-- active at some moment. Clipped to the campaign's own dates when attribution reads it: those may change.
 
 create table private.campaign_active_spans (
   -- The history row of the move to `active` that opened the stretch.

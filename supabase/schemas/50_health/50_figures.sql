@@ -341,13 +341,11 @@ revoke execute on function private.health_goods_figures(timestamptz, timestamptz
 
 grant execute on function private.health_goods_figures(timestamptz, timestamptz) to service_role;
 
--- The figures behind a report's scores, for the staff (the report itself carries scores only, CONTRACT
--- §3B): for the window of `days` days ending at `as_of` (`current`) and the one before it (`previous`),
--- each as it stood at its end, so each equals the orders list's summary of its window at that moment:
--- counted revenue and orders (not refunded, not cancelled by then), orders placed, completed and
--- cancelled by then, refunded (the rest: every order placed is exactly one of counted, cancelled by then and
--- refunded, so placed = counted + cancelled + refunded), average order value, active customers (a counted order in the window: the RFM
--- population), new customers (created in the window), tickets opened in it and resolved by then.
+-- The figures behind a report's scores, for the staff (the report carries scores only, CONTRACT §3B): the
+-- window of `days` days ending at `as_of` and the one before, each as it stood at its end, so each equals the
+-- orders list's summary of that window then. Every order placed is exactly one of counted, cancelled by then
+-- and refunded; active customers have a counted order in the window (the RFM population), new ones were
+-- created in it; tickets opened in it and resolved by then.
 create or replace function private.health_period_figures(as_of timestamptz, days integer)
 returns jsonb
 language plpgsql stable set search_path = '' as $$

@@ -1,10 +1,8 @@
--- Business health 2.0's custom periods (issue 42; docs/business-health.md "Custom periods"): a stretch of store
--- days, up to 366, compared with another. Store days are counted as of now, as the store's other days are
--- (the days route, the orders list's days, attribution): what an order is now decides which figures it is in.
--- Customers are scored as of the period's end, as the seeds score them at a report's moment: a period of last
--- year scored by today's recency would say nothing of last year. Read from kept figures only, so a year costs
--- about what a week does: each day's orders (private.order_day_figures, 30_orders/50_order_list_figures.sql)
--- and each customer's counted orders (below).
+-- Business health 2.0's custom periods (docs/business-health.md, "Custom periods"): up to 366 store days
+-- compared with another stretch. Days are counted as of now, as the store's other days are; customers are
+-- scored as of the period's end, as the seeds score them at a report's moment (today's recency says nothing of
+-- last year). From kept figures only, each day's orders and each customer's counted orders (below), so a year
+-- costs about what a week does.
 
 -- Each customer's counted orders (not refunded, not cancelled: private.counts_as_revenue), as they count now:
 -- the moments they were placed, in order, and the running total of their amounts (the n-th is the first n
