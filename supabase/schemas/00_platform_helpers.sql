@@ -40,13 +40,11 @@ revoke execute on function private.now(), private.clock_timestamp() from public,
 
 grant execute on function private.now(), private.clock_timestamp() to authenticated, service_role;
 
--- The store's time zone, an IANA name: every day the back office computes (an order's day, a day's
--- revenue, the days a campaign counts on, "today") is a day there, as the staff live it; instants stay
--- instants (ISO 8601 in UTC on the API). This line is the one place it is written. To change it for a
--- running store, call private.change_store_time_zone (70_store_days.sql), which rewrites this function and
--- every day derived from it; a new store edits this line (docs/architecture.md, "The store's day").
--- Immutable because order_date is a stored column computed from it; no `set search_path`, like the clock
--- below, so it is inlined and folded to a constant where it is read.
+-- The store's time zone, an IANA name, written on this one line: every day the back office computes is a day
+-- there, as the staff live it; instants stay instants (UTC on the API). A running store changes it with
+-- private.change_store_time_zone (70_store_days.sql), which rewrites this and every day derived from it
+-- (docs/architecture.md, "The store's day"). Immutable, as order_date is stored from it; no `set search_path`,
+-- like the clock, so it is inlined and folded to a constant where it is read.
 create or replace function private.store_time_zone()
 returns text
 language sql immutable parallel safe as $$

@@ -49,12 +49,10 @@ revoke insert, update, delete, truncate on public.stock_adjust_reasons from auth
 
 grant select on public.stock_adjust_reasons to authenticated, service_role;
 
--- A product's field rules, written once: the table's CHECKs below and private.check_product_fields (which
--- words a refusal for rpc callers, 40_product_writes.sql) both ask these. The edge function's zod schemas
--- and the console read the same figures from supabase/functions/products/fields.ts, which
--- test/database/products.test.ts holds to these. A name counts without its surrounding spaces, which the
--- writes trim. No `set search_path`, every name qualified, so they are inlined into the CHECKs: each stock
--- movement and order line updates its product, which checks these again, and a call each would cost it.
+-- A product's field rules, written once: the table's CHECKs and private.check_product_fields (its refusals for
+-- rpc callers, 40_product_writes.sql) ask these; zod and the console read supabase/functions/products/fields.ts,
+-- which test/database/products.test.ts holds to them. A name counts without its surrounding spaces. No `set
+-- search_path`, so they are inlined into the CHECKs every stock movement's product update runs.
 create or replace function private.is_product_sku(sku text)
 returns boolean
 language sql immutable parallel safe as $$

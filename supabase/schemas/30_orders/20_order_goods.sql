@@ -197,12 +197,10 @@ create policy "admins read shipped order costs" on private.shipped_order_costs
 
 revoke all on private.shipped_order_costs from public, anon, authenticated, service_role;
 
--- The kept costs of the orders placed on the store days [first_day, last_day] checked against their goods,
--- and those that disagree (a bug, a restore, a hand edit by the owner) written again: a row exactly for each
--- shipped order not refunded whose drawn goods all have a cost, with its placing time, total and
--- private.drawn_cost. The orders found wrong are locked before they are written, so a ship or a refund racing
--- the check is waited for and read as it committed. Returns the orders written; the nightly store job of
--- 70_store_days.sql runs it.
+-- Checks the kept costs of the orders placed on the store days [first_day, last_day] against their goods and
+-- writes again those that disagree (a bug, a restore, an owner's hand edit): one row for each shipped order
+-- not refunded whose drawn goods all have a cost. Orders found wrong are locked first, so a ship or a refund
+-- racing the check is read as it committed. Returns the orders written; run by the nightly store job.
 create or replace function private.repair_kept_costs(first_day date, last_day date)
 returns integer
 language plpgsql security definer set search_path = '' as $$
@@ -429,11 +427,9 @@ create trigger order_lines_fixed
   for each row execute function private.refuse_order_line_changes();
 
 -- A line joins only an open order, and only while the order's lines come to no more than its total and item
--- count (422 ORDER_LINES_FIXED otherwise), whoever writes it, the table owner included: so no line is added to
--- an order shipped or closed, nor to one whose lines already total it. Placing (public.place_order) writes
--- the lines that make the total and reserves them; one cheap look per line, as placing pays for it (a check
--- of the whole statement's lines cost 32 concurrent writers a fifth of their orders). An import of history
--- (npm run seed:demo) writes lines with the ordinary triggers off.
+-- count (422 ORDER_LINES_FIXED), whoever writes it, the table owner included. One cheap look per line, as
+-- placing pays for it (a check of the statement's lines cost 32 concurrent writers a fifth of their orders).
+-- public.place_order writes the lines that make the total; an import of history writes with triggers off.
 create or replace function private.check_order_line()
 returns trigger
 language plpgsql set search_path = '' as $$

@@ -231,13 +231,11 @@ begin
 end
 $$;
 
--- Places an order of lines (POST /orders, or supabase.rpc by the store's jobs): the order, its lines and
--- their reservations, all or nothing. `lines` is [{product_id, quantity, unit_price}]; the total is their
--- sum and item_count their quantities. Refusals: 400 (a field, naming the line), 404 CUSTOMER_NOT_FOUND,
--- 404 PRODUCT_NOT_FOUND and 422 PRODUCT_INACTIVE (with the line's `index`), 422 INSUFFICIENT_STOCK (the
--- line whose quantity is more than is available, with `requested` and `available`). The products are
--- locked last, in the order of their ids, so the lock every order of a product meets is held only from
--- the reservation to the commit.
+-- Places an order of lines (POST /orders, or supabase.rpc): the order, its lines and their reservations, all
+-- or nothing; `lines` is [{product_id, quantity, unit_price}]. Refusals name the line (`index`): 400, 404
+-- CUSTOMER_NOT_FOUND and PRODUCT_NOT_FOUND, 422 PRODUCT_INACTIVE and INSUFFICIENT_STOCK (`requested`,
+-- `available`). The products are locked last, in id order, so the lock every order of a product meets is held
+-- only from the reservation to the commit.
 create or replace function public.place_order(
   customer_id uuid,
   lines jsonb,
@@ -320,13 +318,10 @@ begin
 end
 $$;
 
--- Moves an order to `status` (PATCH /orders/:id, or supabase.rpc): as public.order_status_moves allows,
--- stamping the move's time (shipped_at, cancelled_at, ...; now, or the order's own time if it was placed
--- ahead of the clock) unless the order records one already; the goods move with it (the status trigger).
--- `restock` says whether a refund after shipping puts the goods back (default: no, they stay out).
--- Refusals: 400 (`restock` but for a refund of shipped goods), 404 ORDER_NOT_FOUND, 422
--- INVALID_STATUS_TRANSITION (with the moves allowed), 422 EXPIRED_STOCK (shipping), 422 PRODUCT_DELETED
--- (restocking a deleted product's goods).
+-- Moves an order to `status` (PATCH /orders/:id, or supabase.rpc) as public.order_status_moves allows,
+-- stamping the move's time unless the order records one; the goods move with it (the status trigger).
+-- `restock`: whether a refund after shipping puts the goods back (default no). Refusals: 400, 404
+-- ORDER_NOT_FOUND, 422 INVALID_STATUS_TRANSITION (with the moves allowed), EXPIRED_STOCK and PRODUCT_DELETED.
 create or replace function public.update_order_status(order_id uuid, status text, restock boolean default null)
 returns jsonb
 language plpgsql security definer set search_path = '' as $$

@@ -1,10 +1,8 @@
--- What the orders list keeps so that its summary of a store's whole history, or of whole store days up to
--- now, reads a few hundred kept rows instead of every order.
--- Kept by the fold (60_order_changes_fold.sql) from the orders' change log and read with the changes not yet
--- folded, so the summary stays exact; read only as of now, by callers who see every order, and only when no
--- order records a completion or cancellation still to come (what "as of now" would count differently).
--- Anything else (a past moment, a status or figure filter, a customer's orders, a window that does not start
--- and end at store midnights) is summed from the orders, as before.
+-- What the orders list keeps so that its summary of a whole history, or of whole store days up to now, reads
+-- a few hundred kept rows instead of every order: kept by the fold and read with the changes not yet folded,
+-- so it stays exact. Read only as of now, by callers who see every order, when no order records a completion
+-- or cancellation still to come; anything else (a past moment, a filter, a customer's orders, a window off
+-- store midnights) is summed from the orders.
 
 -- Each store day's orders as they are now: placed, counted (revenue: private.counts_as_revenue), completed,
 -- cancelled and refunded (neither counted nor cancelled), summed from the log's signed versions; and, for
@@ -164,13 +162,11 @@ language sql stable set search_path = '' as $$
   group by c.id
 $$;
 
--- The orders list's summary read from the kept figures, or null where they cannot answer exactly (above):
--- every order placed in [ordered_from, ordered_before) (either end open), or of the customers matching
--- `search_pattern` (a pattern of private.customers_matching) over all time, as of now. Security invoker: the
--- kept figures' policies let administrators alone read them, so anyone else gets null and the sum of the
--- orders their RLS shows them. One statement, one snapshot: the changes not yet folded and the kept rows
--- they have not reached are read together. Planned for each call's own window: the generic plan, which
--- PL/pgSQL turns to after five calls, reads every day's and every customer's row.
+-- The orders list's summary from the kept figures, or null where they cannot answer exactly: the orders placed
+-- in [ordered_from, ordered_before), or of the customers `search_pattern` matches, as of now. Security invoker:
+-- only administrators read the kept figures, so anyone else gets null and sums what RLS shows them. One
+-- statement, one snapshot of the kept rows and the unfolded changes; planned for each call's own window (a
+-- generic plan reads every day's and every customer's row).
 create or replace function private.kept_orders_summary(ordered_from timestamptz, ordered_before timestamptz,
                                                       search_pattern text)
 returns jsonb

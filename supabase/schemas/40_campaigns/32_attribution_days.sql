@@ -1,10 +1,8 @@
--- The rules of docs/attribution.md for the days from from_date to to_date, both included: one row per
--- campaign and day it counts on, with the day's campaign count and the campaign's share of the day in
--- units of 0.0001. The one definition of which campaigns count and how they share a day: it fills
--- private.campaign_attribution_days (below), which every answer reads, and a test holds that table equal
--- to this function after every kind of write. On integers, so it stays cheap (docs/attribution.md, "Cost").
--- Each row also carries the campaign's place in the tie-break order (precedence_rank, for the split of an
--- amount), in the answer (answer_rank) and its entry of the answer as JSON text, to the byte.
+-- The rules of docs/attribution.md for the days from from_date to to_date: one row per campaign and day it
+-- counts on, with the day's campaign count and its share in units of 0.0001, on integers so it stays cheap.
+-- The one definition of who counts and how a day is shared: it fills private.campaign_attribution_days, held
+-- equal to it by a test after every kind of write. Each row also carries the campaign's tie-break rank, its
+-- rank in the answer and its entry of the answer as JSON text.
 create or replace function private.campaign_attribution_shares(from_date date, to_date date)
 returns table (
   attribution_date date,
@@ -112,12 +110,10 @@ revoke execute on function private.campaign_attribution_shares(date, date) from 
 
 grant execute on function private.campaign_attribution_shares(date, date) to authenticated, service_role;
 
--- The attribution of every day on which a campaign counts, past and future (a campaign active now counts
--- up to its end date), as private.campaign_attribution_shares gives it: derived data kept by triggers on
--- the campaigns and their status history in the writing transaction, not a cached answer. Only the day's
--- revenue is not here: it changes with every order, and each answer splits it (or an order amount) when
--- it is read. A write recomputes whole days (a day's shares depend on every campaign of the day), and only
--- the days on which a campaign it changed counted before or counts after.
+-- The attribution of every day a campaign counts on, past and future, as private.campaign_attribution_shares
+-- gives it: derived data kept by triggers in the writing transaction. A day's revenue is not here (it changes
+-- with every order; each answer splits it when read). A write recomputes whole days, since a day's shares
+-- depend on all its campaigns, and only the days a campaign it changed counted on before or after.
 create table private.campaign_attribution_days (
   attribution_date date not null,
   campaign_id uuid not null,

@@ -106,12 +106,10 @@ revoke execute on function private.campaign_attribution_rows(date, date, numeric
 
 grant execute on function private.campaign_attribution_rows(date, date, numeric, boolean, uuid, boolean) to authenticated, service_role;
 
--- A day's answer as JSON text, assembled from the entries stored with the day's shares: for 1,000
--- campaigns, about 330 KB that building object by object cost more than computing the shares (and text,
--- not json, so that it is not parsed once more to be checked). Each entry gets its amount when there is
--- an order amount; `max_entries` keeps the first ones in the answer's order (the counts and layers still
--- describe the whole day). The campaigns function sends this text as it is;
--- calculate_campaign_attributions (the supabase.rpc door, whose contract is jsonb) converts it.
+-- A day's answer as JSON text, from the entries stored with its shares: for 1,000 campaigns about 330 KB that
+-- cost more built object by object than the shares themselves (text, so it is not parsed again). An order
+-- amount gives each entry its amount; `max_entries` keeps the first ones. The campaigns function sends it as it
+-- is; calculate_campaign_attributions (the rpc door, whose contract is jsonb) converts it.
 create or replace function private.campaign_attributions_json(
   target_date date, order_amount numeric default null, max_entries integer default null
 )

@@ -81,12 +81,10 @@ create policy "admins read health figure changes by 10 minutes" on private.healt
 
 revoke all on private.health_figure_changes_by_10_minutes from public, anon, authenticated, service_role;
 
--- Each customer's RFM state (private.health_rfm_state_figures) as a function of time: from changed_at[i]
--- on (for T > changed_at[i]) the customer is in state states[i], before changed_at[1] in state 0; only the
--- moments the state changes. Kept with the figure changes, of which it is the per-customer part, by the
--- fold: a report finds a customer's state at any moment with a binary search. No foreign key to the
--- customer: a customer deleted with their orders before the fold still has states to take back out of the
--- figure changes, which the fold does when it walks their (now no) orders.
+-- Each customer's RFM state over time: from changed_at[i] on the customer is in states[i], before changed_at[1]
+-- in state 0; only the moments it changes, kept by the fold, found by a binary search. No foreign key to the
+-- customer: one deleted with their orders before the fold still has states to take back out of the figure
+-- changes, which the fold does when it walks their (now no) orders.
 create table private.customer_scores (
   customer_id uuid primary key,
   changed_at timestamptz[] not null default '{}',

@@ -2,12 +2,10 @@
 -- customers a batch of the orders' change log concerns, and their rescoring, both run by the fold
 -- (60_order_changes_fold.sql).
 
--- The customers whose counted orders (orders.counted_until after ordered_at) changed in what
--- RFM reads of them (time, amount, cancellation), each with the earliest moment that changed: before it,
--- their scores stay as they were. An order's version out and in with the same inputs cancel out, but only
--- within the transaction that wrote both (a move from paid to shipped, an order placed and deleted): a
--- rescoring walks the orders as they are, so an earlier fold may have seen a version whose change comes
--- in this batch with its undoing from a later transaction, and the customer must be walked again.
+-- The customers whose counted orders changed in what RFM reads (time, amount, cancellation), each with the
+-- earliest moment that changed. A version out and in with the same inputs cancel out only within the
+-- transaction that wrote both: a rescoring walks the orders as they are, so an earlier fold may have seen a
+-- version whose undoing comes from a later transaction, and the customer must be walked again.
 create or replace function private.changed_customer_scores(changes private.order_changes[])
 returns table (customer_id uuid, first_change timestamptz)
 language plpgsql stable set search_path = '' as $$

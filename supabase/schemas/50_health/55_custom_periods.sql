@@ -201,11 +201,9 @@ revoke execute on function private.health_days_order_figures(date, date, timesta
 grant execute on function private.health_days_order_figures(date, date, timestamptz) to service_role;
 
 -- RFM of the customers with a counted order placed in [first_at, before_at), each scored as of before_at by the
--- seeds' bands (private.rfm_bands; as private.health_average_rfm_score bands them): days since their last order
--- before it, their orders and spend in the year before it. How many, their average score (R + F + M) / 3 and how
--- many have two orders or more in the year. Their orders as they count now (private.customer_counted_orders).
--- The scores are summed as integers and divided once, a quarter of the time of a numeric average per
--- customer.
+-- seeds' bands (private.rfm_bands): how many, their average score (R + F + M) / 3 and how many have two orders
+-- or more in the year, from their orders as they count now (private.customer_counted_orders). Scores are
+-- summed as integers and divided once: a quarter of the time of a numeric average per customer.
 create or replace function private.health_span_customer_figures(first_at timestamptz, before_at timestamptz)
 returns table (customers bigint, average_rfm numeric, repeat_customers bigint)
 language sql stable set search_path = '' as $$

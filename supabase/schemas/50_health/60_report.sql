@@ -269,12 +269,10 @@ grant execute on function
   private.health_report(text, boolean, boolean, boolean, timestamptz, text, integer, boolean, date, date, date, date)
 to service_role;
 
--- The function's one entry point, in its own schema: not exposed by PostgREST (config.toml exposes
--- `public` only), so the rate limits of the edge function cannot be walked around through /rest/v1/rpc.
--- Security definer because anonymous callers get scores of rows they may not read; it returns scores,
--- ratios and percentages only. It folds the orders' change log first (60_order_changes_fold.sql), so the
--- report counts every order write committed before it began; one committing while it runs is the next
--- report's.
+-- The report's one entry point, in a schema PostgREST does not expose, so the edge function's rate limits
+-- cannot be walked around through /rest/v1/rpc. Security definer, as anonymous callers get scores of rows they
+-- may not read: it returns scores, ratios and percentages only. It folds the change log first, so every order
+-- write committed before it began counts.
 create schema if not exists health;
 
 grant usage on schema health to anon, authenticated, service_role;
