@@ -1,5 +1,5 @@
-// A type code equal to a fixed segment of the campaign-types routes could be created but never reached:
-// PUT /campaign-types/groups and DELETE /campaign-types/health are the fixed routes' 405, not the type.
+// A type code equal to a fixed segment of the campaign-types routes would be ambiguous beside them:
+// GET /campaign-types/groups is the groups, never a type named groups.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { admin } from '../support/campaigns.ts';
