@@ -228,6 +228,7 @@ const remember = (problem: ProblemMapper): Middleware => async (c, next) => {
   await next();
 };
 
+/** The body's bytes, read whole before the database bound (body.ts), as `c.var.body`. */
 const readBody = (area: Area): Middleware => async (c, next) => {
   c.set('body', await readBytes(c.req.raw, area));
   await next();
@@ -252,7 +253,7 @@ function answered(offered: string[], cors: MiddlewareHandler): Middleware {
     const res = await compressed(c.req.raw, c.res);
     // Hono's Context copies an answer assigned over another, body and headers, into a third: cleared first,
     // the answer is set as it is. CORS runs on it last for the same reason: run first, it makes an empty
-    // response whose headers every answer is then copied over (together 60 % more CPU a request).
+    // response whose headers every answer is then copied over (docs/performance.md measures the cost).
     c.res = undefined;
     c.res = res;
     await cors(c, async () => {});
