@@ -2,7 +2,7 @@
 // calendar and the two analyses over a range of days (at most 366), future days included, agreeing with
 // the attribution endpoint (calculate_campaign_attributions) for every day they list; the range rules.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { addDays, campaignIn, freshDay, storeToday } from '../support/campaigns.ts';
+import { addDays, campaignIn, freshDay, lastOrderWrite, storeToday } from '../support/campaigns.ts';
 import { asRole, call, database, DEMO_ADMIN_ID, tokens } from '../support/client.ts';
 
 const sql = database();
@@ -134,12 +134,15 @@ describe('over the seeded days', () => {
   ])('GET /campaigns/%s over 30 days back and 30 ahead answers the SQL function for the caller', async (route, key, name, order) => {
     const from = addDays(today, -30);
     const to = addDays(today, 30);
-    // Other files write campaigns and orders concurrently: compare with rows that held still around the call.
-    for (let attempt = 0; attempt < 5; attempt++) {
+    // Other files write campaigns and orders concurrently: compare with rows that held still around the call,
+    // with no order written meanwhile.
+    for (let attempt = 0; attempt < 20; attempt++) {
+      if (attempt) await new Promise((resolve) => setTimeout(resolve, 25 * attempt));
+      const written = await lastOrderWrite(sql);
       const before = await rows(name, from, to, order);
       const res = await call(`campaigns/${route}?from=${from}&to=${to}`);
       const after = await rows(name, from, to, order);
-      if (JSON.stringify(before) !== JSON.stringify(after)) continue;
+      if (JSON.stringify(before) !== JSON.stringify(after) || (await lastOrderWrite(sql)) !== written) continue;
       expect(res.status, res.text).toBe(200);
       expect(before.length).toBeGreaterThan(0);
       expect(res.body.data[key]).toEqual(before);
@@ -149,7 +152,7 @@ describe('over the seeded days', () => {
       }
       return;
     }
-    throw new Error('the rows never held still for five attempts');
+    throw new Error('the rows and the orders never held still for twenty attempts');
   });
 
   it("a customer gets the same days but only their own orders' revenue", async () => {

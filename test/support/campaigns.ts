@@ -20,6 +20,17 @@ export function addDays(day: string, days: number): string {
 export { storeDay, storeToday } from './store-day.ts';
 
 /**
+ * The order change log's last key, which every order write moves, committed or not. Read around an API call
+ * beside the rows it is compared with: an order placed and deleted during the call leaves the rows as they
+ * were but not this, so the comparison is tried again instead of failing on revenue the call saw.
+ */
+export async function lastOrderWrite(sql: Sql): Promise<string | null> {
+  const [{ last }] = await sql<{ last: string | null }[]>`
+    select pg_sequence_last_value(pg_get_serial_sequence('private.order_changes', 'change_id'))::text as last`;
+  return last;
+}
+
+/**
  * A random day between the years 2200 and 9999. Attribution counts every campaign active on a day, and
  * test files share one database, so each test works on days nobody else uses; campaigns active now
  * count for their future days, so no history needs rewriting.
