@@ -218,11 +218,10 @@ function serve(app: OpenAPIHono<AppEnv>, endpoint: Endpoint, version: string, sp
       ...(body ? { request: { ...route.request, body: { ...body, required: true } } } : {}),
     } as RouteConfig,
     (gate ? (c: Ctx<RouteConfig>) => gate(async () => await handle(c)) : handle) as never,
-    options.problem ? validationHook(area, options.problem) : undefined,
   );
 }
 
-/** The route's own refusals, for the failures that reach them outside its schemas (a body not JSON). */
+/** The route's own refusals, for its schemas' hook and the failures outside them (a body not JSON). */
 const remember = (problem: ProblemMapper): Middleware => async (c, next) => {
   c.set('problem', problem);
   await next();

@@ -24,11 +24,15 @@ export type ProblemMapper = (problem: FieldProblem) => ApiError | undefined;
 
 /**
  * zod-openapi's validation hook: a refused part of the request (its first problem) in the area's envelope,
- * or in the route's own words (`problem`). A part that passes is still held to text a column can store.
+ * or in the route's own words (`c.var.problem`). A part that passes is still held to text a column can store.
  */
-export function validationHook(area: Area, mapProblem?: ProblemMapper) {
+export function validationHook(area: Area) {
   // A refused part's `data` is what was sent: @hono/zod-validator hands it on, though its type says not.
-  return (result: { success: boolean; data?: unknown; error?: z.ZodError }): undefined => {
+  return (
+    result: { success: boolean; data?: unknown; error?: z.ZodError },
+    c: { var: { problem?: ProblemMapper } },
+  ): undefined => {
+    const mapProblem = c.var.problem;
     checkText(result.data, area, mapProblem);
     if (result.success) return;
     const problem = describe(result.error!.issues[0], result.data);
