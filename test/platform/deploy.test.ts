@@ -2,11 +2,14 @@
 // deno.json (Supabase's recommended form since CLI 1.215), not the repository root's deno.json or
 // node_modules. Every folder the deploy command would pick up must resolve and type-check that way, and be
 // deployed with the same settings as the others, or the next function added breaks only once deployed.
-import { readdir, readFile, stat } from 'node:fs/promises';
+// The same check proves answers typed: a copy of a function whose handler answers a shape its route does not
+// declare is checked beside them, and must fail (one `deno check` for both, as loading the libraries' types
+// is most of its time).
+import { cp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../scripts/lib/stack.mjs';
-import { checkCopied, FUNCTIONS } from '../support/deno-check.ts';
+import { checkCopied, errorsOf, FUNCTIONS } from '../support/deno-check.ts';
 
 /** The function folders as the deploy command finds them: not `_`-prefixed, with an index.ts. */
 async function deployedFunctions(): Promise<string[]> {
@@ -30,6 +33,28 @@ async function byConfig(): Promise<string[][]> {
   return [...groups.values()];
 }
 
+/** A copy of the store function whose handler answers `today` as a number where its route declares a day. */
+const WRONG_ANSWER = 'store-answering-wrong';
+
+async function answerWrong(functions: string): Promise<string[]> {
+  await cp(path.join(functions, 'store'), path.join(functions, WRONG_ANSWER), { recursive: true });
+  const handlers = path.join(functions, WRONG_ANSWER, 'handlers.ts');
+  const source = await readFile(handlers, 'utf8');
+  expect(source).toContain('return ok(c, settings);');
+  await writeFile(handlers, source.replace('return ok(c, settings);', 'return ok(c, { ...settings, today: 1 });'));
+  return [WRONG_ANSWER];
+}
+
+/** Each group of functions sharing a deno.json checked as deployed, the wrong answer's copy with the store's. */
+let checks: Promise<{ group: string[]; errors: ReturnType<typeof errorsOf> }[]> | undefined;
+const checked = () =>
+  checks ??= byConfig().then((groups) =>
+    Promise.all(groups.map(async (group) => ({
+      group,
+      errors: errorsOf(await checkCopied(group, group.includes('store') ? answerWrong : undefined)),
+    })))
+  );
+
 describe('every function deploys with only its own settings', () => {
   it('finds the functions', () => {
     expect(names).toContain('products');
@@ -37,10 +62,17 @@ describe('every function deploys with only its own settings', () => {
   });
 
   it('each resolves and type-checks with only its own folder’s deno.json', async () => {
-    const results = await Promise.all((await byConfig()).map(async (group) => [group.join(', '), await checkCopied(group)] as const));
-    expect(results.filter(([, result]) => result !== '').map(([group, result]) => [group, result.split('\n').slice(0, 3).join(' ')]))
-      .toEqual([]);
-    expect(results.flatMap(([group]) => group.split(', ')).sort()).toEqual(names);
+    const results = await checked();
+    const own = results.flatMap(({ errors }) => errors.filter(({ file }) => !file.startsWith(`${WRONG_ANSWER}/`)));
+    expect(own.map(({ text }) => text.split('\n').slice(0, 3).join(' '))).toEqual([]);
+    expect(results.flatMap(({ group }) => group).sort()).toEqual(names);
+  }, 120_000);
+
+  it("a handler whose answer breaks its route's declared shape does not type-check", async () => {
+    const wrong = (await checked()).flatMap(({ errors }) => errors.filter(({ file }) => file.startsWith(`${WRONG_ANSWER}/`)));
+    // Found where the handler meets its route (`on(route, handler)` in index.ts), naming the field.
+    expect(wrong.length, 'the wrong answer type-checked').toBeGreaterThan(0);
+    expect(wrong.map(({ text }) => text).join('\n')).toMatch(/today/);
   }, 120_000);
 
   it('each pins the same versions as the root deno.json the local server runs with', async () => {

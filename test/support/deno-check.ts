@@ -14,17 +14,18 @@ const DENO_DIR = path.join(ROOT, 'node_modules', '.cache', 'deno-deploy-check');
 
 /**
  * `deno check` of the functions `names` copied to a folder of their own, after `edit` (given the copy's
- * functions folder) has changed what it wants; '' when they type-check, else what Deno printed.
+ * functions folder) has changed what it wants and named the folders it added, checked too; '' when they
+ * type-check, else what Deno printed.
  */
-export async function checkCopied(names: string[], edit?: (functions: string) => Promise<void>): Promise<string> {
+export async function checkCopied(names: string[], edit?: (functions: string) => Promise<string[]>): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), `deploy-${names[0]}-`));
   try {
     const functions = path.join(dir, 'functions');
     for (const name of [...names, '_shared']) await cp(path.join(FUNCTIONS, name), path.join(functions, name), { recursive: true });
-    await edit?.(functions);
+    const added = (await edit?.(functions)) ?? [];
     const config = path.join(functions, names[0], 'deno.json');
     const args = ['check', '--quiet', '--no-lock', ...(await stat(config).then(() => ['--config', config], () => [])),
-      ...names.map((name) => path.join(functions, name, 'index.ts'))];
+      ...[...names, ...added].map((name) => path.join(functions, name, 'index.ts'))];
     await promisify(execFile)(DENO, args, { cwd: dir, env: { ...process.env, DENO_DIR, NO_COLOR: '1' } });
     return '';
   } catch (error) {
@@ -32,4 +33,10 @@ export async function checkCopied(names: string[], edit?: (functions: string) =>
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** Deno's report split into its errors, each with the file it names (`functions/<name>/...`). */
+export function errorsOf(report: string): { file: string; text: string }[] {
+  return report.split(/\n(?=TS\d+ \[ERROR\])/).filter((block) => /^TS\d+ \[ERROR\]/.test(block.trim()))
+    .map((block) => ({ file: /functions\/([^:]+):\d+:\d+/.exec(block)?.[1] ?? '', text: block.trim() }));
 }
