@@ -379,12 +379,14 @@ describe('business health from the kept figure changes', () => {
       // Attribution's days as read with the changes still unfolded, against their orders.
       const revenue = await keptAndRecomputedRevenue(sql, 'private.order_daily_revenue_now');
       expect(revenue.kept, `seed ${seed}`).toEqual(revenue.recomputed);
-      const { kept, rebuilt } = await keptAndRebuilt(sql);
-      expect(differences(kept, rebuilt), `seed ${seed}`).toEqual([]);
       const moments = Array.from({ length: 6 }, () =>
         new Date(Date.parse(`${AS_OF}T00:00:00Z`) - Math.floor(next() * 90 * 86_400_000)).toISOString());
       await compare(sql, moments);
     }
+    // A kept figure or score gone wrong stays wrong, as the next history only adds to it: one full rebuild
+    // after the three finds it (a rebuild is most of this test's time).
+    const { kept, rebuilt } = await keptAndRebuilt(sql);
+    expect(differences(kept, rebuilt)).toEqual([]);
   }, 60_000);
 
   it('concurrent order writers do not wait on each other: two open transactions writing the same hour both proceed, and once folded the kept figures equal a recompute', async () => {
