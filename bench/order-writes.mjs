@@ -6,7 +6,7 @@
 // (every trigger) and into a trigger-less copy of the table, then 8 and 32 concurrent writers inserting
 // orders of distinct customers into each (the copy is the write ceiling, same run), with the lock waits
 // seen by sampling pg_locks and every error counted; last, the fold of what the writers appended, in
-// orders per second. Writes bench/results/order-writes.{json,md}; `--smoke` (a small store, half a second per
+// orders per second. Writes bench/results/order-writes.{json,md}; `--smoke` (a small store, a fifth of a second per
 // measurement, for the test that keeps the harness working) writes order-writes-smoke.{json,md} instead.
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -38,14 +38,14 @@ const { values } = parseArgs({
 if (values['database-url'] && !values.smoke) throw new Error('--database-url is for --smoke runs only');
 const smoke = values.smoke;
 const ORDERS = Number(values.orders ?? (smoke ? 2_000 : 100_000));
-const DURATION_MS = Number(values.duration ?? (smoke ? 0.5 : 5)) * 1000;
+const DURATION_MS = Number(values.duration ?? (smoke ? 0.2 : 5)) * 1000;
 const HEAVY_ORDERS = smoke ? 500 : 10_000;
 const SINGLE_INSERTS = smoke ? 40 : 400;
 // The goods' measurements in a smoke run are the lightest that still exercise every path.
 const FLASH_SALE_UNITS = smoke ? 64 : 10_000;
 const SHIPMENTS = smoke ? 10 : 200;
 const GOODS_PLACEMENTS = smoke ? 20 : SINGLE_INSERTS;
-const GOODS_DURATION_MS = smoke ? 300 : DURATION_MS;
+const GOODS_DURATION_MS = smoke ? 150 : DURATION_MS;
 const RESULTS = path.join(ROOT, 'bench/results', smoke ? 'order-writes-smoke' : 'order-writes');
 const log = (message) => process.stderr.write(`${message}\n`);
 
