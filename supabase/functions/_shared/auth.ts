@@ -61,16 +61,9 @@ export const USER_STANDING_SECONDS = 30;
 export function createAuthenticator(config: AuthConfig): Authenticator {
   if (!config.jwtSecret && !config.jwksUrl) throw new Error('SUPABASE_JWT_SECRET or SUPABASE_JWKS_URL is required');
   // Imported once: jose would otherwise import the raw secret into WebCrypto on every request.
+  const hmac = { name: 'HMAC', hash: 'SHA-256' };
   const secret = config.jwtSecret
-    ? crypto.subtle.importKey(
-      'raw',
-      new TextEncoder().encode(config.jwtSecret),
-      { name: 'HMAC', hash: 'SHA-256' },
-      false,
-      [
-        'verify',
-      ],
-    )
+    ? crypto.subtle.importKey('raw', new TextEncoder().encode(config.jwtSecret), hmac, false, ['verify'])
     : undefined;
   const jwks = config.jwksUrl ? createRemoteJWKSet(new URL(config.jwksUrl)) : undefined;
   // Oldest first, as a Map iterates: the first key is the one to evict.

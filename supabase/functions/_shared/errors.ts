@@ -17,19 +17,6 @@ export class ApiError extends Error {
   }
 }
 
-/** The codes the shared layer uses for its own failures, per area. */
-export interface AreaCodes {
-  unauthorized: ErrorCode;
-  forbidden: ErrorCode;
-  validation: ErrorCode;
-  notFound: ErrorCode;
-  methodNotAllowed: ErrorCode;
-  payloadTooLarge: ErrorCode;
-  unsupportedVersion: ErrorCode;
-  internal: ErrorCode;
-  database: ErrorCode;
-}
-
 export interface Area {
   name: string;
   codes: AreaCodes;
@@ -40,7 +27,8 @@ export interface Area {
 
 const details = z.record(z.string(), z.unknown());
 
-const sharedCodes: AreaCodes = {
+/** The codes the shared layer uses for its own failures; an area may name its own for some. */
+const sharedCodes = {
   unauthorized: 'UNAUTHORIZED',
   forbidden: 'FORBIDDEN',
   validation: 'VALIDATION_ERROR',
@@ -50,7 +38,9 @@ const sharedCodes: AreaCodes = {
   unsupportedVersion: 'UNSUPPORTED_VERSION',
   internal: 'INTERNAL_ERROR',
   database: 'INTERNAL_ERROR',
-};
+} satisfies Record<string, ErrorCode>;
+
+export type AreaCodes = { [K in keyof typeof sharedCodes]: ErrorCode };
 
 /** Seed 01: `error` is a message, `error_code` and `details` beside it. */
 export const catalogueArea: Area = {
@@ -70,8 +60,13 @@ export const catalogueArea: Area = {
   }),
 };
 
-/** The envelope of seed 02 and of seed 03 area B: `error` is a message, `code` and `details` beside it. */
-const messageAndCode: Pick<Area, 'errorBody' | 'errorSchema'> = {
+/**
+ * An area with the envelope of seed 02 and of seed 03 area B: `error` is a message, `code` and `details`
+ * beside it.
+ */
+const messageAndCodeArea = (name: string, codes: Partial<AreaCodes> = {}): Area => ({
+  name,
+  codes: { ...sharedCodes, ...codes },
   errorBody: (e) => ({ success: false, error: e.message, code: e.code, ...(e.details ? { details: e.details } : {}) }),
   errorSchema: z.object({
     success: z.literal(false),
@@ -79,14 +74,10 @@ const messageAndCode: Pick<Area, 'errorBody' | 'errorSchema'> = {
     code: z.string(),
     details: details.optional(),
   }),
-};
+});
 
-/** Seed 02 and CONTRACT §2: `error` is a message, `code` beside it. */
-export const inventoryArea: Area = {
-  name: 'inventory',
-  codes: sharedCodes,
-  ...messageAndCode,
-};
+/** Seed 02 and CONTRACT §2. */
+export const inventoryArea = messageAndCodeArea('inventory');
 
 /** Seed 03 area A: `error` is an object {code, message, details {field, value, constraint}}. */
 export const campaignArea: Area = {
@@ -103,22 +94,14 @@ export const campaignArea: Area = {
 };
 
 /** The orders behind business health's figures: seed 03 area B's envelope and shared codes. */
-export const orderArea: Area = {
-  name: 'orders',
-  codes: sharedCodes,
-  ...messageAndCode,
-};
+export const orderArea = messageAndCodeArea('orders');
 
 /** The store's own settings (its time zone and today): the orders' envelope and shared codes. */
-export const storeArea: Area = {
-  name: 'store',
-  codes: sharedCodes,
-  ...messageAndCode,
-};
+export const storeArea = messageAndCodeArea('store');
 
-/** Seed 03 area B: `error` is a message, `code` and `details` beside it; database failures are DB_ERROR. */
-export const healthArea: Area = {
-  name: 'business-health-analytics',
-  codes: { ...sharedCodes, forbidden: 'PERMISSION_DENIED', validation: 'INVALID_PARAMETER', database: 'DB_ERROR' },
-  ...messageAndCode,
-};
+/** Seed 03 area B: database failures are DB_ERROR. */
+export const healthArea = messageAndCodeArea('business-health-analytics', {
+  forbidden: 'PERMISSION_DENIED',
+  validation: 'INVALID_PARAMETER',
+  database: 'DB_ERROR',
+});

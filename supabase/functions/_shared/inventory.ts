@@ -1,7 +1,5 @@
-/** What the stock functions share: the quantity rule, and what a received lot carries. */
+/** What the stock functions share: the quantity rule, and the lots a decrease drew from. */
 import { z } from 'zod';
-import { MAX_MONEY } from './money.ts';
-import { twoDecimals } from './validation.ts';
 
 export const MAX_STOCK_QUANTITY = 1_000_000_000;
 
@@ -11,18 +9,5 @@ export const stockQuantity = z
   .min(1, 'must be a positive whole number')
   .max(MAX_STOCK_QUANTITY, `must be at most ${MAX_STOCK_QUANTITY}`);
 
-/** The supplier's lot (batch) number, as `inventory_records_lot_number_format` holds it. */
-export const lotNumber = z
-  .string('must be a string')
-  .trim()
-  .min(1, 'must not be empty')
-  .max(64, 'at most 64 characters')
-  // deno-lint-ignore no-control-regex
-  .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');
-
-/** A stock-in's free text, for the lot and its history. */
-export const stockInNote = z.string('must be a string').max(1000, 'at most 1000 characters');
-
-/** What one unit of a lot cost the store, TWD (inventory_records.unit_cost, numeric(12, 2)). */
-export const unitCost = z.number('must be a number').min(0, 'must be at least 0')
-  .max(MAX_MONEY, `must be at most ${MAX_MONEY}`).check(twoDecimals());
+/** The lots a decrease drew from, in the order drawn (the product's FIFO or FEFO). */
+export const allocations = z.array(z.object({ inventory_id: z.guid(), quantity: z.number().int() }));

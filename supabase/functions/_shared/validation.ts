@@ -79,8 +79,6 @@ function ruleOf(issue: z.core.$ZodIssue, value: unknown): Pick<FieldProblem, 'ru
       return { rule: 'format', params: { format: issue.format === 'regex' ? 'pattern' : issue.format } };
     case 'invalid_value':
       return { rule: 'one_of', params: { values: issue.values } };
-    case 'unrecognized_keys':
-      return { rule: 'unknown_field' };
     case 'custom': {
       const { rule: code, figures } = (issue.params ?? {}) as { rule?: string; figures?: Record<string, unknown> };
       return { rule: code ?? 'invalid', ...(figures ? { params: figures } : {}) };

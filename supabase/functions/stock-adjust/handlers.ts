@@ -1,6 +1,6 @@
 /** stock-adjust: one call to public.stock_adjust as the caller, in product or record mode; its reasons' rules. */
 import type { z } from 'zod';
-import type { stockAdjustReasonsResponse, stockAdjustResponse } from '../_shared/stock-responses.ts';
+import type { stockAdjustReasonsResponse, stockAdjustResponse } from './responses.ts';
 import type { Database } from '../_shared/db.ts';
 import { inventoryArea as area } from '../_shared/errors.ts';
 import { type Ctx, ok } from '../_shared/http.ts';

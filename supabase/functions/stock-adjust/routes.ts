@@ -1,7 +1,7 @@
 /** stock-adjust's routes, as `createRoute` declares them: what each takes and answers, for the checks and the document. */
 import { createRoute } from '@hono/zod-openapi';
 import { answers, jsonBody } from '../_shared/openapi.ts';
-import { stockAdjustReasonsResponse, stockAdjustResponse } from '../_shared/stock-responses.ts';
+import { stockAdjustReasonsResponse, stockAdjustResponse } from './responses.ts';
 import { stockAdjustBody } from './schemas.ts';
 
 export const adjust = createRoute({

@@ -1,6 +1,6 @@
 /** stock-in: one call to public.stock_in or public.stock_in_batch as the caller, which does the change and the replay. */
 import type { z } from 'zod';
-import type { stockInBatchResponse, stockInResponse } from '../_shared/stock-responses.ts';
+import type { stockInBatchResponse, stockInResponse } from './responses.ts';
 import type { Database } from '../_shared/db.ts';
 import { inventoryArea as area } from '../_shared/errors.ts';
 import type { Ctx } from '../_shared/http.ts';

@@ -1,7 +1,7 @@
 /** stock-in's routes: one lot, or a delivery of several products, a lot each. */
 import { createRoute } from '@hono/zod-openapi';
 import { answers, jsonBody } from '../_shared/openapi.ts';
-import { stockInBatchResponse, stockInResponse } from '../_shared/stock-responses.ts';
+import { stockInBatchResponse, stockInResponse } from './responses.ts';
 import { stockInBatchBody, stockInBody } from './schemas.ts';
 
 export const stockIn = createRoute({

@@ -1,9 +1,26 @@
 /** What stock-in accepts: seed 02's request and CONTRACT §2's limits, one lot or a delivery of several. */
 import { z } from 'zod';
 import { enums } from '../_shared/enums.ts';
-import { lotNumber, stockInNote, stockQuantity, unitCost } from '../_shared/inventory.ts';
+import { stockQuantity } from '../_shared/inventory.ts';
+import { MAX_MONEY } from '../_shared/money.ts';
 import { inventoryArea } from '../_shared/errors.ts';
-import { enumOf, isoDate, isoDateTime, linesProblem, uuid } from '../_shared/validation.ts';
+import { enumOf, isoDate, isoDateTime, linesProblem, twoDecimals, uuid } from '../_shared/validation.ts';
+
+/** The supplier's lot (batch) number, as `inventory_records_lot_number_format` holds it. */
+const lotNumber = z
+  .string('must be a string')
+  .trim()
+  .min(1, 'must not be empty')
+  .max(64, 'at most 64 characters')
+  // deno-lint-ignore no-control-regex
+  .regex(/^[^\u0000-\u001f\u007f]*$/, 'must not contain control characters');
+
+/** A stock-in's free text, for the lot and its history. */
+const stockInNote = z.string('must be a string').max(1000, 'at most 1000 characters');
+
+/** What one unit of a lot cost the store, TWD (inventory_records.unit_cost, numeric(12, 2)). */
+const unitCost = z.number('must be a number').min(0, 'must be at least 0')
+  .max(MAX_MONEY, `must be at most ${MAX_MONEY}`).check(twoDecimals());
 
 /** What one lot carries: the expiry is a store day (the database refuses one before the day received). */
 const lot = {

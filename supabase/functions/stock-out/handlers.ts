@@ -1,6 +1,6 @@
 /** stock-out: one call to public.stock_out as the caller, which allocates first-in-first-out. */
 import type { z } from 'zod';
-import type { stockOutResponse } from '../_shared/stock-responses.ts';
+import type { stockOutResponse } from './responses.ts';
 import type { Database } from '../_shared/db.ts';
 import { inventoryArea as area } from '../_shared/errors.ts';
 import type { Ctx } from '../_shared/http.ts';

@@ -1,7 +1,7 @@
 /** stock-out's routes, as `createRoute` declares them: what each takes and answers, for the checks and the document. */
 import { createRoute } from '@hono/zod-openapi';
 import { answers, jsonBody } from '../_shared/openapi.ts';
-import { stockOutResponse } from '../_shared/stock-responses.ts';
+import { stockOutResponse } from './responses.ts';
 import { stockOutBody } from './schemas.ts';
 
 export const stockOut = createRoute({
