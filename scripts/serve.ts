@@ -349,12 +349,41 @@ function forwarded(url: URL, req: Request, headers: Headers): Request {
  * accept error and its promise would end the process; here the failure is logged and the socket listened on
  * again.
  */
-const socketDir = await Deno.makeTempDir({ prefix: 'store-serve-' });
+const SOCKET_FOLDER = 'store-serve-';
+const socketDir = await Deno.makeTempDir({ prefix: SOCKET_FOLDER });
 const socketPath = `${socketDir}/http.sock`;
+await removeStaleSocketFolders(socketDir);
+
+/**
+ * The socket folders of servers that ended without removing theirs (killed, or crashed) pile up beside this
+ * one's, one a start: each made at least a minute before this one's whose socket takes no connection is
+ * removed. A running server's socket takes one; a younger folder may be a server still starting. Ages are
+ * read from the file system's clock alone, which a moved clock (`npm run test:at`) leaves as it is.
+ */
+async function removeStaleSocketFolders(own: string) {
+  const temp = own.slice(0, own.lastIndexOf('/'));
+  const now = (await Deno.stat(own)).mtime!.getTime();
+  for await (const entry of Deno.readDir(temp)) {
+    if (!entry.isDirectory || !entry.name.startsWith(SOCKET_FOLDER)) continue;
+    const folder = `${temp}/${entry.name}`;
+    try {
+      const { mtime } = await Deno.stat(folder);
+      if (!mtime || now - mtime.getTime() < 60_000) continue;
+      (await Deno.connect({ transport: 'unix', path: `${folder}/http.sock` })).close();
+    } catch (error) {
+      const stale = error instanceof Deno.errors.ConnectionRefused || error instanceof Deno.errors.NotFound;
+      if (stale) await Deno.remove(folder, { recursive: true }).catch(() => {});
+    }
+  }
+}
+
 let server: Deno.HttpServer | undefined;
 let stopping = false;
 
 function listen() {
+  // A later start removes a folder whose socket takes no connection: should it look while this one listens
+  // anew (after an accept error), the folder is made again here.
+  Deno.mkdirSync(socketDir, { recursive: true });
   try {
     Deno.removeSync(socketPath);
   } catch {

@@ -1,5 +1,6 @@
 import { request } from 'node:http';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { mkdir, mkdtemp, readdir, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,6 +59,38 @@ describe('stopping the local functions server', () => {
       expect(functions.output()).not.toMatch(/uncaught|error/i);
       expect(await readdir(temp)).toEqual([]);
     } finally {
+      await rm(temp, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a local functions server killed before it could clean up', () => {
+  it("leaves a socket folder that a later start removes, never a running server's or one still starting", async () => {
+    const temp = await mkdtemp(path.join(tmpdir(), 'store-stale-'));
+    const running = createServer();
+    try {
+      const killed = await startFunctions({ dbUrl, port: await freePort(), env: { TMPDIR: temp } });
+      const [dead] = await readdir(temp);
+      process.kill(killed.pid!, 'SIGKILL');
+      await killed.exited;
+      await mkdir(path.join(temp, 'store-serve-running'));
+      await new Promise<void>((resolve) => running.listen(path.join(temp, 'store-serve-running', 'http.sock'), resolve));
+      await mkdir(path.join(temp, 'store-serve-starting'));
+      // Two minutes before now by the file system's clock, which a moved test clock leaves alone.
+      const now = (await stat(path.join(temp, 'store-serve-starting'))).mtime.getTime();
+      const old = new Date(now - 120_000);
+      for (const folder of [dead, 'store-serve-running']) await utimes(path.join(temp, folder), old, old);
+      const next = await startFunctions({ dbUrl, port: await freePort(), env: { TMPDIR: temp } });
+      try {
+        const left = await readdir(temp);
+        expect(left).not.toContain(dead);
+        expect(left).toEqual(expect.arrayContaining(['store-serve-running', 'store-serve-starting']));
+        expect(left).toHaveLength(3);
+      } finally {
+        await next.stop();
+      }
+    } finally {
+      running.close();
       await rm(temp, { recursive: true, force: true });
     }
   });
