@@ -10,7 +10,9 @@ const TRAFFIC_DEPENDENT = new Set(['unused_index']);
 // (`private.store_time_zone()`, `store_day`, `store_day_start`, `store_today`) pin no search_path on
 // purpose: a function that sets one is never inlined, and every order would pay a call for each of its time
 // defaults and its stored day. So does the order version (`private.order_version`, 30_orders/40_order_change_log.sql), which
-// the orders' change-log trigger reads on every order write, and the product field rules
+// the orders' change-log trigger reads on every order write, an order's figures at a moment
+// (`private.order_figures_at`, 30_orders/10_customers_orders.sql), which the reports read for each order they
+// count, and the product field rules
 // (`private.is_product_sku` and the others, 20_inventory/10_products_and_lots.sql), which every product update
 // checks. Every name in them is schema-qualified (the
 // order version names none), so the search_path cannot change what they call, which is the risk this lint
@@ -23,6 +25,7 @@ export const INLINED = new Set([
   'store_day_start',
   'store_today',
   'order_version',
+  'order_figures_at',
   'is_product_sku',
   'is_product_name',
   'is_reorder_level',

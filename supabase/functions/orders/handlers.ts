@@ -128,7 +128,7 @@ export async function ordersPage(tx: Tx, query: z.infer<typeof listQuery>, asOf:
   const page = query.page ?? 1;
   const perPage = query.per_page ?? DEFAULT_PER_PAGE;
   const conditions = filters(tx, query, asOf);
-  const { where } = conditions;
+  const { where, figures } = conditions;
   const totals = (await keptTotals(tx, query)) ?? await summed(tx, query, conditions);
   // A search's orders are found first (a few customers, then their orders by index) and only then sorted and
   // paged: as a filter of the whole list, the planner walks orders newest first looking for them. `offset 0`
@@ -149,7 +149,7 @@ export async function ordersPage(tx: Tx, query: z.infer<typeof listQuery>, asOf:
     select o.*, c.name as customer_name, c.email as customer_email ${lines}
     from (
       select o.*
-      from ${orders}
+      from ${orders} ${figures}
       where ${where}
       order by ${tx(query.sort_by ?? 'ordered_at')} ${direction}, o.id ${direction}
       limit ${perPage} offset ${(page - 1) * perPage}
@@ -178,28 +178,25 @@ async function keptTotals(tx: Tx, query: z.infer<typeof listQuery>): Promise<Omi
 }
 
 /**
- * The list's filters as SQL: counted, completed, cancelled and refunded as business health reads them at
- * `as_of` (docs/business-health.md): the summary counts by them, and `figure` lists the orders one counts.
+ * The list's filters as SQL over `o`, and each order's figures at `as_of` as business health reads them
+ * (`k`: counted, completed, cancelled, refunded; private.order_figures_at): the summary counts by them, and
+ * `figure` lists the orders one counts.
  */
 function filters(tx: Tx, query: z.infer<typeof listQuery>, asOf: string) {
-  const counted = tx`(o.counted_until >= ${asOf}::timestamptz)`;
-  const completed = tx`o.completed_at < ${asOf}::timestamptz`;
-  const cancelled = tx`o.cancelled_at < ${asOf}::timestamptz`;
-  const refunded = tx`(o.counted_until < ${asOf}::timestamptz
-                       and (o.cancelled_at is null or o.cancelled_at >= ${asOf}::timestamptz))`;
-  const figure = { counted, completed, cancelled, refunded };
+  const figures = tx`cross join lateral private.order_figures_at(${asOf}::timestamptz, o.counted_until,
+    o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at) k`;
   const where = tx`
     ${query.ordered_from === undefined ? tx`true` : tx`o.ordered_at >= ${query.ordered_from}::timestamptz`}
     and ${query.ordered_before === undefined ? tx`true` : tx`o.ordered_at < ${query.ordered_before}::timestamptz`}
     and ${query.status === undefined ? tx`true` : tx`o.status = ${query.status}`}
-    and ${query.figure === undefined ? tx`true` : figure[query.figure]}
+    and ${query.figure === undefined ? tx`true` : tx`k.${tx(query.figure)}`}
     and ${query.customer_id === undefined ? tx`true` : tx`o.customer_id = ${query.customer_id}::uuid`}`;
-  return { where, ...figure };
+  return { where, figures };
 }
 
 /** The summary summed from the matching orders themselves, at any moment and under any filter. */
 async function summed(tx: Tx, query: z.infer<typeof listQuery>, conditions: ReturnType<typeof filters>) {
-  const { where, counted, completed, cancelled, refunded } = conditions;
+  const { where, figures } = conditions;
   const orders = query.search === undefined
     ? tx`public.orders o`
     : tx`(select * from public.orders o where ${searched(tx, query.search)} offset 0) o`;
@@ -209,12 +206,11 @@ async function summed(tx: Tx, query: z.infer<typeof listQuery>, conditions: Retu
            coalesce(sum(o.total_amount) filter (where k.counted), 0) as revenue,
            private.average_order_value(sum(o.total_amount) filter (where k.counted), count(*) filter (where k.counted))
              as average_order_value,
-           count(*) filter (where ${completed}) as completed,
-           count(*) filter (where ${cancelled}) as cancelled,
-           count(*) filter (where ${refunded}) as refunded,
+           count(*) filter (where k.completed) as completed,
+           count(*) filter (where k.cancelled) as cancelled,
+           count(*) filter (where k.refunded) as refunded,
            count(distinct o.customer_id) as customers
-    from ${orders},
-         lateral (select ${counted} as counted) k
+    from ${orders} ${figures}
     where ${where}`;
   return totals;
 }

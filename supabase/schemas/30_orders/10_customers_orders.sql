@@ -100,6 +100,31 @@ revoke execute on function private.counts_as_revenue(timestamptz) from public, a
 
 grant execute on function private.counts_as_revenue(timestamptz) to authenticated, service_role;
 
+-- An order's place in the figures at a moment (docs/business-health.md), the one definition that business
+-- health's windows, the store's days and the orders list read: counted (its revenue counts: neither refunded
+-- nor cancelled by then), completed by then, cancelled by then, refunded (neither counted nor cancelled by
+-- then: every order placed is exactly one of counted, cancelled and refunded), due (promised by then and not
+-- cancelled) and on time among those. No `set search_path`, so that PostgreSQL inlines it into the query that
+-- reads it, as if its columns were written out there (scripts/lib/advisors.mjs); it names nothing to resolve.
+create or replace function private.order_figures_at(
+  moment timestamptz, counted_until timestamptz, completed_at timestamptz, cancelled_at timestamptz,
+  promised_at timestamptz, delivered_at timestamptz
+)
+returns table (counted boolean, completed boolean, cancelled boolean, refunded boolean, due boolean, on_time boolean)
+language sql immutable parallel safe as $$
+  select f.counted, f.completed, f.cancelled, not f.counted and not f.cancelled, f.due,
+         f.due and coalesce(delivered_at <= promised_at, false)
+  from (select counted_until >= moment as counted, coalesce(completed_at < moment, false) as completed,
+               coalesce(cancelled_at < moment, false) as cancelled,
+               coalesce(promised_at < moment, false) and not coalesce(cancelled_at < moment, false) as due) f
+$$;
+
+revoke execute on function private.order_figures_at(timestamptz, timestamptz, timestamptz, timestamptz, timestamptz,
+  timestamptz) from public, anon;
+
+grant execute on function private.order_figures_at(timestamptz, timestamptz, timestamptz, timestamptz, timestamptz,
+  timestamptz) to authenticated, service_role;
+
 -- An average order value: revenue over the orders it counts, rounded to the cent in decimal. Business
 -- health's periods, the store's days and the orders list's summary all read it here.
 create or replace function private.average_order_value(revenue numeric, counted_orders numeric)

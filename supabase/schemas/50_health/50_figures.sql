@@ -161,31 +161,26 @@ begin
     select o.id, o.ordered_at, o.completed_at, o.cancelled_at, o.promised_at, o.delivered_at, o.counted_until, o.total_amount
     from public.orders o where o.cancelled_at >= lo and o.cancelled_at < hi
   ),
-  -- Their figures as of `as_of` (+1) and as of the boundary (−1).
+  -- Their figures as of `as_of` (+1) and as of the boundary (−1) (private.order_figures_at).
   stepped as (
     select x.sign, o.ordered_at >= x.t - span and o.ordered_at < x.t as in_window,
            o.ordered_at >= x.t - 2 * span and o.ordered_at < x.t - span as in_previous,
-           coalesce(o.cancelled_at < x.t, false) as is_cancelled, o.completed_at < x.t as is_completed,
-           o.promised_at < x.t as is_promised, o.delivered_at <= o.promised_at as delivered_on_time,
-           o.counted_until >= x.t as is_counted, o.total_amount
+           k.cancelled, k.completed, k.due, k.on_time, k.counted, o.total_amount
     from stepping o
     cross join (values (as_of, 1), (boundary, -1)) x(t, sign)
+    cross join lateral private.order_figures_at(x.t, o.counted_until, o.completed_at, o.cancelled_at, o.promised_at,
+                                                o.delivered_at) k
   ),
   change as (
     select coalesce(sum(s.sign) filter (where s.in_window), 0) as orders,
-           coalesce(sum(s.sign) filter (where s.in_window and s.is_completed), 0) as completed,
-           coalesce(sum(s.sign) filter (where s.in_window and s.is_cancelled), 0) as cancelled,
-           coalesce(sum(s.sign) filter (where s.in_window and s.is_promised and not s.is_cancelled), 0) as due,
-           coalesce(sum(s.sign) filter (where s.in_window and s.is_promised and not s.is_cancelled and s.delivered_on_time), 0)
-             as on_time,
-           coalesce(sum(s.sign * s.total_amount)
-                      filter (where s.in_window and s.is_counted), 0) as revenue,
-           coalesce(sum(s.sign * s.total_amount)
-                      filter (where s.in_previous and s.is_counted), 0) as previous_revenue,
-           coalesce(sum(s.sign) filter (where s.in_window and s.is_counted), 0)
-             as revenue_orders,
-           coalesce(sum(s.sign) filter (where s.in_previous and s.is_counted), 0)
-             as previous_revenue_orders
+           coalesce(sum(s.sign) filter (where s.in_window and s.completed), 0) as completed,
+           coalesce(sum(s.sign) filter (where s.in_window and s.cancelled), 0) as cancelled,
+           coalesce(sum(s.sign) filter (where s.in_window and s.due), 0) as due,
+           coalesce(sum(s.sign) filter (where s.in_window and s.on_time), 0) as on_time,
+           coalesce(sum(s.sign * s.total_amount) filter (where s.in_window and s.counted), 0) as revenue,
+           coalesce(sum(s.sign * s.total_amount) filter (where s.in_previous and s.counted), 0) as previous_revenue,
+           coalesce(sum(s.sign) filter (where s.in_window and s.counted), 0) as revenue_orders,
+           coalesce(sum(s.sign) filter (where s.in_previous and s.counted), 0) as previous_revenue_orders
     from stepped s
   )
   -- Revenue is the sum of the counted orders' amounts, and 0 when there is none (as sum's coalesce gives).

@@ -386,9 +386,7 @@ begin
     || (select jsonb_object_agg(d.name, jsonb_build_object(
                  'date', d.day, 'from', private.api_timestamp(d.first), 'before', private.api_timestamp(d.until),
                  'revenue', f.revenue, 'counted_orders', f.counted_orders, 'orders', f.orders,
-                 'completed', f.completed, 'cancelled', f.cancelled,
-                 -- Every order placed is exactly one of counted, cancelled by then and refunded.
-                 'refunded', f.orders - f.counted_orders - f.cancelled))
+                 'completed', f.completed, 'cancelled', f.cancelled, 'refunded', f.refunded))
         from (values ('today', today, private.store_day_start(today), as_of),
                      ('yesterday', today - 1, private.store_day_start(today - 1), private.store_day_start(today)))
              d(name, day, first, until)
@@ -396,10 +394,12 @@ begin
           select coalesce(sum(o.total_amount) filter (where k.counted), 0) as revenue,
                  count(*) filter (where k.counted) as counted_orders,
                  count(*) as orders,
-                 count(*) filter (where o.completed_at < as_of) as completed,
-                 count(*) filter (where o.cancelled_at < as_of) as cancelled
+                 count(*) filter (where k.completed) as completed,
+                 count(*) filter (where k.cancelled) as cancelled,
+                 count(*) filter (where k.refunded) as refunded
           from public.orders o
-          cross join lateral (select o.counted_until >= as_of as counted) k
+          cross join lateral private.order_figures_at(as_of, o.counted_until, o.completed_at, o.cancelled_at,
+                                                      o.promised_at, o.delivered_at) k
           where o.ordered_at >= d.first and o.ordered_at < d.until) f);
 end
 $$;
