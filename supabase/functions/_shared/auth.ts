@@ -3,7 +3,7 @@
  * asymmetric signature against the project's JWKS. Anything else (no signature, `alg: none`, a wrong
  * signature, an expired or malformed token, an unknown role) is rejected, never downgraded to anonymous.
  */
-import { createRemoteJWKSet, type JWTPayload, jwtVerify } from 'jose';
+import { createRemoteJWKSet, decodeProtectedHeader, type JWTPayload, jwtVerify } from 'jose';
 import type { Caller } from './caller.ts';
 import { type Database, translateDatabaseError } from './db.ts';
 import { ApiError, type Area } from './errors.ts';
@@ -58,6 +58,23 @@ const CACHE_SECONDS = 300;
  */
 export const USER_STANDING_SECONDS = 30;
 
+/** Values remembered for a while, at most CACHE_ENTRIES of them; the oldest (a Map's first key) goes first. */
+function expiring<V>() {
+  const entries = new Map<string, { value: V; until: number }>();
+  return {
+    get(key: string): V | undefined {
+      const entry = entries.get(key);
+      if (entry && entry.until > Date.now() / 1000) return entry.value;
+      entries.delete(key);
+    },
+    set(key: string, value: V, seconds: number): V {
+      if (entries.size >= CACHE_ENTRIES) entries.delete(entries.keys().next().value!);
+      entries.set(key, { value, until: Date.now() / 1000 + seconds });
+      return value;
+    },
+  };
+}
+
 export function createAuthenticator(config: AuthConfig): Authenticator {
   if (!config.jwtSecret && !config.jwksUrl) throw new Error('SUPABASE_JWT_SECRET or SUPABASE_JWKS_URL is required');
   // Imported once: jose would otherwise import the raw secret into WebCrypto on every request.
@@ -66,25 +83,17 @@ export function createAuthenticator(config: AuthConfig): Authenticator {
     ? crypto.subtle.importKey('raw', new TextEncoder().encode(config.jwtSecret), hmac, false, ['verify'])
     : undefined;
   const jwks = config.jwksUrl ? createRemoteJWKSet(new URL(config.jwksUrl)) : undefined;
-  // Oldest first, as a Map iterates: the first key is the one to evict.
-  const verified = new Map<string, { payload: JWTPayload; until: number }>();
-  const standings = new Map<string, { standing: UserStanding; until: number }>();
+  const verified = expiring<JWTPayload>();
+  const standings = expiring<UserStanding>();
 
   async function standingOf(userId: string, area: Area): Promise<UserStanding> {
     if (!config.userStanding) return 'active';
-    const now = Date.now() / 1000;
     const cached = standings.get(userId);
-    if (cached && cached.until > now) return cached.standing;
-    standings.delete(userId);
-    let standing: UserStanding;
-    try {
-      standing = await config.userStanding(userId);
-    } catch (error) {
+    if (cached) return cached;
+    const standing = await config.userStanding(userId).catch((error) => {
       throw translateDatabaseError(error, area);
-    }
-    if (standings.size >= CACHE_ENTRIES) standings.delete(standings.keys().next().value!);
-    standings.set(userId, { standing, until: now + USER_STANDING_SECONDS });
-    return standing;
+    });
+    return standings.set(userId, standing, USER_STANDING_SECONDS);
   }
 
   /**
@@ -95,25 +104,16 @@ export function createAuthenticator(config: AuthConfig): Authenticator {
   async function verify(token: string): Promise<JWTPayload> {
     const now = Date.now() / 1000;
     const cached = verified.get(token);
-    if (cached && cached.until > now && (cached.payload.exp as number) > now) return cached.payload;
-    verified.delete(token);
+    if (cached && (cached.exp as number) > now) return cached;
     const payload = await verifySignature(token);
     if (typeof payload.iat === 'number' && payload.iat > now + CLOCK_SKEW_SECONDS) {
       throw new Error('token issued in the future');
     }
-    if (verified.size >= CACHE_ENTRIES) verified.delete(verified.keys().next().value!);
-    verified.set(token, { payload, until: now + CACHE_SECONDS });
-    return payload;
+    return verified.set(token, payload, CACHE_SECONDS);
   }
 
   async function verifySignature(token: string): Promise<JWTPayload> {
-    const [encodedHeader] = token.split('.');
-    let alg: unknown;
-    try {
-      alg = JSON.parse(atob(encodedHeader.replace(/-/g, '+').replace(/_/g, '/'))).alg;
-    } catch {
-      throw new Error('malformed token header');
-    }
+    const { alg } = decodeProtectedHeader(token);
     if (alg === 'HS256' && secret) {
       return (await jwtVerify(token, await secret, { algorithms: ['HS256'], requiredClaims: ['exp'] })).payload;
     }

@@ -21,7 +21,7 @@ export async function readBytes(req: Request, area: Area): Promise<Body> {
   if (Number(req.headers.get('content-length') ?? '0') > MAX_BODY_BYTES) return tooLarge;
   if (!req.body) return () => undefined;
 
-  const chunks: Uint8Array[] = [];
+  const chunks: Uint8Array<ArrayBuffer>[] = [];
   let size = 0;
   const reader = req.body.getReader();
   for (;;) {
@@ -44,11 +44,6 @@ export async function readBytes(req: Request, area: Area): Promise<Body> {
     chunks.push(value.byteLength * 2 < value.buffer.byteLength ? value.slice() : value);
   }
   if (size === 0) return () => undefined;
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const bytes = new Uint8Array(await new Blob(chunks).arrayBuffer());
   return () => bytes;
 }

@@ -1,3 +1,6 @@
+import { parseAccept } from 'hono/utils/accept';
+import { sha256 } from 'hono/utils/crypto';
+
 /** Bodies at least this large go out compressed when the client accepts it; smaller ones are not worth it. */
 export const COMPRESS_MIN_BYTES = 8 * 1024;
 
@@ -34,11 +37,7 @@ let gzipCacheBytes = 0;
  * content, not by request, so it can never answer with another body.
  */
 async function gzip(bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayBuffer>> {
-  const key = Array.from(
-    new Uint8Array(await crypto.subtle.digest('SHA-256', bytes)),
-    (b) => b.toString(16).padStart(2, '0'),
-  )
-    .join('');
+  const key = (await sha256(bytes))!;
   const kept = gzipCache.get(key);
   if (kept) {
     gzipCache.delete(key);
@@ -60,15 +59,7 @@ async function gzip(bytes: Uint8Array<ArrayBuffer>): Promise<Uint8Array<ArrayBuf
 
 /** Whether an Accept-Encoding header admits gzip: named, or `*`, with a quality above 0 (RFC 9110 12.5.3). */
 export function acceptsGzip(header: string | null): boolean {
-  if (!header) return false;
-  const quality = new Map<string, number>();
-  for (const item of header.split(',')) {
-    const [coding, ...params] = item.split(';').map((part) => part.trim().toLowerCase());
-    if (!coding) continue;
-    const q = params.find((param) => param.startsWith('q='));
-    const value = q === undefined ? 1 : Number(q.slice(2));
-    quality.set(coding, Number.isFinite(value) ? value : 0);
-  }
-  const gzip = quality.get('gzip') ?? quality.get('x-gzip') ?? quality.get('*');
-  return gzip !== undefined && gzip > 0;
+  const codings = parseAccept(header ?? '');
+  const quality = (coding: string) => codings.find((c) => c.type.toLowerCase() === coding)?.q;
+  return (quality('gzip') ?? quality('x-gzip') ?? quality('*') ?? 0) > 0;
 }

@@ -15,7 +15,7 @@
  */
 import postgres from 'postgres';
 import type { Caller } from './caller.ts';
-import { ApiError, type Area } from './errors.ts';
+import { ApiError, type Area, retryLater } from './errors.ts';
 import { isErrorCode } from './error-codes.ts';
 
 export type Sql = postgres.Sql;
@@ -85,32 +85,18 @@ const LOCK_SHARE_OF_BOUND = 0.25;
 const LOCK_RETRY_AFTER = 1;
 
 /** Driver failures (postgres.js and the socket under it) that mean the connection is gone or never came. */
-const CONNECTION_FAILURES = new Set([
-  'DATABASE_STALLED',
-  'CONNECTION_CLOSED',
-  'CONNECTION_DESTROYED',
-  'CONNECTION_ENDED',
-  'CONNECT_TIMEOUT',
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-]);
+const CONNECTION_FAILURES = new Set(
+  ('DATABASE_STALLED CONNECTION_CLOSED CONNECTION_DESTROYED CONNECTION_ENDED CONNECT_TIMEOUT ECONNREFUSED ' +
+    'ECONNRESET ECONNABORTED EPIPE ETIMEDOUT EHOSTUNREACH ENETUNREACH ENOTFOUND EAI_AGAIN').split(' '),
+);
 
 /**
  * Server errors after which PostgreSQL closes the connection or refuses new ones: class 08, shutdown and
- * crash (57P01, 57P02), still starting or recovering (57P03), no connection slot left (53300).
+ * crash (57P01, 57P02), still starting or recovering (57P03), no connection slot left (53300). And a
+ * statement cancelled by its timeout (57014): the database is too slow to answer now, which the client may
+ * retry.
  */
-function serverUnavailable(code: string): boolean {
-  return code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300' ||
-    // A statement cancelled by its timeout: the database is too slow to answer now, which the client may retry.
-    code === STATEMENT_CANCELLED;
-}
+const SERVER_UNAVAILABLE = /^(08...|57P0[123]|53300|57014)$/;
 
 /** A statement cancelled, by its timeout or by an operator (pg_cancel_backend): its connection lives on. */
 const STATEMENT_CANCELLED = '57014';
@@ -122,7 +108,7 @@ function connectionGone(error: unknown): boolean {
 
 /** True when the failure is the database being away, not the request: the client may retry it. */
 export function isUnavailable(error: unknown): boolean {
-  if (error instanceof postgres.PostgresError) return serverUnavailable(error.code);
+  if (error instanceof postgres.PostgresError) return SERVER_UNAVAILABLE.test(error.code);
   return error instanceof Error && 'code' in error && CONNECTION_FAILURES.has(String(error.code));
 }
 
@@ -319,13 +305,7 @@ export function translateDatabaseError(error: unknown, area: Area): unknown {
   if (isUnavailable(error)) {
     const { code, message } = error as Error & { code: string };
     console.error(`[${area.name}] database unavailable: ${code}: ${message}`);
-    return new ApiError(
-      503,
-      UNAVAILABLE_CODE,
-      'The database is unavailable; retry shortly',
-      { retry_after: UNAVAILABLE_RETRY_AFTER },
-      { 'retry-after': String(UNAVAILABLE_RETRY_AFTER) },
-    );
+    return retryLater(503, UNAVAILABLE_CODE, 'The database is unavailable; retry shortly', UNAVAILABLE_RETRY_AFTER);
   }
   if (error instanceof postgres.PostgresError) {
     // A refusal a SQL function raised (private.raise_api_error), with a code of the catalogue.
@@ -339,12 +319,11 @@ export function translateDatabaseError(error: unknown, area: Area): unknown {
       return new ApiError(Number(error.code.slice(2)), error.message, error.detail ?? error.message, details);
     }
     if (error.code === '55P03') {
-      return new ApiError(
+      return retryLater(
         409,
         'LOCK_TIMEOUT',
         'Another request is changing the same data; retry shortly',
-        { retry_after: LOCK_RETRY_AFTER },
-        { 'retry-after': String(LOCK_RETRY_AFTER) },
+        LOCK_RETRY_AFTER,
       );
     }
     if (error.code === '42501') {

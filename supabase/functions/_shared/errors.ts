@@ -17,6 +17,11 @@ export class ApiError extends Error {
   }
 }
 
+/** A refusal the client may retry after `seconds`: in `details.retry_after` and in the Retry-After header. */
+export function retryLater(status: number, code: ErrorCode, message: string, seconds: number, details = {}) {
+  return new ApiError(status, code, message, { ...details, retry_after: seconds }, { 'retry-after': String(seconds) });
+}
+
 export interface Area {
   name: string;
   codes: AreaCodes;

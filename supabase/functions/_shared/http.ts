@@ -10,6 +10,7 @@ import type { Context, MiddlewareHandler, TypedResponse } from 'hono';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
 import { methodNotAllowed } from 'hono/method-not-allowed';
+import { parseAccept } from 'hono/utils/accept';
 import type { JSONParsed } from 'hono/utils/types';
 import { getPath } from 'hono/utils/url';
 import { z } from 'zod';
@@ -354,13 +355,8 @@ function requestedVersion(req: Request, offered: string[]): string | undefined {
 }
 
 function askedVersion(req: Request): string | undefined {
-  for (const range of (req.headers.get('accept') ?? '').split(',')) {
-    const [type, ...params] = range.split(';').map((part) => part.trim());
-    if (type.toLowerCase() !== 'application/vnd.api+json') continue;
-    const param = params.find((p) => p.split('=')[0].trim().toLowerCase() === 'version');
-    if (param) return param.slice(param.indexOf('=') + 1).trim().replace(/^"|"$/g, '');
-  }
-  return undefined;
+  return parseAccept(req.headers.get('accept') ?? '')
+    .find((range) => range.type.toLowerCase() === 'application/vnd.api+json' && range.params.version)?.params.version;
 }
 
 function unsupportedVersion(req: Request, supported: string[], area: Area): ApiError {

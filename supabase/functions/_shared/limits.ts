@@ -4,7 +4,7 @@
  */
 import type { Caller } from './caller.ts';
 import { type Database, translateDatabaseError } from './db.ts';
-import { ApiError, type Area } from './errors.ts';
+import { type Area, retryLater } from './errors.ts';
 
 /** Requests a minute: anonymous callers per client IP, users per account; the service key is not limited. */
 export interface RateLimits {
@@ -26,23 +26,16 @@ export async function enforceRateLimit(
 ): Promise<void> {
   const bucket = rateLimitBucket(caller, headers, limits, trustedProxyHops);
   if (!bucket) return;
-  let outcome: { hits: number; allowed: boolean; retry_after: number };
-  try {
-    [outcome] = await db.bounded(
-      db.sql<typeof outcome[]>`select * from private.hit_rate_limit(${bucket.key}, ${bucket.limit})`,
-      caller.answerBy,
-    );
-  } catch (error) {
+  const [outcome] = await db.bounded(
+    db.sql<{ allowed: boolean; retry_after: number }[]>`
+      select * from private.hit_rate_limit(${bucket.key}, ${bucket.limit})`,
+    caller.answerBy,
+  ).catch((error) => {
     throw translateDatabaseError(error, area);
-  }
+  });
   if (!outcome.allowed) {
-    throw new ApiError(
-      429,
-      'RATE_LIMIT_EXCEEDED',
-      `Rate limit exceeded: ${bucket.limit} requests per minute`,
-      { limit: bucket.limit, period: '60s', retry_after: outcome.retry_after },
-      { 'retry-after': String(outcome.retry_after) },
-    );
+    const message = `Rate limit exceeded: ${bucket.limit} requests per minute`;
+    throw retryLater(429, 'RATE_LIMIT_EXCEEDED', message, outcome.retry_after, { limit: bucket.limit, period: '60s' });
   }
 }
 

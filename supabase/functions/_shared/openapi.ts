@@ -95,6 +95,8 @@ export function register(app: OpenAPIHono<never>, name: string, area: Area, oper
   for (const code of Object.keys(route.responses)) if (Number(code) >= 400) errors.add(Number(code));
   const errorRef = { $ref: `#/components/schemas/${componentName(area)}` };
   const example = bodies[bodies.length - 1]?.example;
+  const failures = [...errors].sort((a, b) => a - b)
+    .map((code) => [code, { description: REASONS[code], content: json(errorRef) }]);
   app.openAPIRegistry.registerPath({
     method: route.method,
     path: `/${name}${route.path === '/' ? '' : route.path}`,
@@ -126,11 +128,7 @@ export function register(app: OpenAPIHono<never>, name: string, area: Area, oper
           either(successes.map(([, s]) => jsonSchema(jsonOf((s as { content?: unknown }).content)!.schema, 'output'))),
         ),
       },
-      ...Object.fromEntries(
-        [...errors].sort((a, b) => a - b).map((
-          code,
-        ) => [code, { description: REASONS[code], content: json(errorRef) }]),
-      ),
+      ...Object.fromEntries(failures),
     },
   } as unknown as RouteConfig);
 }

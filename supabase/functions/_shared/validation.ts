@@ -132,18 +132,10 @@ function unstorable(input: unknown): string | undefined {
 }
 
 function describe(issue: z.core.$ZodIssue, input: unknown): FieldProblem {
-  if (issue.code === 'unrecognized_keys') {
-    const path = [...issue.path, issue.keys[0]];
-    return {
-      field: path.map(String).join('.'),
-      value: echo(valueAt(input, path)),
-      constraint: 'unknown field',
-      rule: 'unknown_field',
-      issue,
-    };
-  }
-  const field = issue.path.map(String).join('.');
-  const value = valueAt(input, issue.path);
+  const unknownKey = issue.code === 'unrecognized_keys';
+  const path = unknownKey ? [...issue.path, issue.keys[0]] : issue.path;
+  const [field, value] = [path.map(String).join('.'), valueAt(input, path)];
+  if (unknownKey) return { field, value: echo(value), constraint: 'unknown field', rule: 'unknown_field', issue };
   const constraint = value === undefined && issue.code === 'invalid_type' ? 'required' : issue.message;
   return { field, value: echo(value), constraint, ...ruleOf(issue, value), issue };
 }
