@@ -124,7 +124,9 @@ $$;
 
 -- A batch's signed sums by store day (key_date) and by customer (key_customer), in one pass: placed, counted,
 -- revenue, completed, cancelled, refunded, for customers the latest day among the versions added and among those
--- removed, and promised a delivery (and not cancelled) and delivered by the promise.
+-- removed, and due (promised a delivery, not cancelled) and on time. Each order's figures are those it has once
+-- every moment it records has passed (private.order_figures_at as of infinity): the kept figures are read as
+-- of now only while no order records a completion or cancellation still to come (kept_orders_summary).
 create or replace function private.order_list_sums(changes private.order_changes[])
 returns table (key_date date, key_customer uuid, orders integer, counted_orders integer, revenue numeric,
                completed integer, cancelled integer, refunded integer, added_last date, removed_last date,
@@ -133,14 +135,15 @@ language sql immutable set search_path = '' as $$
   select c.order_date, c.customer_id, sum(c.sign)::integer,
          coalesce(sum(c.sign) filter (where k.counted), 0)::integer,
          coalesce(sum(c.sign * c.total_amount) filter (where k.counted), 0),
-         coalesce(sum(c.sign) filter (where c.completed_at is not null), 0)::integer,
-         coalesce(sum(c.sign) filter (where c.cancelled_at is not null), 0)::integer,
-         coalesce(sum(c.sign) filter (where not k.counted and c.cancelled_at is null), 0)::integer,
+         coalesce(sum(c.sign) filter (where k.completed), 0)::integer,
+         coalesce(sum(c.sign) filter (where k.cancelled), 0)::integer,
+         coalesce(sum(c.sign) filter (where k.refunded), 0)::integer,
          max(c.order_date) filter (where c.sign > 0), max(c.order_date) filter (where c.sign < 0),
-         coalesce(sum(c.sign) filter (where c.promised_at is not null and c.cancelled_at is null), 0)::integer,
-         coalesce(sum(c.sign) filter (where c.cancelled_at is null and c.delivered_at <= c.promised_at), 0)::integer
+         coalesce(sum(c.sign) filter (where k.due), 0)::integer,
+         coalesce(sum(c.sign) filter (where k.on_time), 0)::integer
   from unnest(changes) c
-  cross join lateral (select private.counts_as_revenue(c.counted_until) as counted) k
+  cross join lateral private.order_figures_at('infinity', c.counted_until, c.completed_at, c.cancelled_at,
+                                              c.promised_at, c.delivered_at) k
   group by grouping sets ((c.order_date), (c.customer_id))
 $$;
 
@@ -152,13 +155,14 @@ language sql stable set search_path = '' as $$
   select c.id, count(*)::integer,
          (count(*) filter (where k.counted))::integer,
          coalesce(sum(o.total_amount) filter (where k.counted), 0),
-         (count(*) filter (where o.completed_at is not null))::integer,
-         (count(*) filter (where o.cancelled_at is not null))::integer,
-         (count(*) filter (where not k.counted and o.cancelled_at is null))::integer,
+         (count(*) filter (where k.completed))::integer,
+         (count(*) filter (where k.cancelled))::integer,
+         (count(*) filter (where k.refunded))::integer,
          max(o.order_date)
   from unnest(customers) c(id)
   join public.orders o on o.customer_id = c.id
-  cross join lateral (select private.counts_as_revenue(o.counted_until) as counted) k
+  cross join lateral private.order_figures_at('infinity', o.counted_until, o.completed_at, o.cancelled_at,
+                                              o.promised_at, o.delivered_at) k
   group by c.id
 $$;
 

@@ -36,6 +36,21 @@ language sql immutable parallel safe set search_path = '' as $$
   where p::text = period and p <> 'custom'
 $$;
 
+-- The trend's week, the shortest period's days: the figures of a longer period's last week, and the week
+-- before them, are read for the trend (60_report.sql).
+create or replace function private.health_week_days()
+returns integer
+language sql immutable parallel safe set search_path = '' as $$
+  select private.health_period_days('7d')
+$$;
+
+-- The trend's week as an interval: 24 hours a day, so it is the same length whatever the session's time zone.
+create or replace function private.health_week()
+returns interval
+language sql immutable parallel safe set search_path = '' as $$
+  select make_interval(hours => 24 * private.health_week_days())
+$$;
+
 -- The periods a version of the report takes, as its refusals list them: 1.0 the rolling ones, 2.0 custom too.
 create or replace function private.health_periods(version integer)
 returns jsonb
@@ -46,4 +61,4 @@ language sql immutable parallel safe set search_path = '' as $$
 $$;
 
 revoke execute on function private.health_window_days(), private.health_period_days(text),
-  private.health_periods(integer) from public, anon, authenticated;
+  private.health_week_days(), private.health_week(), private.health_periods(integer) from public, anon, authenticated;

@@ -104,16 +104,17 @@ declare
   week_later bigint;
   threshold bigint;
   placed_earlier bigint;
+  week interval := private.health_week();
 begin
   if as_of = part_start then
     return part_start;
   end if;
-  select count(*) filter (where o.ordered_at < as_of - interval '168 hours'),
-         count(*) filter (where o.ordered_at >= as_of - interval '168 hours'),
+  select count(*) filter (where o.ordered_at < as_of - week),
+         count(*) filter (where o.ordered_at >= as_of - week),
          (select count(*) from public.orders l where l.ordered_at >= as_of and l.ordered_at < part_end)
     into week_earlier, week_later, placed_later
   from public.orders o
-  where o.ordered_at >= part_start - interval '168 hours' and o.ordered_at < part_end - interval '168 hours';
+  where o.ordered_at >= part_start - week and o.ordered_at < part_end - week;
   threshold := placed_later + 6 * (week_later - week_earlier);
   select count(*) into placed_earlier
   from (select from public.orders o where o.ordered_at >= part_start and o.ordered_at < as_of
@@ -290,8 +291,8 @@ declare
   w record;
 begin
   select * into p from private.health_window_order_figures(as_of, days);
-  if days > 7 then
-    select * into w from private.health_window_order_figures(as_of, 7);
+  if days > private.health_week_days() then
+    select * into w from private.health_window_order_figures(as_of, private.health_week_days());
   else
     w := p;
   end if;
@@ -311,8 +312,8 @@ declare
   w record;
 begin
   select * into p from private.health_window_customer_figures(as_of, days);
-  if days > 7 then
-    select * into w from private.health_window_customer_figures(as_of, 7);
+  if days > private.health_week_days() then
+    select * into w from private.health_window_customer_figures(as_of, private.health_week_days());
   else
     w := p;
   end if;

@@ -65,12 +65,12 @@ language sql stable set search_path = '' as $$
   select private.health_trend(
     private.health_percent_change(
       private.health_customer_quality(week_average_rfm),
-      private.health_customer_quality((select f.average_rfm from private.health_customer_figures(w.week_ago, 7) f))),
+      private.health_customer_quality((select f.average_rfm from private.health_customer_figures(w.week_ago, private.health_week_days()) f))),
     private.health_percent_change(
       private.health_operational_efficiency(week_completed, week_orders),
       coalesce((select private.health_operational_efficiency(f.completed, f.orders)
-                from private.health_order_figures(w.week_ago, 7) f), 0)))
-  from (select as_of - interval '168 hours' as week_ago) w
+                from private.health_order_figures(w.week_ago, private.health_week_days()) f), 0)))
+  from (select as_of - private.health_week() as week_ago) w
 $$;
 
 revoke execute on function private.health_week_trend(timestamptz, numeric, bigint, bigint) from public, anon, authenticated;
