@@ -210,12 +210,9 @@ begin
       'attribution_weight', to_jsonb(new.attribution_weight), 'at most 2 decimal places');
   end if;
 
-  -- Every write that leaves a site-wide campaign active (activating it, moving its dates, restoring it,
-  -- any edit of it) takes one transaction-level lock first, so such writes run one at a time and the
-  -- exclusion constraint never waits on another writer's uncommitted entry. Without it, two batches
-  -- activating campaigns of two windows in opposite orders each waited on the other's entry: a deadlock
-  -- (the row locks a batch takes in id order cannot cover those waits). Writes to other campaigns, and
-  -- reads, are not affected.
+  -- A write that leaves a site-wide campaign active takes one lock first, so such writes run one at a time
+  -- and the exclusion constraint never waits on another's uncommitted entry: two batches activating campaigns
+  -- in opposite orders deadlocked on each other's entries. Other writes and reads do not take it.
   if tg_op = 'UPDATE' and new.status = 'active' and new.attribution_layer = 'site-wide' and new.deleted_at is null then
     perform pg_advisory_xact_lock(hashtext('public.campaigns: one site-wide campaign active per date'));
   end if;
