@@ -260,8 +260,9 @@ describe('business health 2.0: the marketing dimension (Accept: application/vnd.
     const v2 = await report({ period: '7d' }, tokens.anon, V2);
     expect(v2.status).toBe(200);
     expect(v2.headers.get('api-version')).toBe('2.0.0');
-    for (const version of ['2', '2.0.0']) {
-      expect((await report({}, tokens.anon, { accept: `application/vnd.api+json;version=${version}` })).headers.get('api-version')).toBe('2.0.0');
+    // A parameter's name is case-insensitive and its value may be quoted (RFC 9110 5.6.6).
+    for (const accept of ['version=2', 'version=2.0.0', 'Version="2.0"', 'VERSION=2']) {
+      expect((await report({}, tokens.anon, { accept: `application/vnd.api+json;${accept}` })).headers.get('api-version'), accept).toBe('2.0.0');
     }
     const unknown = await report({}, tokens.anon, { accept: 'application/vnd.api+json;version=3.0' });
     expect(unknown.status).toBe(406);

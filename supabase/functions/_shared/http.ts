@@ -355,8 +355,13 @@ function requestedVersion(req: Request, offered: string[]): string | undefined {
 }
 
 function askedVersion(req: Request): string | undefined {
-  return parseAccept(req.headers.get('accept') ?? '')
-    .find((range) => range.type.toLowerCase() === 'application/vnd.api+json' && range.params.version)?.params.version;
+  for (const range of parseAccept(req.headers.get('accept') ?? '')) {
+    if (range.type.toLowerCase() !== 'application/vnd.api+json') continue;
+    // A parameter's name is case-insensitive (RFC 9110 5.6.6); parseAccept keeps it as sent.
+    const version = Object.entries(range.params).find(([name]) => name.toLowerCase() === 'version');
+    if (version) return version[1];
+  }
+  return undefined;
 }
 
 function unsupportedVersion(req: Request, supported: string[], area: Area): ApiError {
