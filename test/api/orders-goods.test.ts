@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { call, createCustomer, database, tokens } from '../support/client.ts';
 import { createProduct } from '../support/inventory.ts';
-import { consistentStock } from '../support/order-goods.ts';
+import { apiError, consistentStock, placeOrder } from '../support/order-goods.ts';
+import { enums } from '../../supabase/functions/_shared/enums.ts';
 
 const sql = database();
 
@@ -22,6 +23,21 @@ const place = (body: unknown, headers: Record<string, string> = {}, token = toke
   call('orders', { method: 'POST', body, headers, token });
 
 describe('POST /orders', () => {
+  it('places only in the statuses public.new_order_status lists, refused alike by the API and the database', async () => {
+    const { productId } = await stocked(2);
+    const customerId = await createCustomer(sql, 'goods');
+    const [{ statuses }] = await sql`select enum_range(null::public.new_order_status)::text[] as statuses`;
+    expect(enums.new_order_status).toEqual(statuses);
+    const lines = [{ product_id: productId, quantity: 1, unit_price: 5 }];
+    const constraint = `must be one of ${statuses.join(', ')}`;
+    const refused = await place({ customer_id: customerId, lines, status: 'shipped' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.details).toMatchObject({ field: 'status', value: 'shipped', constraint });
+    const byTable = await placeOrder(sql, customerId, lines, 'shipped').catch(apiError);
+    expect(byTable).toMatchObject({ status: 400, code: 'VALIDATION_ERROR', details: { field: 'status', constraint } });
+    expect(await consistentStock(sql, productId)).toMatchObject({ reserved: 0 });
+  });
+
   it('places an order of lines: 201, the total is the lines’ sum, and the products’ stock is reserved', async () => {
     const tea = await stocked(10);
     const cups = await stocked(4);
@@ -119,8 +135,14 @@ describe('PATCH /orders/:id and what an order shows', () => {
     const refused = await call(`orders/${placed.body.data.id}`, { method: 'PATCH', body: { status: 'delivered' } });
     expect(refused.status).toBe(422);
     expect(refused.body).toMatchObject({ code: 'INVALID_STATUS_TRANSITION', details: { from: 'pending', to: 'delivered' } });
+    // The status trigger's refusal, the one place the rule is written: the API checks nothing of it first.
     const restockWithoutRefund = await call(`orders/${placed.body.data.id}`, { method: 'PATCH', body: { status: 'shipped', restock: true } });
     expect(restockWithoutRefund.status).toBe(400);
+    expect(restockWithoutRefund.body).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { field: 'restock', constraint: 'only when a refund returns shipped goods', rule: 'requires', params: { field: 'status' } },
+    });
+    expect((await call(`orders/${placed.body.data.id}`)).body.data.status).toBe('pending');
     const moves = await call('orders/moves');
     expect(moves.body.data.moves).toContainEqual({ from_status: 'paid', to_status: 'shipped', goods: 'draw' });
     const byCustomer = await call(`orders/${placed.body.data.id}`, { method: 'PATCH', body: { status: 'cancelled' }, token: tokens.customer });

@@ -1244,6 +1244,7 @@ export type Database = {
         | 'products'
         | 'new_campaign'
         | 'campaign';
+      'new_order_status': 'pending' | 'paid';
       'order_status': 'pending' | 'paid' | 'shipped' | 'delivered' | 'completed' | 'cancelled' | 'refunded';
       'stock_adjust_direction': 'increase' | 'decrease' | 'either';
       'stock_adjust_reason':
@@ -1392,6 +1393,7 @@ export const Constants = {
         'new_campaign',
         'campaign',
       ],
+      'new_order_status': ['pending', 'paid'],
       'order_status': ['pending', 'paid', 'shipped', 'delivered', 'completed', 'cancelled', 'refunded'],
       'stock_adjust_direction': ['increase', 'decrease', 'either'],
       'stock_adjust_reason': [

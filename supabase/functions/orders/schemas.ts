@@ -75,18 +75,18 @@ export const placeBody = z.strictObject({
       (lines) => lines.reduce((total, line) => total + line.quantity * line.unit_price, 0) <= MAX_MONEY,
       rule('max_total', `the order may come to at most ${MAX_MONEY}`, { max: MAX_MONEY }),
     ),
-  status: z.enum(['pending', 'paid'], 'must be one of pending, paid').optional(),
+  status: enumOf(enums.new_order_status).optional(),
   ordered_at: instant.optional(),
 });
 
 /** A refused line is named by its index (`details.index`), as the database names it. */
 export const placeProblem = linesProblem('lines', orderArea);
 
-/** PATCH /orders/:id: the status to move to, and for a refund after shipping whether the goods go back. */
+/**
+ * PATCH /orders/:id: the status to move to, and for a refund after shipping whether the goods go back. Where
+ * `restock` means nothing (any other move, a refund before shipping), the database refuses it, naming it.
+ */
 export const statusBody = z.strictObject({
   status: enumOf(enums.order_status),
   restock: z.boolean('must be true or false').optional(),
-}).refine(
-  (body) => body.restock === undefined || body.status === 'refunded',
-  rule('requires', 'only with status refunded', { field: 'status' }, ['restock']),
-);
+});

@@ -43,6 +43,10 @@ grant execute on function private.customers_matching(text) to authenticated, ser
 -- health and attribution readers compare it with text, and the type is what the API and console generate from.
 create type public.order_status as enum ('pending', 'paid', 'shipped', 'delivered', 'completed', 'cancelled', 'refunded');
 
+-- The statuses an order may be placed in, awaiting payment or paid: its lines are written then, and only then
+-- (private.check_order_line). The API's and the console's list of them is generated from this type.
+create type public.new_order_status as enum ('pending', 'paid');
+
 create table public.orders (
   id uuid primary key default gen_random_uuid(),
   customer_id uuid not null references public.customers (id) on delete restrict,

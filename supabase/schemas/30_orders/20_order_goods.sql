@@ -436,7 +436,7 @@ language plpgsql set search_path = '' as $$
 begin
   if not exists (
     select 1 from public.orders o
-    where o.id = new.order_id and o.status in ('pending', 'paid')
+    where o.id = new.order_id and o.status = any (enum_range(null::public.new_order_status)::text[])
       and (select coalesce(sum(l.amount), 0) + new.quantity * new.unit_price <= o.total_amount
                   and coalesce(sum(l.quantity), 0) + new.quantity <= o.item_count
            from public.order_lines l where l.order_id = new.order_id)
