@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { call, createCustomer, database, tokens } from '../support/client.ts';
 import { createProduct } from '../support/inventory.ts';
 import { apiError, consistentStock, placeOrder } from '../support/order-goods.ts';
+import { Limits } from '../../supabase/functions/_shared/database.types.ts';
 import { enums } from '../../supabase/functions/_shared/enums.ts';
 
 const sql = database();
@@ -23,6 +24,26 @@ const place = (body: unknown, headers: Record<string, string> = {}, token = toke
   call('orders', { method: 'POST', body, headers, token });
 
 describe('POST /orders', () => {
+  it('refuses past the limits the database sets (Limits, generated from private.max_*()), alike over HTTP and rpc', async () => {
+    const { productId } = await stocked(2);
+    const customerId = await createCustomer(sql, 'goods');
+    const [limits] = await sql`select private.max_order_lines() as order_lines, private.max_line_quantity() as line_quantity,
+                                      private.max_order_total()::float8 as order_total`;
+    expect(Limits).toEqual(limits);
+    const line = { product_id: productId, quantity: 1, unit_price: 1 };
+    for (const [lines, rule, max] of [
+      [Array.from({ length: Limits.order_lines + 1 }, () => line), 'max_items', Limits.order_lines],
+      [[{ ...line, quantity: Limits.line_quantity + 1 }], 'max', Limits.line_quantity],
+      [[{ ...line, unit_price: Limits.order_total + 1 }], 'max', Limits.order_total],
+    ] as const) {
+      const api = await place({ customer_id: customerId, lines });
+      const rpc = await placeOrder(sql, customerId, lines as never).catch(apiError);
+      expect(api.status, rule).toBe(400);
+      expect(api.body.details, rule).toMatchObject({ rule, params: { max } });
+      expect(rpc, rule).toMatchObject({ status: 400, details: { field: api.body.details.field, rule, params: { max } } });
+    }
+  });
+
   it('places only in the statuses public.new_order_status lists, refused alike by the API and the database', async () => {
     const { productId } = await stocked(2);
     const customerId = await createCustomer(sql, 'goods');

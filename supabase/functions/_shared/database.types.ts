@@ -1436,3 +1436,10 @@ export const NumericLimits = {
   order_lines: { amount: 9999999999.99, unit_price: 9999999999.99 },
   orders: { total_amount: 9999999999.99 },
 } as const;
+
+/** The API's limits, each the value of its private.max_<name>() (scripts/types.mjs). */
+export const Limits = {
+  line_quantity: 1000000,
+  order_lines: 200,
+  order_total: 9999999999.99,
+} as const;

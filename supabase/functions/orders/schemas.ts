@@ -3,6 +3,7 @@
  * may see is the tables' RLS.
  */
 import { z } from 'zod';
+import { Limits } from '../_shared/database.types.ts';
 import { enums } from '../_shared/enums.ts';
 import { orderArea } from '../_shared/errors.ts';
 import { MAX_MONEY } from '../_shared/money.ts';
@@ -52,13 +53,14 @@ export const listQuery = z
 /** `/:id`: one order. */
 export const orderPath = z.object({ id: z.string().pipe(uuid) });
 
-export const MAX_ORDER_LINES = 200;
+/** The most lines an order may have and the most units a line may ask for: the database's (`Limits`). */
+const { order_lines: MAX_ORDER_LINES, line_quantity: MAX_LINE_QUANTITY } = Limits;
 
 /** One line of a new order: what, how many, at what price a unit (TWD). */
 const orderLine = z.strictObject({
   product_id: uuid,
   quantity: z.number('must be a number').int('must be a whole number').min(1, 'must be at least 1')
-    .max(1_000_000, 'must be at most 1000000'),
+    .max(MAX_LINE_QUANTITY, `must be at most ${MAX_LINE_QUANTITY}`),
   unit_price: z.number('must be a number').min(0, 'must be at least 0').max(
     MAX_MONEY,
     `must be at most ${MAX_MONEY}`,

@@ -3,18 +3,33 @@
 -- which the status trigger of 20_order_goods.sql turns into stock moves; the answers both give; a
 -- product's units sold. Security definer where they write: no API role writes an order's lines.
 
--- The most an order may come to (orders.total_amount, numeric(12, 2)).
+-- The most an order may come to (orders.total_amount, numeric(12, 2)), the most lines it may have and the most
+-- units a line may ask for. `npm run types` generates each `private.max_*()` into `Limits` of
+-- database.types.ts, which zod reads: a limit is written here only.
 create or replace function private.max_order_total()
 returns numeric
 language sql immutable set search_path = '' as $$
   select 9999999999.99::numeric
 $$;
 
+create or replace function private.max_order_lines()
+returns integer
+language sql immutable set search_path = '' as $$
+  select 200
+$$;
+
+create or replace function private.max_line_quantity()
+returns integer
+language sql immutable set search_path = '' as $$
+  select 1000000
+$$;
+
 -- An order's line as read and checked from its JSON; `index` is its place in the request, from 0.
 create type private.order_line_input as (index integer, product_id uuid, quantity integer, unit_price numeric);
 
--- Reads an order's `lines` ([{product_id, quantity, unit_price}], 1 to 200), refusing the first line that
--- breaks a rule with the 400 the edge function's zod schema gives, so rpc callers meet the route's rules.
+-- Reads an order's `lines` ([{product_id, quantity, unit_price}], 1 to private.max_order_lines()), refusing the
+-- first line that breaks a rule with the 400 the edge function's zod schema gives, so rpc callers meet the
+-- route's rules.
 create or replace function private.read_order_lines(lines jsonb)
 returns private.order_line_input[]
 language plpgsql set search_path = '' as $$
@@ -30,11 +45,13 @@ begin
   if jsonb_typeof(lines) is distinct from 'array' then
     perform private.invalid_stock_field('lines', lines, 'must be an array of lines', null, 'type',
       '{"expected": "array"}');
-  elsif jsonb_array_length(lines) not between 1 and 200 then
+  elsif jsonb_array_length(lines) not between 1 and private.max_order_lines() then
     perform private.invalid_stock_field('lines', lines,
-      case when jsonb_array_length(lines) = 0 then 'must have at least 1 line' else 'at most 200 lines' end, null,
+      case when jsonb_array_length(lines) = 0 then 'must have at least 1 line'
+           else format('at most %s lines', private.max_order_lines()) end, null,
       case when jsonb_array_length(lines) = 0 then 'min_items' else 'max_items' end,
-      case when jsonb_array_length(lines) = 0 then '{"min": 1}'::jsonb else '{"max": 200}' end);
+      case when jsonb_array_length(lines) = 0 then '{"min": 1}'::jsonb
+           else jsonb_build_object('max', private.max_order_lines()) end);
   end if;
   for item, position in select e.value, e.ordinality - 1 from jsonb_array_elements(lines) with ordinality e loop
     if jsonb_typeof(item) <> 'object' then
@@ -61,10 +78,13 @@ begin
         when field = 'quantity' then case
           when number <> trunc(number) then array['must be a whole number', 'type', '{"expected": "int"}']
           when number < 1 then array['must be at least 1', 'min', '{"min": 1}']
-          when number > 1000000 then array['must be at most 1000000', 'max', '{"max": 1000000}'] end
+          when number > private.max_line_quantity() then
+            array[format('must be at most %s', private.max_line_quantity()), 'max',
+                  jsonb_build_object('max', private.max_line_quantity())::text] end
         when number < 0 then array['must be at least 0', 'min', '{"min": 0}']
         when number > private.max_order_total() then
-          array['must be at most 9999999999.99', 'max', jsonb_build_object('max', private.max_order_total())::text]
+          array[format('must be at most %s', private.max_order_total()), 'max',
+                jsonb_build_object('max', private.max_order_total())::text]
         when number <> round(number, 2) then array['at most 2 decimal places', 'decimals', '{"max": 2}']
       end;
       if problem is not null then
@@ -75,8 +95,9 @@ begin
                       (item ->> 'unit_price')::numeric)::private.order_line_input);
   end loop;
   if (select sum(l.quantity * l.unit_price) from unnest(read) l) > private.max_order_total() then
-    perform private.invalid_stock_field('lines', lines, 'the order may come to at most 9999999999.99', null,
-      'max_total', jsonb_build_object('max', private.max_order_total()));
+    perform private.invalid_stock_field('lines', lines,
+      format('the order may come to at most %s', private.max_order_total()), null, 'max_total',
+      jsonb_build_object('max', private.max_order_total()));
   end if;
   return read;
 end
@@ -361,7 +382,8 @@ end
 $$;
 
 revoke execute on function
-  private.max_order_total(), private.read_order_lines(jsonb), private.require_order_writer(),
+  private.max_order_total(), private.max_order_lines(), private.max_line_quantity(), private.read_order_lines(jsonb),
+  private.require_order_writer(),
   private.order_answer(uuid), private.order_fields(public.orders), private.stock_queue(),
   private.reserve_order_goods(private.order_line_input[])
 from public, anon, authenticated, service_role;
