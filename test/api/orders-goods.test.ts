@@ -120,8 +120,16 @@ describe('PATCH /orders/:id and what an order shows', () => {
   it('shipping draws the lots: the order shows them with cost and margin, the ledger names the order, the recall route its customer', async () => {
     const { productId, lotId } = await stocked(6, 30);
     const customerId = await createCustomer(sql, 'recall');
-    const placed = await place({ customer_id: customerId, lines: [{ product_id: productId, quantity: 2, unit_price: 100 }] });
-    const goods = async () => (await call('business-health-analytics/figures?period=7d')).body.data.current.goods;
+    // Placed on a store day of its own, long past, so that the figures of that day are this order's alone:
+    // the other test files ship orders of this week on the same database meanwhile.
+    const placed = await place({
+      customer_id: customerId,
+      lines: [{ product_id: productId, quantity: 2, unit_price: 100 }],
+      ordered_at: '2016-03-01T04:00:00.000Z',
+    });
+    expect(placed.status).toBe(201);
+    const goods = async () =>
+      (await call('business-health-analytics/figures?period=custom&from=2016-03-01&to=2016-03-01')).body.data.current.goods;
     const before = await goods();
     const shipped = await call(`orders/${placed.body.data.id}`, { method: 'PATCH', body: { status: 'shipped' } });
     expect(shipped.status).toBe(200);
