@@ -48,17 +48,6 @@ export interface AppEnv {
 export type Ctx<R extends RouteConfig> = Parameters<RouteHandler<R, AppEnv>>[0];
 
 /**
- * The success envelope around JSON text from the database, sent as it is: a large answer built as JSON text
- * in SQL is not parsed into objects only to be serialized again. Typed as the route's 200 answer, which the
- * SQL that writes it is held to by the tests that validate every answer against the document.
- */
-export function successWithJsonText(c: Context, data: string) {
-  return c.body(`{"success":true,"data":${data}}`, 200, {
-    'content-type': 'application/json',
-  }) as unknown as TypedResponse<never, 200, 'json'>;
-}
-
-/**
  * The success envelope, `{ success: true, data }`, as the route's answer (`status` 200 unless said). Its type
  * is spelled out: left to `c.json`, a generic `data` is too deep for the compiler once Hono's middleware
  * modules are loaded.
