@@ -151,10 +151,32 @@ begin
 end
 $$;
 
+-- Every code the API answers a refusal or a failure with (the `code` or `error_code` of each envelope):
+-- the one catalogue. SQL raises only these (private.raise_api_error takes this type), the edge functions'
+-- ApiError only these (the generated types), and the console words each in Traditional Chinese and English.
+create type public.error_code as enum (
+  -- Who is asking, and what they may do.
+  'UNAUTHORIZED', 'FORBIDDEN', 'INSUFFICIENT_PERMISSION', 'PERMISSION_DENIED', 'RATE_LIMIT_EXCEEDED',
+  -- The request itself.
+  'VALIDATION_ERROR', 'INVALID_PARAMETER', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_VERSION', 'IDEMPOTENCY_KEY_REUSED',
+  -- Campaigns and their types.
+  'CAMPAIGN_NOT_FOUND', 'CAMPAIGN_OVERLAP_CONFLICT', 'CAMPAIGN_FINAL', 'INVALID_STATUS_TRANSITION',
+  'INVALID_DATE_RANGE', 'ATTRIBUTION_WEIGHT_EXCEEDED', 'SPEND_OUTSIDE_CAMPAIGN', 'TYPE_NOT_FOUND',
+  'DUPLICATE_TYPE_CODE', 'INVALID_WEIGHT_RANGE', 'INVALID_ATTRIBUTION_LAYER',
+  -- Products and stock.
+  'PRODUCT_NOT_FOUND', 'PRODUCT_INACTIVE', 'PRODUCT_HAS_STOCK', 'PRODUCT_DELETED', 'DUPLICATE_SKU',
+  'INSUFFICIENT_STOCK', 'EXPIRED_STOCK', 'NO_INVENTORY_RECORD', 'INVENTORY_RECORD_NOT_FOUND',
+  -- Orders.
+  'ORDER_NOT_FOUND', 'CUSTOMER_NOT_FOUND', 'ORDER_LINES_FIXED',
+  -- The service.
+  'LOCK_TIMEOUT', 'SERVICE_UNAVAILABLE', 'CALCULATION_ERROR', 'DB_ERROR', 'INTERNAL_ERROR'
+);
+
 -- Business failures raised by SQL functions, the PostgREST way: SQLSTATE `PTxxx` carries the HTTP
 -- status, so `supabase.rpc` callers get the same status as the edge functions' callers. The message is
 -- the machine-readable code, `detail` the human message, `hint` a JSON object of details.
-create or replace function private.raise_api_error(status integer, code text, message text, details jsonb default null)
+create or replace function private.raise_api_error(status integer, code public.error_code, message text, details jsonb default null)
 returns void
 language plpgsql set search_path = '' as $$
 begin
@@ -166,9 +188,9 @@ begin
 end
 $$;
 
-revoke execute on function private.raise_api_error(integer, text, text, jsonb) from public, anon;
+revoke execute on function private.raise_api_error(integer, public.error_code, text, jsonb) from public, anon;
 
-grant execute on function private.raise_api_error(integer, text, text, jsonb) to authenticated, service_role;
+grant execute on function private.raise_api_error(integer, public.error_code, text, jsonb) to authenticated, service_role;
 
 -- The rule a value outside a list breaks, worded as the edge functions' zod schemas word it
 -- (`_shared/validation.ts` oneOf), from the enum type that holds the list.

@@ -6,7 +6,7 @@
 import { createClient, FunctionsFetchError, FunctionsHttpError, type SupabaseClient } from '@supabase/supabase-js';
 import type { paths } from './openapi.gen.ts';
 import { common } from '../i18n/common.ts';
-import { isErrorCode } from '../../../supabase/functions/_shared/error-codes.ts';
+import { isErrorCode } from '../../../supabase/functions/_shared/enums.ts';
 import { ERROR_WORDS, RULES_EN, RULES_ZH, zhRefusal } from '../i18n/errors.ts';
 import { locale, text } from '../i18n/index.ts';
 

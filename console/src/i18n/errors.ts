@@ -1,11 +1,11 @@
-import type { ErrorCode } from '../../../supabase/functions/_shared/error-codes.ts';
+import type { ErrorCode } from '../../../supabase/functions/_shared/enums.ts';
 import type { Locale } from './index.ts';
 
 type Figures = Record<string, unknown>;
 const n = (value: unknown) => Number(value).toLocaleString('en');
 
 /**
- * Every code of the API's catalogue (`supabase/functions/_shared/error-codes.ts`) in both languages, typed by
+ * Every code of the API's catalogue (`supabase/functions/_shared/enums.ts`) in both languages, typed by
  * it: a code added there without its words here does not build. The words say what happened and what to
  * do, from the refusal's details where it has them (how many units are free). The failures the console
  * words by their status first (401, 429, 503, 5xx: `inWords` in api/client.ts) have words here too, so the

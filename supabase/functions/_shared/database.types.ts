@@ -1232,6 +1232,47 @@ export type Database = {
     Enums: {
       'attribution_layer': 'site-wide' | 'target-oriented' | 'category-specific' | 'general';
       'campaign_status': 'draft' | 'active' | 'paused' | 'completed' | 'cancelled';
+      'error_code':
+        | 'UNAUTHORIZED'
+        | 'FORBIDDEN'
+        | 'INSUFFICIENT_PERMISSION'
+        | 'PERMISSION_DENIED'
+        | 'RATE_LIMIT_EXCEEDED'
+        | 'VALIDATION_ERROR'
+        | 'INVALID_PARAMETER'
+        | 'NOT_FOUND'
+        | 'METHOD_NOT_ALLOWED'
+        | 'PAYLOAD_TOO_LARGE'
+        | 'UNSUPPORTED_VERSION'
+        | 'IDEMPOTENCY_KEY_REUSED'
+        | 'CAMPAIGN_NOT_FOUND'
+        | 'CAMPAIGN_OVERLAP_CONFLICT'
+        | 'CAMPAIGN_FINAL'
+        | 'INVALID_STATUS_TRANSITION'
+        | 'INVALID_DATE_RANGE'
+        | 'ATTRIBUTION_WEIGHT_EXCEEDED'
+        | 'SPEND_OUTSIDE_CAMPAIGN'
+        | 'TYPE_NOT_FOUND'
+        | 'DUPLICATE_TYPE_CODE'
+        | 'INVALID_WEIGHT_RANGE'
+        | 'INVALID_ATTRIBUTION_LAYER'
+        | 'PRODUCT_NOT_FOUND'
+        | 'PRODUCT_INACTIVE'
+        | 'PRODUCT_HAS_STOCK'
+        | 'PRODUCT_DELETED'
+        | 'DUPLICATE_SKU'
+        | 'INSUFFICIENT_STOCK'
+        | 'EXPIRED_STOCK'
+        | 'NO_INVENTORY_RECORD'
+        | 'INVENTORY_RECORD_NOT_FOUND'
+        | 'ORDER_NOT_FOUND'
+        | 'CUSTOMER_NOT_FOUND'
+        | 'ORDER_LINES_FIXED'
+        | 'LOCK_TIMEOUT'
+        | 'SERVICE_UNAVAILABLE'
+        | 'CALCULATION_ERROR'
+        | 'DB_ERROR'
+        | 'INTERNAL_ERROR';
       'health_comparison': 'previous' | 'last_year' | 'custom';
       'health_dimension': 'revenue' | 'satisfaction' | 'fulfillment' | 'support' | 'products' | 'marketing' | 'system';
       'health_period': '7d' | '30d' | '90d' | 'custom';
@@ -1380,6 +1421,48 @@ export const Constants = {
     Enums: {
       'attribution_layer': ['site-wide', 'target-oriented', 'category-specific', 'general'],
       'campaign_status': ['draft', 'active', 'paused', 'completed', 'cancelled'],
+      'error_code': [
+        'UNAUTHORIZED',
+        'FORBIDDEN',
+        'INSUFFICIENT_PERMISSION',
+        'PERMISSION_DENIED',
+        'RATE_LIMIT_EXCEEDED',
+        'VALIDATION_ERROR',
+        'INVALID_PARAMETER',
+        'NOT_FOUND',
+        'METHOD_NOT_ALLOWED',
+        'PAYLOAD_TOO_LARGE',
+        'UNSUPPORTED_VERSION',
+        'IDEMPOTENCY_KEY_REUSED',
+        'CAMPAIGN_NOT_FOUND',
+        'CAMPAIGN_OVERLAP_CONFLICT',
+        'CAMPAIGN_FINAL',
+        'INVALID_STATUS_TRANSITION',
+        'INVALID_DATE_RANGE',
+        'ATTRIBUTION_WEIGHT_EXCEEDED',
+        'SPEND_OUTSIDE_CAMPAIGN',
+        'TYPE_NOT_FOUND',
+        'DUPLICATE_TYPE_CODE',
+        'INVALID_WEIGHT_RANGE',
+        'INVALID_ATTRIBUTION_LAYER',
+        'PRODUCT_NOT_FOUND',
+        'PRODUCT_INACTIVE',
+        'PRODUCT_HAS_STOCK',
+        'PRODUCT_DELETED',
+        'DUPLICATE_SKU',
+        'INSUFFICIENT_STOCK',
+        'EXPIRED_STOCK',
+        'NO_INVENTORY_RECORD',
+        'INVENTORY_RECORD_NOT_FOUND',
+        'ORDER_NOT_FOUND',
+        'CUSTOMER_NOT_FOUND',
+        'ORDER_LINES_FIXED',
+        'LOCK_TIMEOUT',
+        'SERVICE_UNAVAILABLE',
+        'CALCULATION_ERROR',
+        'DB_ERROR',
+        'INTERNAL_ERROR',
+      ],
       'health_comparison': ['previous', 'last_year', 'custom'],
       'health_dimension': ['revenue', 'satisfaction', 'fulfillment', 'support', 'products', 'marketing', 'system'],
       'health_period': ['7d', '30d', '90d', 'custom'],

@@ -16,7 +16,7 @@
 import postgres from 'postgres';
 import type { Caller } from './caller.ts';
 import { ApiError, type Area, retryLater } from './errors.ts';
-import { isErrorCode } from './error-codes.ts';
+import { isErrorCode } from './enums.ts';
 
 export type Sql = postgres.Sql;
 export type Tx = postgres.TransactionSql;

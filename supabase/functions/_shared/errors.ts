@@ -3,7 +3,7 @@
  * every failure it produces, its own or the shared layer's (401, 404, 405, 413, 500), takes that shape.
  */
 import { z } from 'zod';
-import type { ErrorCode } from './error-codes.ts';
+import type { ErrorCode } from './enums.ts';
 
 export class ApiError extends Error {
   constructor(

@@ -95,7 +95,7 @@ language sql stable set search_path = '' as $$
   where private.campaign_status_move_allowed(campaign.status, s)
 $$;
 
-create or replace function private.campaign_field_error(status integer, code text, message text, field text, value jsonb, rule text)
+create or replace function private.campaign_field_error(status integer, code public.error_code, message text, field text, value jsonb, rule text)
 returns void
 language plpgsql set search_path = '' as $$
 begin

@@ -191,7 +191,7 @@ begin
   end loop;
 
   if jsonb_array_length(failures) > 0 then
-    perform private.raise_api_error(422, failures -> 0 ->> 'code',
+    perform private.raise_api_error(422, (failures -> 0 ->> 'code')::public.error_code,
       format('%s of %s campaigns cannot move to %s; nothing was changed',
         jsonb_array_length(failures), cardinality(ordered), target),
       jsonb_build_object(
@@ -231,7 +231,7 @@ revoke execute on function private.campaign_overlapping(uuid, date, date) from p
 
 revoke execute on function private.campaign_overlap_message(uuid, date, date) from public, anon;
 
-revoke execute on function private.campaign_field_error(integer, text, text, text, jsonb, text) from public, anon;
+revoke execute on function private.campaign_field_error(integer, public.error_code, text, text, jsonb, text) from public, anon;
 
 revoke execute on function private.campaign_status_move_allowed(public.campaign_status, public.campaign_status) from public, anon;
 
@@ -245,7 +245,7 @@ grant execute on function private.campaign_overlapping(uuid, date, date) to auth
 
 grant execute on function private.campaign_overlap_message(uuid, date, date) to authenticated, service_role;
 
-grant execute on function private.campaign_field_error(integer, text, text, text, jsonb, text) to authenticated, service_role;
+grant execute on function private.campaign_field_error(integer, public.error_code, text, text, jsonb, text) to authenticated, service_role;
 
 grant execute on function private.campaign_status_move_allowed(public.campaign_status, public.campaign_status)
   to authenticated, service_role;
