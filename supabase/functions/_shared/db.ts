@@ -69,11 +69,6 @@ const MAX_ATTEMPTS = 4;
 const retryPause = (attempt: number) =>
   new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * 2 ** attempt));
 
-/** The code of the 503 answered while the database cannot be reached, in every area. */
-export const UNAVAILABLE_CODE = 'SERVICE_UNAVAILABLE';
-/** Seconds a client is asked to wait before retrying: about what a crashed PostgreSQL takes to restart. */
-export const UNAVAILABLE_RETRY_AFTER = 5;
-
 /**
  * How long a statement waits for a row or table lock, as a share of the request's bound (2 s of the default
  * 8). Requests queued on one hot row would otherwise hold their pool connections until the statement timeout,
@@ -305,7 +300,8 @@ export function translateDatabaseError(error: unknown, area: Area): unknown {
   if (isUnavailable(error)) {
     const { code, message } = error as Error & { code: string };
     console.error(`[${area.name}] database unavailable: ${code}: ${message}`);
-    return retryLater(503, UNAVAILABLE_CODE, 'The database is unavailable; retry shortly', UNAVAILABLE_RETRY_AFTER);
+    // Retry after about what a crashed PostgreSQL takes to restart.
+    return retryLater(503, 'SERVICE_UNAVAILABLE', 'The database is unavailable; retry shortly', 5);
   }
   if (error instanceof postgres.PostgresError) {
     // A refusal a SQL function raised (private.raise_api_error), with a code of the catalogue.

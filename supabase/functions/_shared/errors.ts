@@ -47,39 +47,33 @@ const sharedCodes = {
 
 export type AreaCodes = { [K in keyof typeof sharedCodes]: ErrorCode };
 
-/** Seed 01: `error` is a message, `error_code` and `details` beside it. */
-export const catalogueArea: Area = {
-  name: 'campaign-types',
-  codes: { ...sharedCodes, forbidden: 'INSUFFICIENT_PERMISSION' },
+/**
+ * An area with the envelope of seeds 01 and 02 and of seed 03 area B: `error` is a message, the code beside
+ * it (`code`, or seed 01's `error_code`), and `details`.
+ */
+const messageAndCodeArea = (name: string, codes: Partial<AreaCodes> = {}, codeKey = 'code'): Area => ({
+  name,
+  codes: { ...sharedCodes, ...codes },
   errorBody: (e) => ({
     success: false,
     error: e.message,
-    error_code: e.code,
+    [codeKey]: e.code,
     ...(e.details ? { details: e.details } : {}),
   }),
   errorSchema: z.object({
     success: z.literal(false),
     error: z.string(),
-    error_code: z.string(),
-    details: details.optional(),
-  }),
-};
-
-/**
- * An area with the envelope of seed 02 and of seed 03 area B: `error` is a message, `code` and `details`
- * beside it.
- */
-const messageAndCodeArea = (name: string, codes: Partial<AreaCodes> = {}): Area => ({
-  name,
-  codes: { ...sharedCodes, ...codes },
-  errorBody: (e) => ({ success: false, error: e.message, code: e.code, ...(e.details ? { details: e.details } : {}) }),
-  errorSchema: z.object({
-    success: z.literal(false),
-    error: z.string(),
-    code: z.string(),
+    [codeKey]: z.string(),
     details: details.optional(),
   }),
 });
+
+/** Seed 01. */
+export const catalogueArea = messageAndCodeArea(
+  'campaign-types',
+  { forbidden: 'INSUFFICIENT_PERMISSION' },
+  'error_code',
+);
 
 /** Seed 02 and CONTRACT §2. */
 export const inventoryArea = messageAndCodeArea('inventory');

@@ -21,7 +21,7 @@ import { compressed } from './compression.ts';
 import { type Database, DatabaseError, DatabaseStalled, translateDatabaseError } from './db.ts';
 import { ApiError, type Area } from './errors.ts';
 import { detectLanguage, type Language } from './language.ts';
-import { concurrencyLimit, enforceRateLimit, type RateLimits } from './limits.ts';
+import { concurrencyLimit, rateLimited, type RateLimits } from './limits.ts';
 import { register, registerComponents, SERVERS } from './openapi.ts';
 import { type ProblemMapper, validationError, validationHook } from './validation.ts';
 
@@ -246,13 +246,6 @@ function answered(offered: string[], cors: MiddlewareHandler): Middleware {
     c.res = undefined;
     c.res = res;
     await cors(c, async () => {});
-  };
-}
-
-function rateLimited(deps: Dependencies, area: Area, limits: RateLimits): Middleware {
-  return async (c, next) => {
-    await enforceRateLimit(deps.db, area, c.var.caller, c.req.raw.headers, limits, deps.trustedProxyHops);
-    await next();
   };
 }
 

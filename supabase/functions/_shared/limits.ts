@@ -2,9 +2,10 @@
  * Limits a route asks `serveFunction` for (http.ts): requests a minute per caller, in fixed 60-second
  * windows counted in PostgreSQL so every instance shares them; and how many of its requests run at once.
  */
-import type { Caller } from './caller.ts';
-import { type Database, translateDatabaseError } from './db.ts';
+import type { MiddlewareHandler } from 'hono';
+import { translateDatabaseError } from './db.ts';
 import { type Area, retryLater } from './errors.ts';
+import type { AppEnv, Dependencies } from './http.ts';
 
 /** Requests a minute: anonymous callers per client IP, users per account; the service key is not limited. */
 export interface RateLimits {
@@ -13,42 +14,34 @@ export interface RateLimits {
 }
 
 /**
- * Counts the request against the caller's window; past the limit, a 429 with `Retry-After`. Every
+ * Counts each request against its caller's window; past the limit, a 429 with `Retry-After`. Every
  * request counts, invalid ones too: a flood of malformed requests costs the database as much as any other.
  */
-export async function enforceRateLimit(
-  db: Database,
-  area: Area,
-  caller: Caller,
-  headers: Headers,
-  limits: RateLimits,
-  trustedProxyHops?: number,
-): Promise<void> {
-  const bucket = rateLimitBucket(caller, headers, limits, trustedProxyHops);
-  if (!bucket) return;
-  const [outcome] = await db.bounded(
-    db.sql<{ allowed: boolean; retry_after: number }[]>`
-      select * from private.hit_rate_limit(${bucket.key}, ${bucket.limit})`,
-    caller.answerBy,
-  ).catch((error) => {
-    throw translateDatabaseError(error, area);
-  });
-  if (!outcome.allowed) {
-    const message = `Rate limit exceeded: ${bucket.limit} requests per minute`;
-    throw retryLater(429, 'RATE_LIMIT_EXCEEDED', message, outcome.retry_after, { limit: bucket.limit, period: '60s' });
-  }
-}
-
-/** Users by account, anonymous callers by client IP, the service key not at all. */
-export function rateLimitBucket(
-  caller: Caller,
-  headers: Headers,
-  limits: RateLimits,
-  trustedProxyHops = 1,
-): { key: string; limit: number } | undefined {
-  if (caller.kind === 'service') return undefined;
-  if (caller.kind === 'user') return { key: `user:${caller.userId}`, limit: limits.user };
-  return { key: `ip:${clientIp(headers, trustedProxyHops)}`, limit: limits.anonymous };
+export function rateLimited(deps: Dependencies, area: Area, limits: RateLimits): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const { caller } = c.var;
+    // Users by account, anonymous callers by client IP, the service key not at all.
+    if (caller.kind !== 'service') {
+      const bucket = caller.kind === 'user'
+        ? { key: `user:${caller.userId}`, limit: limits.user }
+        : { key: `ip:${clientIp(c.req.raw.headers, deps.trustedProxyHops)}`, limit: limits.anonymous };
+      const [outcome] = await deps.db.bounded(
+        deps.db.sql<{ allowed: boolean; retry_after: number }[]>`
+          select * from private.hit_rate_limit(${bucket.key}, ${bucket.limit})`,
+        caller.answerBy,
+      ).catch((error) => {
+        throw translateDatabaseError(error, area);
+      });
+      if (!outcome.allowed) {
+        const message = `Rate limit exceeded: ${bucket.limit} requests per minute`;
+        throw retryLater(429, 'RATE_LIMIT_EXCEEDED', message, outcome.retry_after, {
+          limit: bucket.limit,
+          period: '60s',
+        });
+      }
+    }
+    await next();
+  };
 }
 
 /**
