@@ -155,8 +155,8 @@ export function serveFunction(spec: FunctionSpec, deps: Dependencies): (req: Req
   const mostFixedFirst = endpoints.toSorted((a, b) => fixedSegments(b) - fixedSegments(a));
   for (const versions of Map.groupBy(mostFixedFirst, (e) => `${e.route.method} ${e.route.path}`).values()) {
     versions.sort((a, b) => versionOf(a).localeCompare(versionOf(b)));
-    const operation = { versions: versions.map((e) => ({ route: e.route, version: versionOf(e) })) };
-    register(app as never, name, area, { ...operation, access: versions[0].options.access ?? 'user' });
+    const access = versions[0].options.access ?? 'user';
+    register(app as never, { name, area, access }, versions.map((e) => ({ route: e.route, version: versionOf(e) })));
     for (const version of offered) {
       const endpoint = versions.find((e) => versionOf(e) === version);
       if (endpoint) serve(app, endpoint, version, spec, deps);

@@ -73,40 +73,41 @@ type Content = { schema: z.ZodType; example?: unknown };
 const jsonOf = (content: unknown) => (content as Record<string, Content> | undefined)?.['application/json'];
 const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
 
-/** One operation as a function serves it: its route in each version it answers, oldest first. */
-export interface DocumentedOperation {
-  versions: { route: RouteConfig; version: string }[];
-  access: 'public' | 'user';
-}
-
 /**
- * Registers one operation in the app's registry, its schemas as JSON Schema. A route declared in several
- * versions is one operation whose body and answer are the versions' alternatives (`anyOf`), with the latest's
- * example and words.
+ * Registers one operation in the app's registry: its route in each version it answers, oldest first, its
+ * schemas as JSON Schema. A route declared in several versions is one operation whose body and answer are
+ * the versions' alternatives (`anyOf`), with the latest's example and words.
  */
-export function register(app: OpenAPIHono<never>, name: string, area: Area, operation: DocumentedOperation) {
-  const routes = operation.versions.map((v) => v.route);
+export function register(
+  app: OpenAPIHono<never>,
+  { name, area, access }: { name: string; area: Area; access: 'public' | 'user' },
+  versions: { route: RouteConfig; version: string }[],
+) {
+  const routes = versions.map((v) => v.route);
   const route = routes[routes.length - 1];
   const either = (schemas: JsonSchema[]) => schemas.length === 1 ? schemas[0] : { anyOf: schemas };
   const bodies = routes.map((r) => jsonOf(r.request?.body?.content)).filter((c): c is Content => !!c);
   const successes = routes.map((r) => Object.entries(r.responses).find(([code]) => Number(code) < 300)!);
-  const [status] = successes[successes.length - 1];
+  const status = Number(successes[successes.length - 1][0]);
   const errors = new Set([400, 401, 406, 409, 500, 503, ...(bodies.length ? [413, 415] : [])]);
-  for (const code of Object.keys(route.responses)) if (Number(code) >= 400) errors.add(Number(code));
-  const errorRef = { $ref: `#/components/schemas/${componentName(area)}` };
+  for (const code of Object.keys(route.responses).map(Number)) if (code >= 400) errors.add(code);
   const example = bodies[bodies.length - 1]?.example;
-  const failures = [...errors].sort((a, b) => a - b)
-    .map((code) => [code, { description: REASONS[code], content: json(errorRef) }]);
+  const errorBody = json({ $ref: `#/components/schemas/${componentName(area)}` });
+  const answer = (s: unknown) => jsonSchema(jsonOf((s as { content?: unknown }).content)!.schema, 'output');
+  const named = versions.map((v) => v.version);
+  // The version a body and answer are those of, when there are several.
+  const versionNote = `Versions ${named.join(' and ')}: the body and the answer are those of the version ` +
+    'asked for with `Accept: application/vnd.api+json;version=X` (answered in `api-version`); without it, ' +
+    `1.0. ${routes.map((r, i) => `${named[i]}: ${r.summary}`).join(' ')}`;
+  const description = [route.description, routes.length > 1 ? versionNote : undefined].filter(Boolean);
   app.openAPIRegistry.registerPath({
     method: route.method,
     path: `/${name}${route.path === '/' ? '' : route.path}`,
     operationId: operationId(name, route),
     summary: route.summary,
-    ...(route.description || routes.length > 1
-      ? { description: [route.description, versionNote(operation, routes)].filter(Boolean).join('\n\n') }
-      : {}),
+    ...(description.length ? { description: description.join('\n\n') } : {}),
     tags: [name],
-    security: operation.access === 'user' ? [{ bearer: [] }] : [{}, { bearer: [] }, { apikey: [] }],
+    security: access === 'user' ? [{ bearer: [] }] : [{}, { bearer: [] }, { apikey: [] }],
     parameters: [...parameters(route.request?.params, 'path'), ...parameters(route.request?.query, 'query')],
     ...(bodies.length
       ? {
@@ -123,12 +124,12 @@ export function register(app: OpenAPIHono<never>, name: string, area: Area, oper
       : {}),
     responses: {
       [status]: {
-        description: REASONS[Number(status)] ?? 'Success',
-        content: json(
-          either(successes.map(([, s]) => jsonSchema(jsonOf((s as { content?: unknown }).content)!.schema, 'output'))),
-        ),
+        description: REASONS[status] ?? 'Success',
+        content: json(either(successes.map(([, s]) => answer(s)))),
       },
-      ...Object.fromEntries(failures),
+      ...Object.fromEntries(
+        [...errors].sort((a, b) => a - b).map((code) => [code, { description: REASONS[code], content: errorBody }]),
+      ),
     },
   } as unknown as RouteConfig);
 }
@@ -155,13 +156,6 @@ export const SERVERS = [{
   url: '/functions/v1',
   description: 'The project: https://<project-ref>.supabase.co/functions/v1',
 }];
-
-function versionNote(operation: DocumentedOperation, routes: RouteConfig[]): string {
-  const named = operation.versions.map((v) => v.version);
-  return `Versions ${named.join(' and ')}: the body and the answer are those of the version asked for with ` +
-    '`Accept: application/vnd.api+json;version=X` (answered in `api-version`); without it, 1.0. ' +
-    routes.map((r, i) => `${named[i]}: ${r.summary}`).join(' ');
-}
 
 function componentName(area: Area): string {
   return `${area.name.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase())}Error`;
