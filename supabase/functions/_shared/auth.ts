@@ -124,18 +124,12 @@ export function createAuthenticator(config: AuthConfig): Authenticator {
     throw new Error(`unsupported algorithm ${String(alg)}`);
   }
 
+  /** The caller a verified token names: a known role, and a user's `sub` a UUID. */
   function toCaller(claims: JWTPayload): Caller | undefined {
-    switch (claims.role) {
-      case 'anon':
-        return { kind: 'anonymous', role: 'anon', userId: null, claims };
-      case 'service_role':
-        return { kind: 'service', role: 'service_role', userId: null, claims };
-      case 'authenticated':
-        return typeof claims.sub === 'string' && uuid.safeParse(claims.sub).success
-          ? { kind: 'user', role: 'authenticated', userId: claims.sub, claims }
-          : undefined;
-      default:
-        return undefined;
+    if (claims.role === 'anon') return { kind: 'anonymous', role: 'anon', userId: null, claims };
+    if (claims.role === 'service_role') return { kind: 'service', role: 'service_role', userId: null, claims };
+    if (claims.role === 'authenticated' && typeof claims.sub === 'string' && uuid.safeParse(claims.sub).success) {
+      return { kind: 'user', role: 'authenticated', userId: claims.sub, claims };
     }
   }
 
@@ -149,12 +143,7 @@ export function createAuthenticator(config: AuthConfig): Authenticator {
       }
       const match = /^Bearer\s+(\S+)$/i.exec(header);
       if (!match) throw unauthorized('Authorization header must be "Bearer <token>"');
-      let caller: Caller | undefined;
-      try {
-        caller = toCaller(await verify(match[1]));
-      } catch {
-        throw unauthorized('Invalid or expired token');
-      }
+      const caller = await verify(match[1]).then(toCaller, () => undefined);
       if (!caller) throw unauthorized('Invalid or expired token');
       if (caller.kind === 'anonymous' && access !== 'public') {
         throw unauthorized('A signed-in user or the service key is required');

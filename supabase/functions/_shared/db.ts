@@ -306,12 +306,8 @@ export function translateDatabaseError(error: unknown, area: Area): unknown {
   if (error instanceof postgres.PostgresError) {
     // A refusal a SQL function raised (private.raise_api_error), with a code of the catalogue.
     if (/^PT\d{3}$/.test(error.code) && isErrorCode(error.message)) {
-      let details: Record<string, unknown> | undefined;
-      try {
-        details = error.hint ? JSON.parse(error.hint) : undefined;
-      } catch {
-        details = undefined;
-      }
+      // Its hint is the details as JSON text, or empty (raise_api_error writes it).
+      const details = error.hint ? JSON.parse(error.hint) : undefined;
       return new ApiError(Number(error.code.slice(2)), error.message, error.detail ?? error.message, details);
     }
     if (error.code === '55P03') {

@@ -22,7 +22,7 @@ import { type Database, DatabaseError, DatabaseStalled, translateDatabaseError }
 import { ApiError, type Area } from './errors.ts';
 import { detectLanguage, type Language } from './language.ts';
 import { concurrencyLimit, rateLimited, type RateLimits } from './limits.ts';
-import { register, registerComponents, SERVERS } from './openapi.ts';
+import { answers, register, registerComponents, SERVERS } from './openapi.ts';
 import { type ProblemMapper, validationError, validationHook } from './validation.ts';
 
 /** The version every route answers in unless it is asked for another its function has. */
@@ -269,9 +269,7 @@ function documentEndpoint(spec: FunctionSpec, app: OpenAPIHono<AppEnv>): Endpoin
     method: 'get',
     path: '/openapi.json',
     summary: `The OpenAPI 3.1 document of ${spec.name}`,
-    responses: {
-      200: { description: 'OK', content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } } },
-    },
+    responses: answers(z.record(z.string(), z.unknown())),
   } as const;
   return on(route, (c) => {
     document ??= app.getOpenAPI31Document({

@@ -8,10 +8,7 @@ import { type Area, retryLater } from './errors.ts';
 import type { AppEnv, Dependencies } from './http.ts';
 
 /** Requests a minute: anonymous callers per client IP, users per account; the service key is not limited. */
-export interface RateLimits {
-  anonymous: number;
-  user: number;
-}
+export type RateLimits = { anonymous: number; user: number };
 
 /**
  * Counts each request against its caller's window; past the limit, a 429 with `Retry-After`. Every

@@ -61,12 +61,10 @@ export function rule(code: string, message: string, params?: Record<string, unkn
 
 /** The stable rule a zod issue broke, and its figures. */
 function ruleOf(issue: z.core.$ZodIssue, value: unknown): Pick<FieldProblem, 'rule' | 'params'> {
-  const bound = (kind: 'min' | 'max', origin: string, limit: unknown) =>
-    origin === 'string'
-      ? { rule: `${kind}_length`, params: { [kind]: Number(limit) } }
-      : origin === 'array' || origin === 'set'
-      ? { rule: `${kind}_items`, params: { [kind]: Number(limit) } }
-      : { rule: kind, params: { [kind]: Number(limit) } };
+  const bound = (kind: 'min' | 'max', origin: string, limit: unknown) => {
+    const of = origin === 'string' ? '_length' : origin === 'array' || origin === 'set' ? '_items' : '';
+    return { rule: kind + of, params: { [kind]: Number(limit) } };
+  };
   switch (issue.code) {
     case 'invalid_type':
       if (value === undefined) return { rule: 'required' };
