@@ -180,7 +180,6 @@ function serve(app: OpenAPIHono<AppEnv>, endpoint: Endpoint, version: string, sp
   const body = route.request?.body;
   const gate = options.concurrency ? concurrencyLimit(options.concurrency) : undefined;
   const middleware: Middleware[] = [
-    ...(options.problem ? [remember(options.problem)] : []),
     ...(options.words ? [detectLanguage as Middleware] : []),
     // The body arrives before the database bound starts: a slow upload is for the HTTP deadlines to judge
     // (HTTP_REQUEST_TIMEOUT locally, the platform's when deployed), never a stalled database's 503. Its 413
@@ -190,6 +189,8 @@ function serve(app: OpenAPIHono<AppEnv>, endpoint: Endpoint, version: string, sp
     // row, a report slot, its transaction.
     (c, next) =>
       deps.db.withinBound(async (answerBy) => {
+        // The route's own refusals, for its schemas' hook and the failures outside them (a body not JSON).
+        if (options.problem) c.set('problem', options.problem);
         c.set('caller', { ...await deps.auth.authenticate(c.req.raw, options.access ?? 'user', area), answerBy });
         await next();
       }),
@@ -210,12 +211,6 @@ function serve(app: OpenAPIHono<AppEnv>, endpoint: Endpoint, version: string, sp
     (gate ? (c: Ctx<RouteConfig>) => gate(async () => await handle(c)) : handle) as never,
   );
 }
-
-/** The route's own refusals, for its schemas' hook and the failures outside them (a body not JSON). */
-const remember = (problem: ProblemMapper): Middleware => async (c, next) => {
-  c.set('problem', problem);
-  await next();
-};
 
 /** The body's bytes, read whole before the database bound (body.ts), as `c.var.body`. */
 const readBody = (area: Area): Middleware => async (c, next) => {

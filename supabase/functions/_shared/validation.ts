@@ -147,33 +147,28 @@ const ECHO_LIMIT = 1000;
 function echo(value: unknown): unknown {
   if (typeof value === 'string') return value.length > ECHO_LIMIT ? `${value.slice(0, ECHO_LIMIT)}…` : value;
   if (value === null || typeof value !== 'object') return value;
-  let text: string | undefined;
   try {
-    text = JSON.stringify(value);
+    if (JSON.stringify(value).length <= ECHO_LIMIT) return value;
   } catch {
-    text = undefined;
+    // Nested too deep for JSON.stringify: described below instead.
   }
-  if (text !== undefined && text.length <= ECHO_LIMIT) return value;
   return Array.isArray(value)
     ? `an array of ${value.length} items`
     : `an object of ${Object.keys(value).length} fields`;
 }
 
-function valueAt(input: unknown, path: PropertyKey[]): unknown {
-  let current = input;
-  for (const key of path) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<PropertyKey, unknown>)[key];
-  }
-  return current;
-}
+const valueAt = (input: unknown, path: PropertyKey[]): unknown =>
+  path.reduce(
+    (at, key) => at !== null && typeof at === 'object' ? (at as Record<PropertyKey, unknown>)[key] : undefined,
+    input,
+  );
 
-/** The rule a value outside `values` breaks, worded as the database words it (`private.one_of`). */
-export const oneOf = (values: readonly string[]) => `must be one of ${values.join(', ')}`;
-
-/** One of `values`: an enum of the database (`enums.ts`) or a list the API itself owns. */
+/**
+ * One of `values`: an enum of the database (`enums.ts`) or a list the API itself owns. A value outside them
+ * breaks the rule worded as the database words it (`private.one_of`).
+ */
 export function enumOf<const T extends readonly [string, ...string[]]>(values: T) {
-  return z.enum(values, oneOf(values));
+  return z.enum(values, `must be one of ${values.join(', ')}`);
 }
 
 /** A query-string boolean: exactly `true` or `false`. */
