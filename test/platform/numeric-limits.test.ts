@@ -3,10 +3,11 @@
 // order's limit while the API took a campaign's, because the form wrote its own.
 import { readdir, readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { NumericLimits } from '../../supabase/functions/_shared/database.types.ts';
+import { Limits, NumericLimits } from '../../supabase/functions/_shared/database.types.ts';
 import * as money from '../../supabase/functions/_shared/money.ts';
 
 const consoleSources = new URL('../../console/src/', import.meta.url);
+const functionSources = new URL('../../supabase/functions/', import.meta.url);
 
 describe('numeric limits', () => {
   it('are the columns\' own: an order\'s money numeric(12, 2), a budget numeric(14, 2), a weight numeric(3, 2)', () => {
@@ -27,5 +28,17 @@ describe('numeric limits', () => {
     }
     expect(bounds.length).toBeGreaterThanOrEqual(5);
     expect(bounds.filter((bound) => !Object.keys(money).includes(bound))).toEqual([]);
+  });
+
+  it('bound a stock quantity and a reorder level by the generated stock limit, never a number written in a form or schema', async () => {
+    expect(Limits.stock_quantity).toBe(1_000_000_000);
+    const written: string[] = [];
+    for (const root of [consoleSources, functionSources]) {
+      for (const file of await readdir(root, { recursive: true })) {
+        if (!/\.tsx?$/.test(file) || file.endsWith('database.types.ts')) continue;
+        if (/\b1_?000_?000_?000\b/.test(await readFile(new URL(file, root), 'utf8'))) written.push(file);
+      }
+    }
+    expect(written).toEqual([]);
   });
 });

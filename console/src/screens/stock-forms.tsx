@@ -9,6 +9,7 @@ import { text } from '../i18n/index.ts';
 import { fromStoreWall } from '../format/store-time.ts';
 import { inventoryText } from '../i18n/inventory.ts';
 import { MAX_MONEY } from '../../../supabase/functions/_shared/money.ts';
+import { Limits } from '../../../supabase/functions/_shared/database.types.ts';
 
 /**
  * One Idempotency-Key per intended booking: kept while the same values are sent again (a double click, a
@@ -81,7 +82,7 @@ export function StockInForm(
           {},
           (x) => ({
             product_id: productId ? '' : checks.required(x.product_id),
-            quantity: checks.required(x.quantity) || checks.integer(x.quantity, 1, 1_000_000_000),
+            quantity: checks.required(x.quantity) || checks.integer(x.quantity, 1, Limits.stock_quantity),
             unit_cost: checks.decimal(x.unit_cost, 0, MAX_MONEY),
           }),
         );
@@ -247,7 +248,7 @@ export function StockAdjustForm({ productId, productName, lots, onDone }: {
           { inventory_id: 'inventory_id' },
           (x) => ({
             adjust_quantity: checks.required(x.adjust_quantity) ||
-              checks.integer(x.adjust_quantity, -1_000_000_000, 1_000_000_000) ||
+              checks.integer(x.adjust_quantity, -Limits.stock_quantity, Limits.stock_quantity) ||
               (Number(x.adjust_quantity) === 0 ? text(common).notZero : ''),
             reason: checks.required(x.reason),
             reason_note: rules.find((r) => r.reason === x.reason)?.needs_note && !x.reason_note.trim()
@@ -529,7 +530,7 @@ export function DeliveryForm({ onClose }: { onClose: () => void }) {
           ],
           [
             field(line, 'quantity'),
-            checks.required(value(line, 'quantity')) || checks.integer(value(line, 'quantity'), 1, 1_000_000_000),
+            checks.required(value(line, 'quantity')) || checks.integer(value(line, 'quantity'), 1, Limits.stock_quantity),
           ],
           [field(line, 'unit_cost'), checks.decimal(value(line, 'unit_cost'), 0, MAX_MONEY)],
         ])),

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { enums } from '../_shared/enums.ts';
-import { MAX_STOCK_QUANTITY } from '../_shared/inventory.ts';
+import { Limits } from '../_shared/database.types.ts';
 import { enumOf, rule, uuid } from '../_shared/validation.ts';
 
 export const stockAdjustBody = z.strictObject({
@@ -17,10 +17,10 @@ export const stockAdjustBody = z.strictObject({
     .int('must be a whole number')
     .refine((value) => value !== 0, rule('not_zero', 'must not be 0'))
     .refine(
-      (value) => Math.abs(value) <= MAX_STOCK_QUANTITY,
-      rule('between', `must be between -${MAX_STOCK_QUANTITY} and ${MAX_STOCK_QUANTITY}`, {
-        min: -MAX_STOCK_QUANTITY,
-        max: MAX_STOCK_QUANTITY,
+      (value) => Math.abs(value) <= Limits.stock_quantity,
+      rule('between', `must be between -${Limits.stock_quantity} and ${Limits.stock_quantity}`, {
+        min: -Limits.stock_quantity,
+        max: Limits.stock_quantity,
       }),
     ),
   reason: enumOf(enums.stock_adjust_reason),

@@ -65,17 +65,27 @@ language sql immutable parallel safe as $$
   select pg_catalog.char_length(pg_catalog.btrim(name)) between 1 and 200
 $$;
 
+-- The most units a quantity of stock may be: what one movement moves, and a product's reorder level. `npm run
+-- types` generates it into `Limits.stock_quantity` of database.types.ts, which zod and the console read.
+create or replace function private.max_stock_quantity()
+returns bigint
+language sql immutable parallel safe as $$
+  select 1000000000::bigint
+$$;
+
 create or replace function private.is_reorder_level(level numeric)
 returns boolean
 language sql immutable parallel safe as $$
-  select level between 0 and 1000000000 and level = pg_catalog.trunc(level)
+  select level between 0 and private.max_stock_quantity() and level = pg_catalog.trunc(level)
 $$;
 
-revoke execute on function private.is_product_sku(text), private.is_product_name(text), private.is_reorder_level(numeric)
+revoke execute on function private.is_product_sku(text), private.is_product_name(text), private.is_reorder_level(numeric),
+  private.max_stock_quantity()
   from public, anon;
 
 -- The products' writers (administrators and the store's jobs) meet them in the CHECKs.
-grant execute on function private.is_product_sku(text), private.is_product_name(text), private.is_reorder_level(numeric)
+grant execute on function private.is_product_sku(text), private.is_product_name(text), private.is_reorder_level(numeric),
+  private.max_stock_quantity()
   to authenticated, service_role;
 
 create table public.products (

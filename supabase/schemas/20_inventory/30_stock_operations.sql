@@ -58,8 +58,9 @@ language plpgsql set search_path = '' as $$
 begin
   if value is null then
     perform private.invalid_stock_field(field, null, 'required', line);
-  elsif value <= 0 or value > 1000000000 then
-    perform private.invalid_stock_field(field, to_jsonb(value), 'must be a whole number from 1 to 1000000000', line);
+  elsif value <= 0 or value > private.max_stock_quantity() then
+    perform private.invalid_stock_field(field, to_jsonb(value),
+      format('must be a whole number from 1 to %s', private.max_stock_quantity()), line);
   end if;
 end
 $$;
@@ -331,9 +332,9 @@ begin
     perform private.invalid_stock_field('adjust_quantity', null, 'required');
   elsif adjust_quantity = 0 then
     perform private.invalid_stock_field('adjust_quantity', to_jsonb(adjust_quantity), 'must not be 0');
-  elsif amount > 1000000000 then
+  elsif amount > private.max_stock_quantity() then
     perform private.invalid_stock_field('adjust_quantity', to_jsonb(adjust_quantity),
-      'must be between -1000000000 and 1000000000');
+      format('must be between -%s and %s', private.max_stock_quantity(), private.max_stock_quantity()));
   end if;
   select * into rule from public.stock_adjust_reasons r where r.reason::text = check_stock_adjust.reason;
   if reason is null then

@@ -215,9 +215,10 @@ begin
         perform private.invalid_stock_field(field, value, 'must be a UUID', position);
       elsif field in ('quantity', 'unit_cost') and jsonb_typeof(value) <> 'number' and not (field = 'unit_cost' and jsonb_typeof(value) = 'null') then
         perform private.invalid_stock_field(field, value, 'must be a number', position);
-      elsif field = 'quantity' and ((value #>> '{}')::numeric not between 1 and 1000000000
+      elsif field = 'quantity' and ((value #>> '{}')::numeric not between 1 and private.max_stock_quantity()
                                     or (value #>> '{}')::numeric <> trunc((value #>> '{}')::numeric)) then
-        perform private.invalid_stock_field(field, value, 'must be a whole number from 1 to 1000000000', position);
+        perform private.invalid_stock_field(field, value,
+          format('must be a whole number from 1 to %s', private.max_stock_quantity()), position);
       elsif field = 'expires_on' and jsonb_typeof(value) <> 'null'
             and not (jsonb_typeof(value) = 'string' and value #>> '{}' ~ '^\d{4}-\d{2}-\d{2}$'
                      and value #>> '{}' !~ '^0000' and pg_input_is_valid(value #>> '{}', 'date')) then

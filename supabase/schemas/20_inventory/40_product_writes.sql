@@ -55,9 +55,9 @@ begin
     elsif field = 'reorder_level' then
       -- Two statements, so the cast never meets a value that is not a number.
       if jsonb_typeof(value) <> 'number' then
-        problem := 'a whole number from 0 to 1000000000';
+        problem := format('a whole number from 0 to %s', private.max_stock_quantity());
       elsif not private.is_reorder_level((value #>> '{}')::numeric) then
-        problem := 'a whole number from 0 to 1000000000';
+        problem := format('a whole number from 0 to %s', private.max_stock_quantity());
       end if;
     else
       problem := 'unknown field';
