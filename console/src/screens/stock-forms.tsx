@@ -530,7 +530,8 @@ export function DeliveryForm({ onClose }: { onClose: () => void }) {
           ],
           [
             field(line, 'quantity'),
-            checks.required(value(line, 'quantity')) || checks.integer(value(line, 'quantity'), 1, Limits.stock_quantity),
+            checks.required(value(line, 'quantity')) ||
+            checks.integer(value(line, 'quantity'), 1, Limits.stock_quantity),
           ],
           [field(line, 'unit_cost'), checks.decimal(value(line, 'unit_cost'), 0, MAX_MONEY)],
         ])),

@@ -19,9 +19,9 @@ import { type Body, readBytes } from './body.ts';
 import type { Caller } from './caller.ts';
 import { compressed } from './compression.ts';
 import { type Database, DatabaseError, DatabaseStalled, translateDatabaseError } from './db.ts';
-import { ApiError, type Area } from './errors.ts';
+import { ApiError, type Area, retryLater } from './errors.ts';
 import { detectLanguage, type Language } from './language.ts';
-import { concurrencyLimit, rateLimited, type RateLimits } from './limits.ts';
+import { clientIp, concurrencyLimit, type RateLimits } from './limits.ts';
 import { answers, register, registerComponents, SERVERS } from './openapi.ts';
 import { type ProblemMapper, validationError, validationHook } from './validation.ts';
 
@@ -241,6 +241,37 @@ function answered(offered: string[], cors: MiddlewareHandler): Middleware {
     c.res = undefined;
     c.res = res;
     await cors(c, async () => {});
+  };
+}
+
+/**
+ * Counts each request against its caller's window; past the limit, a 429 with `Retry-After`. Every
+ * request counts, invalid ones too: a flood of malformed requests costs the database as much as any other.
+ */
+function rateLimited(deps: Dependencies, area: Area, limits: RateLimits): Middleware {
+  return async (c, next) => {
+    const { caller } = c.var;
+    // Users by account, anonymous callers by client IP, the service key not at all.
+    if (caller.kind !== 'service') {
+      const bucket = caller.kind === 'user'
+        ? { key: `user:${caller.userId}`, limit: limits.user }
+        : { key: `ip:${clientIp(c.req.raw.headers, deps.trustedProxyHops)}`, limit: limits.anonymous };
+      const [outcome] = await deps.db.bounded(
+        deps.db.sql<{ allowed: boolean; retry_after: number }[]>`
+          select * from private.hit_rate_limit(${bucket.key}, ${bucket.limit})`,
+        caller.answerBy,
+      ).catch((error) => {
+        throw translateDatabaseError(error, area);
+      });
+      if (!outcome.allowed) {
+        const message = `Rate limit exceeded: ${bucket.limit} requests per minute`;
+        throw retryLater(429, 'RATE_LIMIT_EXCEEDED', message, outcome.retry_after, {
+          limit: bucket.limit,
+          period: '60s',
+        });
+      }
+    }
+    await next();
   };
 }
 

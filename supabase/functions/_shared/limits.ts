@@ -2,44 +2,9 @@
  * Limits a route asks `serveFunction` for (http.ts): requests a minute per caller, in fixed 60-second
  * windows counted in PostgreSQL so every instance shares them; and how many of its requests run at once.
  */
-import type { MiddlewareHandler } from 'hono';
-import { translateDatabaseError } from './db.ts';
-import { type Area, retryLater } from './errors.ts';
-import type { AppEnv, Dependencies } from './http.ts';
 
 /** Requests a minute: anonymous callers per client IP, users per account; the service key is not limited. */
 export type RateLimits = { anonymous: number; user: number };
-
-/**
- * Counts each request against its caller's window; past the limit, a 429 with `Retry-After`. Every
- * request counts, invalid ones too: a flood of malformed requests costs the database as much as any other.
- */
-export function rateLimited(deps: Dependencies, area: Area, limits: RateLimits): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const { caller } = c.var;
-    // Users by account, anonymous callers by client IP, the service key not at all.
-    if (caller.kind !== 'service') {
-      const bucket = caller.kind === 'user'
-        ? { key: `user:${caller.userId}`, limit: limits.user }
-        : { key: `ip:${clientIp(c.req.raw.headers, deps.trustedProxyHops)}`, limit: limits.anonymous };
-      const [outcome] = await deps.db.bounded(
-        deps.db.sql<{ allowed: boolean; retry_after: number }[]>`
-          select * from private.hit_rate_limit(${bucket.key}, ${bucket.limit})`,
-        caller.answerBy,
-      ).catch((error) => {
-        throw translateDatabaseError(error, area);
-      });
-      if (!outcome.allowed) {
-        const message = `Rate limit exceeded: ${bucket.limit} requests per minute`;
-        throw retryLater(429, 'RATE_LIMIT_EXCEEDED', message, outcome.retry_after, {
-          limit: bucket.limit,
-          period: '60s',
-        });
-      }
-    }
-    await next();
-  };
-}
 
 /**
  * The client's address as the deployment's own proxies recorded it. Each proxy appends the address it got
