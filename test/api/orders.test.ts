@@ -191,6 +191,35 @@ describe('finding an order', () => {
     expect(admin?.[0].n).toBeGreaterThan(0);
   });
 
+  it('a search matches a name or e-mail as ilike does, in any case and script, found first or checked order by order alike', async () => {
+    const tag = unique('case');
+    const names = [`ÅSA Öberg ${tag}`, `陳小明 ${tag}`, `Ἀθηνᾶ ΣΟΦΊΑ ${tag}`, `under_score ${tag}`];
+    const customers: string[] = [];
+    for (const [i, name] of names.entries()) {
+      const [{ id }] = await sql`insert into public.customers (email, name)
+        values (${`Mixed.Case${i}+${tag}@Example.COM`}, ${name}) returning id`;
+      customers.push(id);
+      await sql`insert into public.orders (customer_id, status, total_amount) values (${id}, 'paid', 10)`;
+    }
+    const ilike = (pattern: string) => sql`select coalesce(array_agg(id order by id), '{}') as ids from public.customers
+      where (name ilike ${pattern} or email ilike ${pattern}) and id = any(${customers}::uuid[])`;
+    for (const text of ['åsa', 'ÅSA ö', '陳小', 'σοφία', 'ἀθηνᾶ', 'MIXED.CASE1', 'example.com', 'under\\_score', 'under\\%']) {
+      const pattern = `%${text}%`;
+      const [{ ids: expected }] = await ilike(pattern);
+      const { result } = await asRole(sql, { role: 'service_role' }, (tx) => tx`
+        select (select coalesce(array_agg(m.id order by m.id), '{}') from private.customers_matching(${pattern}) m(id)
+                where m.id = any(${customers}::uuid[])) as found_first,
+               (select coalesce(array_agg(o.customer_id order by o.customer_id), '{}') from public.orders o
+                where o.customer_id = any(${customers}::uuid[])
+                  and exists (select 1 from public.customers c where c.id = o.customer_id
+                              and private.customer_matches(c.search_name, c.search_email, ${pattern}))) as each_order`);
+      expect(result?.[0], text).toEqual({ found_first: expected, each_order: expected });
+    }
+    // Some patterns match, some do not: the comparison is not of empty lists only.
+    expect((await ilike('%åsa%'))[0].ids).toEqual([customers[0]]);
+    expect((await ilike('%under\\%%'))[0].ids).toEqual([]);
+  });
+
   it("GET /orders/:id answers the order, its customer, its timeline in time order and the customer's order count", async () => {
     const customer = await createCustomer(sql, 'timeline');
     const [id] = await orders(customer, [{ hoursAgo: 10, amount: 50, status: 'completed', completedHoursAgo: 2 }]);

@@ -193,6 +193,8 @@ export type Database = {
           'email': string;
           'id': string;
           'name': string;
+          'search_email': string | null;
+          'search_name': string | null;
           'updated_at': string;
           'user_id': string | null;
         };
@@ -202,6 +204,8 @@ export type Database = {
           'email': string;
           'id'?: string;
           'name': string;
+          'search_email'?: never;
+          'search_name'?: never;
           'updated_at'?: string;
           'user_id'?: string | null;
         };
@@ -210,6 +214,8 @@ export type Database = {
           'email'?: string;
           'id'?: string;
           'name'?: string;
+          'search_email'?: never;
+          'search_name'?: never;
           'updated_at'?: string;
           'user_id'?: string | null;
         };

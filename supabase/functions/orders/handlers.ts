@@ -133,13 +133,13 @@ export async function ordersPage(tx: Tx, query: z.infer<typeof listQuery>, asOf:
   // A search's orders are found first (a few customers, then their orders by index) and only then sorted and
   // paged: as a filter of the whole list, the planner walks orders newest first looking for them. `offset 0`
   // keeps the subquery apart. A search that matches most orders is the opposite case: walking newest first
-  // meets the page at once, where finding them first sorts them all. `is true` keeps the customers a hashed
-  // set the walk checks, not a join.
+  // meets the page at once, each order's customer checked as it comes, where finding them first would match
+  // every customer and sort all their orders.
   const broad = totals.orders > BROAD_SEARCH_ORDERS;
   const orders = query.search === undefined
     ? tx`public.orders o`
     : broad
-    ? tx`(select * from public.orders o where (${searched(tx, query.search)}) is true) o`
+    ? tx`(select * from public.orders o where ${searched(tx, query.search, 'each')}) o`
     : tx`(select * from public.orders o where ${searched(tx, query.search)} offset 0) o`;
   const direction = query.sort_order === 'asc' ? tx`asc` : tx`desc`;
   // The page first, then its customers: joined before the limit, every matching order would be.
@@ -217,11 +217,16 @@ async function summed(tx: Tx, query: z.infer<typeof listQuery>, conditions: Retu
 
 /**
  * The orders a search names: the order itself, by its id or the reference the console shows (the id's first
- * 8 hexadecimal digits), or its customer's name or e-mail containing the text. The id by its primary key
- * (a reference is a range of ids); the customers by their trigram indexes (private.customers_matching).
+ * 8 hexadecimal digits), or its customer's name or e-mail containing the text (private.customer_matches). The
+ * id by its primary key (a reference is a range of ids); the customers found first by their trigram indexes
+ * (private.customers_matching), or, walking `each` order, its customer looked up by its key.
  */
-function searched(tx: Tx, text: string) {
-  const customers = tx`o.customer_id in (select private.customers_matching(${containsPattern(text)}))`;
+function searched(tx: Tx, text: string, customer: 'first' | 'each' = 'first') {
+  const pattern = containsPattern(text);
+  const customers = customer === 'first'
+    ? tx`o.customer_id in (select private.customers_matching(${pattern}))`
+    : tx`exists (select 1 from public.customers c
+                 where c.id = o.customer_id and private.customer_matches(c.search_name, c.search_email, ${pattern}))`;
   const reference = /^#?([0-9a-f]{8})$/i.exec(text)?.[1]?.toLowerCase();
   if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text)) return tx`o.id = ${text}::uuid`;
   if (reference) {

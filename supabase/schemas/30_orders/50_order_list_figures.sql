@@ -166,6 +166,34 @@ language sql stable set search_path = '' as $$
   group by c.id
 $$;
 
+-- The kept figures summed over the customers `pattern` matches (private.customer_matches), and the number of
+-- those with orders: the kept rows, but for the customers in `unfolded` (changes still to fold), summed from
+-- their orders. Security definer and planned for each pattern, so the planner sees the match itself: a few
+-- customers by the trigram indexes, or, when a pattern matches most of them (`dem`), one pass over the
+-- customers hashed against the kept rows rather than a probe per customer.
+create or replace function private.matching_customer_figures(pattern text, unfolded uuid[])
+returns table (orders bigint, counted_orders bigint, revenue numeric, completed bigint, cancelled bigint,
+               refunded bigint, customers bigint)
+language plpgsql stable security definer set search_path = '' set plan_cache_mode = 'force_custom_plan' as $$
+begin
+  return query
+  select sum(f.orders)::bigint, sum(f.counted_orders)::bigint, sum(f.revenue), sum(f.completed)::bigint,
+         sum(f.cancelled)::bigint, sum(f.refunded)::bigint, count(*)
+  from (select f.* from private.customer_order_figures f
+        where f.customer_id in (select c.id from public.customers c
+                                where private.customer_matches(c.search_name, c.search_email, pattern))
+          and f.customer_id <> all (unfolded)
+        union all
+        select n.* from private.customer_order_figures_now(array(
+          select c.id from public.customers c
+          where c.id = any (unfolded) and private.customer_matches(c.search_name, c.search_email, pattern))) n) f;
+end
+$$;
+
+revoke execute on function private.matching_customer_figures(text, uuid[]) from public, anon;
+
+grant execute on function private.matching_customer_figures(text, uuid[]) to authenticated, service_role;
+
 -- The orders list's summary from the kept figures, or null where they cannot answer exactly: the orders placed
 -- in [ordered_from, ordered_before), or of the customers `search_pattern` matches, as of now. Security invoker:
 -- only administrators read the kept figures, so anyone else gets null and sums what RLS shows them. One
@@ -196,8 +224,6 @@ begin
     select s.* from private.order_list_sums(array(select c from private.order_changes c)) s
   ), unfolded_customers as materialized (
     select u.key_customer as customer_id from unfolded u where u.key_customer is not null
-  ), matched as materialized (
-    select m.id from private.customers_matching(search_pattern) m(id) where search_pattern is not null
   ), days as (
     select sum(d.orders) as orders, sum(d.counted_orders) as counted_orders, sum(d.revenue) as revenue,
            sum(d.completed) as completed, sum(d.cancelled) as cancelled, sum(d.refunded) as refunded
@@ -209,16 +235,8 @@ begin
           where u.key_date is not null) d
     where d.order_date >= first_day and d.order_date < end_day and search_pattern is null
   ), searched as (
-    -- A search's customers: their kept rows, and those with changes still to fold summed from their orders.
-    select sum(f.orders) as orders, sum(f.counted_orders) as counted_orders, sum(f.revenue) as revenue,
-           sum(f.completed) as completed, sum(f.cancelled) as cancelled, sum(f.refunded) as refunded,
-           count(*) as customers
-    from (select f.* from private.customer_order_figures f
-          where f.customer_id in (select m.id from matched m)
-            and f.customer_id not in (select u.customer_id from unfolded_customers u)
-          union all
-          select n.* from private.customer_order_figures_now(
-            array(select m.id from matched m where m.id in (select u.customer_id from unfolded_customers u))) n) f
+    select s.* from private.matching_customer_figures(search_pattern,
+                                                      array(select u.customer_id from unfolded_customers u)) s
     where search_pattern is not null
   ), customers as (
     -- The customers with an order in the window: when no order is placed after it, those whose latest order
