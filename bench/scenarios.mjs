@@ -72,7 +72,7 @@ export function adjustment(n, productIds) {
 
 /**
  * The orders screen as staff open it, on 1M orders: all time (its default), the presets of whole store days,
- * and a search that matches every customer (the broadest three characters).
+ * and a search that matches every customer (the broadest three characters), over all time and this month.
  */
 export const ORDER_LIST_PRESETS = [
   ['orders list: all time', 'all'],
@@ -80,6 +80,7 @@ export const ORDER_LIST_PRESETS = [
   ['orders list: last 7 days', 'last7'],
   ['orders list: yesterday', 'yesterday'],
   ['orders list: search matching every customer ("dem")', 'dem'],
+  ['orders list: that search this month', 'dem-month'],
 ];
 /** The presets whose code is another's with other store days (`sameAs` below). */
 const SAME_AS_PRESET = { last7: 'orders list: this month', yesterday: 'orders list: this month' };
@@ -88,6 +89,7 @@ const SAME_AS_PRESET = { last7: 'orders list: this month', yesterday: 'orders li
 export function orderListQuery(preset, orderWindows) {
   if (preset === 'all') return '';
   if (preset === 'dem') return 'search=dem';
+  if (preset === 'dem-month') return new URLSearchParams({ search: 'dem', ...orderWindows.month }).toString();
   return new URLSearchParams(orderWindows[preset]).toString();
 }
 

@@ -129,18 +129,16 @@ export async function ordersPage(tx: Tx, query: z.infer<typeof listQuery>, asOf:
   const perPage = query.per_page ?? DEFAULT_PER_PAGE;
   const conditions = filters(tx, query, asOf);
   const { where, figures } = conditions;
-  const totals = (await keptTotals(tx, query)) ?? await summed(tx, query, conditions);
-  // A search's orders are found first (a few customers, then their orders by index) and only then sorted and
-  // paged: as a filter of the whole list, the planner walks orders newest first looking for them. `offset 0`
-  // keeps the subquery apart. A search that matches most orders is the opposite case: walking newest first
-  // meets the page at once, each order's customer checked as it comes, where finding them first would match
-  // every customer and sort all their orders.
-  const broad = totals.orders > BROAD_SEARCH_ORDERS;
-  const orders = query.search === undefined
-    ? tx`public.orders o`
-    : broad
-    ? tx`(select * from public.orders o where ${searched(tx, query.search, 'each')}) o`
-    : tx`(select * from public.orders o where ${searched(tx, query.search)} offset 0) o`;
+  const kept = await keptTotals(tx, query);
+  // A search's orders are found first (a few customers, then their orders by index) and only then filtered,
+  // sorted and paged: as a filter of the whole list, the planner walks orders newest first looking for them.
+  // A search that matches many orders on its own (`dem`; known to an administrator from the kept figures) is
+  // the opposite case: walking the orders, each one's customer checked by its key as it comes, meets the page
+  // at once, where finding them first would match every customer and gather all their orders.
+  const alone = query.search === undefined || kept ? kept : await keptTotals(tx, { search: query.search });
+  const customer = query.search !== undefined && (alone?.orders ?? 0) > BROAD_SEARCH_ORDERS ? 'each' : 'first';
+  const orders = query.search === undefined ? tx`public.orders o` : searchedOrders(tx, query.search, customer);
+  const totals = kept ?? await summed(tx, orders, conditions);
   const direction = query.sort_order === 'asc' ? tx`asc` : tx`desc`;
   // The page first, then its customers: joined before the limit, every matching order would be.
   // With with_lines, each order's lines as its page shows them (an export of one row per line).
@@ -194,12 +192,9 @@ function filters(tx: Tx, query: z.infer<typeof listQuery>, asOf: string) {
   return { where, figures };
 }
 
-/** The summary summed from the matching orders themselves, at any moment and under any filter. */
-async function summed(tx: Tx, query: z.infer<typeof listQuery>, conditions: ReturnType<typeof filters>) {
+/** The summary summed from the matching orders themselves (`orders`), at any moment and under any filter. */
+async function summed(tx: Tx, orders: ReturnType<typeof searchedOrders>, conditions: ReturnType<typeof filters>) {
   const { where, figures } = conditions;
-  const orders = query.search === undefined
-    ? tx`public.orders o`
-    : tx`(select * from public.orders o where ${searched(tx, query.search)} offset 0) o`;
   const [totals] = await tx<Omit<Summary, 'as_of'>[]>`
     select count(*) as orders,
            count(*) filter (where k.counted) as counted_orders,
@@ -213,6 +208,13 @@ async function summed(tx: Tx, query: z.infer<typeof listQuery>, conditions: Retu
     from ${orders} ${figures}
     where ${where}`;
   return totals;
+}
+
+/** The orders a search names, as `o`: found first (`offset 0` keeps the subquery apart), or walked. */
+function searchedOrders(tx: Tx, text: string, customer: 'first' | 'each') {
+  return customer === 'first'
+    ? tx`(select * from public.orders o where ${searched(tx, text)} offset 0) o`
+    : tx`(select * from public.orders o where ${searched(tx, text, 'each')}) o`;
 }
 
 /**
