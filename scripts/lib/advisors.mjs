@@ -14,10 +14,9 @@ const TRAFFIC_DEPENDENT = new Set(['unused_index']);
 // (`private.order_figures_at`, 30_orders/10_customers_orders.sql), which the reports read for each order they
 // count, and the product field rules
 // (`private.is_product_sku` and the others, 20_inventory/10_products_and_lots.sql), which every product update
-// checks, with the stock limit the reorder level's rule reads (`private.max_stock_quantity`), and the orders
-// search's match (`private.customer_matches`), inlined so the planner sees its ilike. Every name in them is schema-qualified (the
-// order version names none), so the search_path cannot change what they call, which is the risk this lint
-// is about.
+// checks, and the orders search's match (`private.customer_matches`), inlined so the planner sees its like.
+// Every name in them is schema-qualified (the order version names none), so the search_path cannot change
+// what they call, which is the risk this lint is about.
 export const INLINED = new Set([
   'now',
   'clock_timestamp',
@@ -30,7 +29,6 @@ export const INLINED = new Set([
   'is_product_sku',
   'is_product_name',
   'is_reorder_level',
-  'max_stock_quantity',
   'customer_matches',
 ]);
 const accepted = (finding) =>

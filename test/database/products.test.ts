@@ -52,6 +52,10 @@ describe('public.product_stock, the list both paths read', () => {
   });
 
   it('reorder_level holds 0 to 1000000000 whoever writes, the table owner included', async () => {
+    // The rule's bound, written out for the CHECK's sake, is the stock limit the API and the console read.
+    const [bound] = await sql`select private.is_reorder_level(private.max_stock_quantity()) as at,
+                                     private.is_reorder_level(private.max_stock_quantity() + 1) as past`;
+    expect(bound).toEqual({ at: true, past: false });
     const id = await createProduct(sql);
     for (const level of [-1, 1_000_000_001]) {
       await expect(sql`update public.products set reorder_level = ${level} where id = ${id}`).rejects.toMatchObject({
