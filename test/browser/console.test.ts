@@ -1117,7 +1117,8 @@ describe(
       await p.getByRole('link', { name: '昨天' }).click();
       await p.waitForURL(/ordered_from=/);
       await waitForScreen(p, 'orders');
-      expect(await p.locator('[data-preset="yesterday"]').getAttribute('aria-current')).toBe('true');
+      // The screen shown before the hash change also passes waitForScreen: the preset's state is awaited.
+      await expect.poll(() => p.locator('[data-preset="yesterday"]').getAttribute('aria-current')).toBe('true');
       await p.locator('a[data-order]').first().click();
       await p.locator('#order-title').waitFor();
       await waitForScreen(p, 'orders');
