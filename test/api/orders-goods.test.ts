@@ -29,7 +29,8 @@ describe('POST /orders', () => {
     const customerId = await createCustomer(sql, 'goods');
     const [limits] = await sql`select private.max_order_lines() as order_lines, private.max_line_quantity() as line_quantity,
                                       private.max_order_total()::float8 as order_total,
-                                      private.max_stock_quantity()::float8 as stock_quantity`;
+                                      private.max_stock_quantity()::float8 as stock_quantity,
+                                      private.max_priority() as priority`;
     expect(Limits).toEqual(limits);
     const line = { product_id: productId, quantity: 1, unit_price: 1 };
     for (const [lines, rule, max] of [

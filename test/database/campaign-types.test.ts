@@ -74,6 +74,16 @@ describe('row level security on campaign_type_config', () => {
 });
 
 describe('constraints on campaign_type_config', () => {
+  it("bound a priority by private.max_priority(), the limit zod and the console read, a type's and a campaign's alike", async () => {
+    const rows = await sql`
+      select c.conname, pg_get_constraintdef(c.oid) as definition, private.max_priority() as max
+      from pg_constraint c
+      where c.conname in ('campaign_type_config_default_priority_range', 'campaigns_priority_score_range')
+      order by c.conname`;
+    expect(rows.map((r) => r.conname)).toEqual(['campaign_type_config_default_priority_range', 'campaigns_priority_score_range']);
+    for (const row of rows) expect(row.definition, row.conname).toMatch(new RegExp(`>= 0\\) AND \\(\\w+ <= ${row.max}\\)`));
+  });
+
   it.each([
     // numeric(3,2) itself overflows at 10, before the check is reached.
     [{ default_weight: 10 }, '22003', undefined],

@@ -41,4 +41,16 @@ describe('numeric limits', () => {
     }
     expect(written).toEqual([]);
   });
+
+  it('bound every whole-number field of the console by a generated limit too', async () => {
+    const bounds: string[] = [];
+    for (const file of (await readdir(consoleSources, { recursive: true })).filter((f) => f.endsWith('.tsx'))) {
+      const source = await readFile(new URL(file, consoleSources), 'utf8');
+      for (const call of source.matchAll(/checks\.integer\(([^()]|\([^()]*\))*\)/g)) {
+        bounds.push(call[0].split(',').at(-1)!.replace(')', '').trim());
+      }
+    }
+    expect(bounds.length).toBeGreaterThanOrEqual(5);
+    expect(bounds.filter((bound) => !/^(Limits\.\w+|MAX_[A-Z_]+)$/.test(bound))).toEqual([]);
+  });
 });

@@ -14,6 +14,7 @@ import { common } from '../i18n/common.ts';
 import { locale, text } from '../i18n/index.ts';
 import { href, type Route, useParams } from '../router.ts';
 import { MAX_WEIGHT } from '../../../supabase/functions/_shared/money.ts';
+import { Limits } from '../../../supabase/functions/_shared/database.types.ts';
 
 type CampaignType = Ok<paths['/campaign-types']['get']>['data'][number];
 type Groups = Ok<paths['/campaign-types/groups']['get']>['data'];
@@ -307,7 +308,7 @@ function TypeForm(
               : checks.required(x.type_code) || (/^[a-z][a-z0-9_]*$/.test(x.type_code) ? '' : text(common).codeFormat),
             display_name_zh: checks.required(x.display_name_zh),
             default_weight: checks.decimal(x.default_weight, 0, MAX_WEIGHT),
-            default_priority: checks.integer(x.default_priority, 0, 100),
+            default_priority: checks.integer(x.default_priority, 0, Limits.priority),
           }),
         );
       }}

@@ -26,6 +26,7 @@ import { locale, text } from '../i18n/index.ts';
 import { href, type Route, useParams } from '../router.ts';
 import { CampaignCalendar, Collaboration, StatusHistory } from './campaign-analysis.tsx';
 import { MAX_BUDGET, MAX_WEIGHT } from '../../../supabase/functions/_shared/money.ts';
+import { Limits } from '../../../supabase/functions/_shared/database.types.ts';
 
 type Campaign = Ok<paths['/campaigns/{id}']['get']>['data'];
 type CampaignRow = Ok<paths['/campaigns']['get']>['data']['campaigns'][number];
@@ -622,7 +623,7 @@ function CampaignForm(
               (x.start_date && x.end_date < x.start_date ? text(common).endBeforeStart : ''),
             budget: checks.decimal(x.budget, 0, MAX_BUDGET),
             attribution_weight: checks.decimal(x.attribution_weight, 0, MAX_WEIGHT),
-            priority_score: checks.integer(x.priority_score, 0, 100),
+            priority_score: checks.integer(x.priority_score, 0, Limits.priority),
           }),
         );
       }}

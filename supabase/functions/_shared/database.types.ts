@@ -1531,5 +1531,6 @@ export const Limits = {
   line_quantity: 1000000,
   order_lines: 200,
   order_total: 9999999999.99,
+  priority: 100,
   stock_quantity: 1000000000,
 } as const;

@@ -5,6 +5,7 @@ import { ApiError } from '../_shared/errors.ts';
 import { isAttributionLayer } from './layers.ts';
 import type { FieldProblem } from '../_shared/validation.ts';
 import { MAX_WEIGHT } from '../_shared/money.ts';
+import { Limits } from '../_shared/database.types.ts';
 import { enumOf, patchBody, queryBoolean, queryInteger, rule, twoDecimals } from '../_shared/validation.ts';
 
 export const TYPE_CODE_PATTERN = /^[a-z][a-z0-9_]*$/;
@@ -24,10 +25,9 @@ const weight = z
   .min(0, `must be between 0.00 and ${MAX_WEIGHT}`)
   .max(MAX_WEIGHT, `must be between 0.00 and ${MAX_WEIGHT}`)
   .check(twoDecimals());
-const priority = z.number().int('must be a whole number').min(0, 'must be between 0 and 100').max(
-  100,
-  'must be between 0 and 100',
-);
+const priority = z.number().int('must be a whole number')
+  .min(0, `must be between 0 and ${Limits.priority}`)
+  .max(Limits.priority, `must be between 0 and ${Limits.priority}`);
 
 const editableFields = {
   display_name_zh: name,

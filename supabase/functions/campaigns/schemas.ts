@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { enums } from '../_shared/enums.ts';
 import { MAX_BUDGET } from '../_shared/money.ts';
+import { Limits } from '../_shared/database.types.ts';
 import { enumOf, isoDate, patchBody, queryInteger, twoDecimals, uuid } from '../_shared/validation.ts';
 
 // A non-string is refused with zod's own type message, like every other campaign field.
@@ -28,10 +29,9 @@ const fields = {
   target_audience: z.string().max(500, 'at most 500 characters').nullable(),
   // Range and precision are the database's rule (422 ATTRIBUTION_WEIGHT_EXCEEDED), for rpc callers too.
   attribution_weight: z.number(),
-  priority_score: z.number().int('must be a whole number').min(0, 'must be between 0 and 100').max(
-    100,
-    'must be between 0 and 100',
-  ),
+  priority_score: z.number().int('must be a whole number')
+    .min(0, `must be between 0 and ${Limits.priority}`)
+    .max(Limits.priority, `must be between 0 and ${Limits.priority}`),
 };
 
 export const createBody = z.strictObject({
