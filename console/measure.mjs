@@ -27,13 +27,17 @@ export const SCREENS = ['health', 'orders', 'campaigns', 'attribution', 'invento
 export async function launchChromium() {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM} (apt-get install -y chromium)`);
   const { chromium } = await import('playwright-core');
-  // launch() gives every browser a fresh temporary profile (--user-data-dir) of its own.
+  // launch() gives every browser a fresh temporary profile (--user-data-dir) of its own. The console is one
+  // origin: without site isolation a context's pages share a renderer process instead of starting one per
+  // page (26 renderers for the browser test became 12, its Chromium CPU about a sixteenth less).
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
     args: [
       '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', ...(roomyShm() ? [] : ['--disable-dev-shm-usage']),
+      '--disable-component-update', '--disable-sync',
+      '--disable-site-isolation-trials', '--disable-features=site-per-process,IsolateOrigins',
+      ...(roomyShm() ? [] : ['--disable-dev-shm-usage']),
     ],
     ...(clockOffsetMs === 0 ? {} : { env: { ...process.env, ...movedClockEnv() } }),
   });
