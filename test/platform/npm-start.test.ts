@@ -1,11 +1,14 @@
 // `npm start` as a newcomer runs it: it serves, Ctrl-C stops everything, and a second start reuses the
-// data. `npm run token` prints tokens the served stack accepts.
+// data. `npm run token` prints tokens the served stack accepts. Its starts share one data folder, begun as a
+// copy of the suite's migrated one: what a first start adds to that (initdb, then the CLI's migrations) is
+// the suite's own start (`test/support/stack.ts`), and a start that prepares an empty database is the
+// DATABASE_URL test's.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import postgres from 'postgres';
 import { freePort, ROOT } from '../../scripts/lib/stack.mjs';
 import { dbUrl } from '../support/client.ts';
@@ -19,6 +22,8 @@ beforeAll(async () => {
   await chmod(dir, 0o755);
   apiPort = await freePort();
   dbPort = await freePort();
+  const migrated = inject('migratedCluster');
+  if (migrated) execFileSync('cp', ['-a', migrated, path.join(dir, 'data')]);
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 

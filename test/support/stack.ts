@@ -60,9 +60,10 @@ export default async function setup(project: TestProject) {
   const migratedTemplate = `store_template_${process.pid}_${Date.now()}`;
   try {
     await prepareDatabase(dbUrl);
+    // The folder first: its copies then carry one database, not the template beside it.
+    if (cluster) cluster = await copyCluster(cluster, migratedCluster);
     await copyDatabase(dbUrl, migratedTemplate);
     cleanups.push(() => dropDatabase(dbUrl, migratedTemplate));
-    if (cluster) cluster = await copyCluster(cluster, migratedCluster);
     const functions = await startFunctions({ dbUrl, port: await freePort(), env: { DB_POOL_SIZE: '20', TRUSTED_PROXY_HOPS: '1' } });
     cleanups.push(() => functions.stop());
     apiUrl = functions.url;
