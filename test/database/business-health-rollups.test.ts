@@ -451,9 +451,10 @@ describe('business health from the kept figure changes', () => {
         });
         proceed();
         expect(await later).toBeNull();
-        const { kept, rebuilt } = await keptAndRebuilt(sql);
-        expect(differences(kept, rebuilt)).toEqual([]);
       }
+      // A score gone wrong under either isolation stays wrong: one rebuild after both finds it.
+      const { kept, rebuilt } = await keptAndRebuilt(sql);
+      expect(differences(kept, rebuilt)).toEqual([]);
       await compare(sql, ['2026-02-25 09:30Z', '2026-02-28 00:00Z']);
     } finally {
       await Promise.all([first.end(), second.end()]);
