@@ -1,16 +1,17 @@
 // npm run seed:demo -- --orders N [--seed S] [--customers C] [--tickets T] [--products P] [--as-of YYYY-MM-DD]
 //                       [--append]
 //
-// A deterministic demo store for business health: customers, a year of orders with their lines (2 or 3
-// products each), support tickets, and products whose lots received what the orders shipped and still hold,
-// with a ledger of the sales,
-// generated in PostgreSQL by set-based inserts (generate_series and a seeded hash), in batches so a
-// progress bar can follow. The same seed and as-of day give the same rows; ids derive from the seed, so
+// A deterministic demo store for business health: customers (named as Taiwan's people are,
+// scripts/lib/demo-names.mjs), a year of orders with their lines (2 or 3 products each), support tickets, and
+// products whose lots received what the orders shipped and still hold, with a ledger of the sales, generated
+// in PostgreSQL by set-based inserts (generate_series and a seeded hash), in batches so a progress bar can
+// follow. The same seed and as-of day give the same rows; ids derive from the seed, so
 // running it again adds nothing. Writes into DATABASE_URL, or the database of the local `npm start`
 // (port DB_PORT, 54322 unless set), and says which before it writes. A store that already has orders of its
 // own (beyond the built-in seed's demo shoppers, which a fresh install has) is left alone unless --append asks
 // to add to it: a run meant for another stack must not fill this one.
 import postgres from 'postgres';
+import { GIVEN_NAME_CHARACTERS, SURNAMES } from './lib/demo-names.mjs';
 
 const DEFAULT_URL = `postgresql://postgres:postgres@127.0.0.1:${process.env.DB_PORT ?? 54322}/postgres`;
 const BATCH = 50_000;
@@ -106,6 +107,15 @@ export async function seedDemo(url, { orders, seed, customers, tickets, products
     await sql`
       create or replace function pg_temp.demo_uuid(seed integer, kind text, n bigint) returns uuid
       language sql immutable as $$ select md5('demo:' || seed || ':' || kind || ':' || n)::uuid $$`;
+    // A customer's name, drawn as `demoCustomerName` draws it (scripts/lib/demo-names.mjs): the tables are its.
+    await sql`
+      create or replace function pg_temp.demo_name(seed integer, n bigint, surnames text[], up_to float8[], given text[])
+      returns text language sql immutable as $$
+        select (select s.surname from unnest(surnames, up_to) s(surname, up_to)
+                where s.up_to > 1000 * pg_temp.demo_random(seed, n, 'surname') order by s.up_to limit 1)
+               || given[1 + floor(pg_temp.demo_random(seed, n, 'given1') * cardinality(given))::int]
+               || given[1 + floor(pg_temp.demo_random(seed, n, 'given2') * cardinality(given))::int]
+      $$`;
     // A product's price: NT$100 to NT$2,000, most of them low.
     await sql`
       create or replace function pg_temp.demo_price(seed integer, n bigint) returns numeric
@@ -119,7 +129,8 @@ export async function seedDemo(url, { orders, seed, customers, tickets, products
       insert into public.customers (id, email, name, created_at)
       select pg_temp.demo_uuid(${seed}, 'customer', i),
              'demo-' || ${seed} || '-' || i || '@demo.example',
-             'Demo customer ' || i,
+             pg_temp.demo_name(${seed}, i, ${SURNAMES.map(([surname]) => surname)}::text[],
+                               ${SURNAMES.map(([, upTo]) => upTo)}::float8[], ${GIVEN_NAME_CHARACTERS}::text[]),
              ${anchor}::timestamptz - interval '400 days' * pg_temp.demo_random(${seed}, i, 'joined')
       from generate_series(${from}::bigint, ${to}::bigint) i
       on conflict do nothing`, quiet);

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prepareDatabase } from '../../scripts/lib/stack.mjs';
+import { demoCustomerName, SURNAMES } from '../../scripts/lib/demo-names.mjs';
 import { seedDemo } from '../../scripts/seed-demo.mjs';
 import { consistentStock } from '../support/order-goods.ts';
 import { scratchDatabase } from '../support/client.ts';
@@ -120,6 +121,22 @@ describe('seed:demo', () => {
                        public.products, public.support_tickets, public.orders, public.customers cascade`;
     await seedDemo(url, options, { quiet: true });
     expect(await fingerprint()).toEqual(first);
+  });
+
+  it("names its customers as Taiwan's people are named, each as the bench's searches expect: the draw in SQL is the draw in JavaScript", async () => {
+    const customers = await sql<{ email: string; name: string }[]>`select email, name from public.customers`;
+    expect(customers.length).toBe(60);
+    for (const { email, name } of customers) {
+      const [, seed, n] = /^demo-(\d+)-(\d+)@demo\.example$/.exec(email)!;
+      expect(name, email).toBe(demoCustomerName(Number(seed), Number(n)));
+    }
+    // The draw itself: surnames as common as in Taiwan (陳 11.1 %), none among the given names' characters.
+    const names = Array.from({ length: 20_000 }, (_, i) => demoCustomerName(7, i + 1));
+    const share = names.filter((name) => name.startsWith('陳')).length / names.length;
+    expect(share).toBeGreaterThan(0.1);
+    expect(share).toBeLessThan(0.125);
+    const surnames = new Set(SURNAMES.map(([surname]) => surname));
+    expect(names.filter((name) => [...name].slice(1).some((character) => surnames.has(character)))).toEqual([]);
   });
 
   it('gives every order 2 or 3 lines that add up to it, and every product stock that its orders explain', async () => {

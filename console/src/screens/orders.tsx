@@ -319,7 +319,7 @@ function OrdersView({ answer, query, params, onPage, onSort }: {
                       <a href={href('orders', { ...params, id: o.id })} data-order={o.id}>{orderReference(o.id)}</a>
                     </td>
                     <td>{fmt.dateTime(o.ordered_at)}</td>
-                    <td>{o.customer_name ?? o.customer_email ?? o.customer_id}</td>
+                    <td data-user-text>{o.customer_name ?? o.customer_email ?? o.customer_id}</td>
                     <td>
                       <Badge kind={o.status}>{orderStatusLabel(o.status as OrderStatus)}</Badge>
                     </td>
