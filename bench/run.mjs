@@ -73,6 +73,9 @@ const FULL_DATASET = {
   // The demo generator's orders carry 2 or 3 lines and its products the stock they explain (issue 41): a
   // store generated before that is generated again.
   orderLines: '2-3',
+  // Its customers carry Taiwanese names (scripts/lib/demo-names.mjs), which the surname search reads: a store
+  // of "Demo customer" names is generated again.
+  customerNames: 'Taiwan',
 };
 const DATASET = smoke
   ? {

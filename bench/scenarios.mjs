@@ -4,6 +4,8 @@
 // health report never rate-limits).
 // `sameAs`: a scenario that runs the same code as another with another parameter (a longer window, other
 // days); a smoke run, which keeps the harness working and measures nothing, runs only the other.
+import { demoCustomerName } from '../scripts/lib/demo-names.mjs';
+
 const health = (period, sameAs) => ({
   name: `business health ${period}`,
   kind: 'read',
@@ -55,10 +57,10 @@ export function deliveryLines(n, productIds, today) {
   }));
 }
 
-/** The n-th order search: a customer's e-mail, or the name of one (`Demo customer 4321`), as seed:demo makes them. */
+/** The n-th order search: a customer's e-mail, or the name of one (`劉怡欣`), as seed:demo makes them. */
 export function orderSearchTerm(n) {
   const customer = 1 + ((n * 7919) % 100_000);
-  return n % 2 === 0 ? `demo-7-${customer}@demo.example` : `Demo customer ${customer}`;
+  return n % 2 === 0 ? `demo-7-${customer}@demo.example` : demoCustomerName(7, customer);
 }
 
 export function adjustment(n, productIds) {
@@ -72,7 +74,8 @@ export function adjustment(n, productIds) {
 
 /**
  * The orders screen as staff open it, on 1M orders: all time (its default), the presets of whole store days,
- * and a search that matches every customer (the broadest three characters), over all time and this month.
+ * a search that matches every customer (the broadest three characters), over all time and this month, and
+ * the most common surname, held by about a tenth of the customers (scripts/lib/demo-names.mjs).
  */
 export const ORDER_LIST_PRESETS = [
   ['orders list: all time', 'all'],
@@ -81,6 +84,7 @@ export const ORDER_LIST_PRESETS = [
   ['orders list: yesterday', 'yesterday'],
   ['orders list: search matching every customer ("dem")', 'dem'],
   ['orders list: that search this month', 'dem-month'],
+  ['orders list: a surname held by a tenth of the customers ("陳")', 'surname'],
 ];
 /** The presets whose code is another's with other store days (`sameAs` below). */
 const SAME_AS_PRESET = { last7: 'orders list: this month', yesterday: 'orders list: this month' };
@@ -90,6 +94,7 @@ export function orderListQuery(preset, orderWindows) {
   if (preset === 'all') return '';
   if (preset === 'dem') return 'search=dem';
   if (preset === 'dem-month') return new URLSearchParams({ search: 'dem', ...orderWindows.month }).toString();
+  if (preset === 'surname') return new URLSearchParams({ search: '陳' }).toString();
   return new URLSearchParams(orderWindows[preset]).toString();
 }
 

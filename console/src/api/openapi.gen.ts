@@ -423,7 +423,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List orders: ordered_from/ordered_before window, status, the orders a health figure counts (figure, as of as_of), customer, search (the order's id or reference, the customer's name or e-mail); paged, sorted; with totals */
+        /** List orders: ordered_from/ordered_before window, status, the orders a health figure counts (figure, as of as_of), customer, search (the order's id or reference, the customer's name or e-mail; 3 characters or more, a Chinese character counting as 3); paged, sorted; with totals */
         get: operations["getOrders"];
         put?: never;
         /** Place an order of lines (1 to 200), reserving their stock, all or nothing; a refused line is named by its index in details.index. Send an Idempotency-Key header to retry safely */

@@ -6,6 +6,7 @@ import { common } from '../i18n/common.ts';
 import { text } from '../i18n/index.ts';
 import { type Route, useParams } from '../router.ts';
 import { Field } from './form.tsx';
+import { searchLength } from '../../../supabase/functions/orders/search.ts';
 
 /** A day as the URL and the API write it (`YYYY-MM-DD`). */
 export const isDate = (s?: string) => !!s && /^\d{4}-\d{2}-\d{2}$/.test(s);
@@ -21,8 +22,9 @@ const daysIn = (from: string, to: string) =>
 export function useDebouncedSearch(route: Route, minCharacters = 1) {
   const [params, setParams] = useParams(route);
   const [search, setSearch] = useState(params.search ?? '');
-  // A search too short for the API is not sent: the box says how many characters it takes (`tooShort`).
-  const tooShort = search.trim().length > 0 && search.trim().length < minCharacters;
+  // A search too short for the API is not sent: the box says how many characters it takes (`tooShort`), a
+  // Chinese character counting as the API counts it.
+  const tooShort = search.trim().length > 0 && searchLength(search) < minCharacters;
   useEffect(() => {
     if ((params.search ?? '') === search || tooShort) return;
     const timer = setTimeout(() => setParams({ search: search || undefined, page: undefined }, true), 300);

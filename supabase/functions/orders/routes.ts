@@ -8,7 +8,8 @@ export const list = createRoute({
   method: 'get',
   path: '/',
   summary: 'List orders: ordered_from/ordered_before window, status, the orders a health figure counts ' +
-    "(figure, as of as_of), customer, search (the order's id or reference, the customer's name or e-mail); " +
+    "(figure, as of as_of), customer, search (the order's id or reference, the customer's name or e-mail; " +
+    '3 characters or more, a Chinese character counting as 3); ' +
     'paged, sorted; with totals',
   request: { query: listQuery },
   responses: answers(listResponse),

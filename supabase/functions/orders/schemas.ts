@@ -18,10 +18,11 @@ import {
   uuid,
 } from '../_shared/validation.ts';
 import { ORDER_FIGURES } from './figures.ts';
-import { MIN_SEARCH_CHARACTERS } from './search.ts';
+import { MIN_SEARCH_CHARACTERS, searchLength } from './search.ts';
 
 export const SORTABLE_COLUMNS = ['ordered_at', 'total_amount'] as const;
 
+const TOO_SHORT = `at least ${MIN_SEARCH_CHARACTERS} characters, or one Chinese character`;
 const instant = isoDateTime('must be an ISO 8601 date-time with an offset, e.g. 2026-11-24T00:00:00Z');
 
 export const listQuery = z
@@ -34,8 +35,9 @@ export const listQuery = z
     search: z
       .string()
       .trim()
-      .min(MIN_SEARCH_CHARACTERS, `at least ${MIN_SEARCH_CHARACTERS} characters`)
+      .min(1, TOO_SHORT)
       .max(100, 'at most 100 characters')
+      .refine((text) => searchLength(text) >= MIN_SEARCH_CHARACTERS, TOO_SHORT)
       .optional(),
     customer_id: z.string().pipe(uuid).optional(),
     with_lines: queryBoolean.optional(),
