@@ -358,6 +358,13 @@ async function withCpu(stack, fn) {
 /** The database (generated once, reused), the functions server, tokens and the scenarios' context. */
 async function openStack(dataset = DATASET, dir = 'bench') {
   if (!smoke && !(await isGenerated(dataset, dir))) {
+    // A store generated for another data set (or half-generated) would be added to, not replaced: the
+    // generator skips the rows it finds, and campaigns would be made twice. It is the bench's own: start over.
+    const folder = path.join(ROOT, '.data', dir, 'postgres');
+    if (existsSync(folder)) {
+      log(`The store in .data/${dir} is not the data set asked for: generating it again from empty.`);
+      await rm(folder, { recursive: true, force: true });
+    }
     const generating = await openDatabase(dir, GENERATION_SETTINGS);
     try {
       log(`Preparing the database (${dir}) to generate the data set…`);
