@@ -185,6 +185,23 @@ describe('GET /products/:id', () => {
     for (const lot of res.body.data.lots) expect(lot.received_at).toMatch(API_INSTANT);
   });
 
+  it('gives a product set to fefo its lots in the order a sale draws them: first to expire first, those without an expiry last', async () => {
+    const { id } = await product(unique('fefo'), { allocation: 'fefo' });
+    const lot = async (daysAgo: number, expires_on?: string) => {
+      const res = await call('stock-in', {
+        method: 'POST',
+        body: { product_id: id, quantity: 1, received_at: new Date(Date.now() - daysAgo * 86_400_000).toISOString(), expires_on },
+      });
+      expect(res.status, res.text).toBe(201);
+      return res.body.inventory_id as string;
+    };
+    const undated = await lot(30);
+    const late = await lot(20, '2099-12-31');
+    const soon = await lot(1, '2099-01-31');
+    const res = await call(`products/${id}`);
+    expect(res.body.data.lots.map((l: { inventory_id: string }) => l.inventory_id)).toEqual([soon, late, undated]);
+  });
+
   it('an unknown product is 404 PRODUCT_NOT_FOUND; a malformed id is 400', async () => {
     for (const path of [`products/${UNKNOWN_ID}`, `products/${UNKNOWN_ID}/movements`, `products/${UNKNOWN_ID}/stock-ins`]) {
       const res = await call(path);

@@ -1124,6 +1124,19 @@ describe(
       await p.getByTestId('current-stock').waitFor();
       await waitForScreen(p, 'inventory');
       expect(Number((await p.getByTestId('current-stock').textContent())!.replace(/[^0-9]/g, ''))).toBeGreaterThan(0);
+      // Its lots are headed with the order a sale draws them, which its allocation sets.
+      expect(await p.locator('#lots-title .muted').textContent()).toBe('（由舊到新：出貨先扣最舊的批次）');
+      const productId = new URL(p.url().replace('#/', '')).searchParams.get('id')!;
+      const allocationSql = postgres(scratch.url, { max: 1, onnotice: () => {} });
+      await allocationSql`update public.products set allocation = 'fefo' where id = ${productId}`;
+      await p.reload();
+      await waitForScreen(p, 'inventory');
+      expect(await p.locator('#lots-title .muted').textContent()).toBe('（依到期日由近到遠：出貨先扣最早到期的批次）');
+      await allocationSql`update public.products set allocation = 'fifo' where id = ${productId}`;
+      await allocationSql.end();
+      await p.reload();
+      await p.getByTestId('current-stock').waitFor();
+      await waitForScreen(p, 'inventory');
       step = 'zh-refusal';
       await p.getByRole('button', { name: '刪除商品' }).click();
       await p.getByRole('button', { name: '確定刪除' }).click();

@@ -579,7 +579,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One product with its lots (those the caller may see), in FIFO drawing order */
+        /** One product with its lots (those the caller may see), in the order a sale draws them (its allocation) */
         get: operations["getProductsById"];
         /** Change a product (only the fields sent): sku, name, is_active, reorder_level */
         put: operations["putProductsById"];

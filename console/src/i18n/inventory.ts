@@ -1,6 +1,9 @@
 /** The inventory screen's and the stock forms' words. */
+import { enums } from '../api/enums.ts';
 import { fmt } from '../format/numbers.ts';
 import { defineMessages } from './index.ts';
+
+type StockAllocation = (typeof enums.stock_allocation)[number];
 
 /** The API's codes for sources, reasons and operations, in words. */
 const CODES_EN: Record<string, string> = {
@@ -95,7 +98,10 @@ export const inventoryText = defineMessages({
   ledger: 'Movement ledger',
   stockIns: 'Stock-in history',
   lots: 'Lots',
-  lotsOrder: '(oldest first: the order stock is drawn)',
+  lotsOrder: (allocation: StockAllocation) =>
+    allocation === 'fefo'
+      ? '(first to expire first: the order a sale draws them)'
+      : '(oldest first: the order a sale draws them)',
   neverStocked: 'No lot: this product has never been stocked.',
   lotsForAdmins: 'Its lots are shown to administrators only.',
   received: 'Received',
@@ -265,7 +271,8 @@ export const inventoryText = defineMessages({
   ledger: '異動紀錄',
   stockIns: '入庫紀錄',
   lots: '批次',
-  lotsOrder: '（由舊到新：出貨先扣最舊的批次）',
+  lotsOrder: (allocation: StockAllocation) =>
+    allocation === 'fefo' ? '（依到期日由近到遠：出貨先扣最早到期的批次）' : '（由舊到新：出貨先扣最舊的批次）',
   neverStocked: '沒有批次：這項商品從未入庫。',
   lotsForAdmins: '批次明細只有管理員看得到。',
   received: '入庫時間',

@@ -453,7 +453,7 @@ function Lots({ product }: { product: Product }) {
   return (
     <section aria-labelledby='lots-title'>
       <h3 id='lots-title'>
-        {t.lots} <span class='muted'>{t.lotsOrder}</span>
+        {t.lots} <span class='muted'>{t.lotsOrder(product.allocation)}</span>
       </h3>
       {product.lots.length === 0
         ? <Empty>{product.current_stock > 0 ? t.lotsForAdmins : t.neverStocked}</Empty>

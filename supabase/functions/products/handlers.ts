@@ -68,13 +68,16 @@ export function productHandlers(db: Database) {
       const { id } = c.req.valid('param');
       const { product, lots, unitsSold } = await db.asCaller(c.var.caller, area, async (tx) => {
         const product = await visibleProduct(tx, id);
-        // In drawing order (FIFO): oldest received first.
+        // In the order a sale draws them (private.draw_lots): oldest received first, or for a product set to
+        // `fefo` the first to expire (those without an expiry last), then the oldest.
         const lots = await tx<Lot[]>`
           select id as inventory_id, quantity, available_quantity, source, note, received_at, created_at,
                  lot_number, expires_on, unit_cost
           from public.inventory_records
           where product_id = ${id}
-          order by received_at, created_at, id`;
+          order by case when ${
+          product.allocation === 'fefo'
+        } then expires_on end nulls last, received_at, created_at, id`;
         const [unitsSold] = await tx<{ last_7_days: number; last_30_days: number }[]>`
           select private.units_sold(${id}, 7) as last_7_days, private.units_sold(${id}, 30) as last_30_days`;
         return { product, lots, unitsSold };

@@ -63,7 +63,7 @@ export const summary = createRoute({
 export const read = createRoute({
   method: 'get',
   path: '/{id}',
-  summary: 'One product with its lots (those the caller may see), in FIFO drawing order',
+  summary: 'One product with its lots (those the caller may see), in the order a sale draws them (its allocation)',
   request: { params: productPath },
   responses: answers(productResponse, { errors: [404] }),
 });
