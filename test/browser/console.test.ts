@@ -988,6 +988,13 @@ describe(
       // The ledger's sale names its order, a link to it.
       await expect.poll(() => p.locator('table.ledger tbody tr').first().textContent()).toContain('銷售出貨');
       await shot(p, 'order-goods-zh');
+      // An order cancelled before shipping holds nothing: its line says its stock went back, not that it waits.
+      const cancelled = await api('orders', { customer_id: customer.customer_id, lines: [{ product_id: product.id, quantity: 1, unit_price: 420 }] });
+      const cancel = await call(`orders/${cancelled.body.data.id}`, { method: 'PATCH', body: { status: 'cancelled' }, base: functions.url });
+      expect(cancel.status, cancel.text).toBe(200);
+      await p.goto(`${base}#/orders?id=${cancelled.body.data.id}`);
+      await waitForScreen(p, 'orders');
+      expect(await line.getByTestId('line-lots').textContent()).toBe('未出貨：保留的庫存已釋出');
       await zh.close();
     });
 

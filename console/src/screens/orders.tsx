@@ -442,6 +442,8 @@ type OrderDetail = Ok<paths['/orders/{id}']['get']>['data'];
 /** What the order bought: each line's product (linked), quantity, price, amount, and the lots it drew. */
 function OrderLines({ order }: { order: OrderDetail }) {
   const t = text(ordersText);
+  // Cancelled or refunded before shipping, an order gave its reservation back (the moves table's `release`).
+  const released = order.status === 'cancelled' || order.status === 'refunded';
   return (
     <>
       <h2>{t.goods}</h2>
@@ -470,7 +472,7 @@ function OrderLines({ order }: { order: OrderDetail }) {
                 <td class='num'>{fmt.money(line.amount)}</td>
                 <td data-testid='line-lots'>
                   {line.lots.length === 0
-                    ? <span class='muted'>{t.notDrawn}</span>
+                    ? <span class='muted'>{released ? t.released : t.notDrawn}</span>
                     : line.lots.map((lot) => (
                       <div key={lot.inventory_id}>
                         {lot.lot_number ? <span data-user-text>{lot.lot_number}</span> : t.lotWithoutNumber}
