@@ -218,6 +218,7 @@ describe(
       expect(rows.map((r) => r[0])).toEqual(['Revenue', 'Satisfaction', 'Fulfillment', 'Support', 'Products', 'Marketing', 'System']);
       rows.forEach((row, i) => expect(Number(row[1])).toBeCloseTo(report.metrics[keys[i]], 2));
       expect(await page.getByTestId('overall-score').textContent()).toBe(report.scoreDetails.overallScore.toFixed(2));
+      expect(await page.locator('#trend-title .muted').textContent()).toBe('(this week against the week before)');
       expect(await page.locator('.insight').count()).toBe(report.insights.length);
       // Each action with a place in the back office is a link to it; the others stay words.
       const targets = report.insights.flatMap((i: { action_targets: (string | null)[] }) => i.action_targets.filter(Boolean));
@@ -354,6 +355,8 @@ describe(
       const heads = await page.getByTestId('health-figures').locator('thead th').allTextContents();
       expect(heads[1]).toContain(from.slice(0, 4));
       expect(await page.getByTestId('rolling-window').textContent()).toMatch(/^Store days .+ against .+ counted as they are now/);
+      // Its trend compares the two periods, and its heading says so rather than "this week".
+      await expect.poll(() => page.locator('#trend-title .muted').textContent()).toBe('(these days against the same days last year)');
       await shot(page, '1-health-custom');
     });
 

@@ -56,14 +56,18 @@ export const healthText = defineMessages({
   topCampaigns: 'The campaigns that spent most',
   noCampaigns: 'No campaign ran on these days.',
   trendTitle: 'Trend',
-  trendScope: '(this week against the week before)',
+  /** `compared`: a custom period's comparison in words; none for a rolling period's week against the week before. */
+  trendScope: (compared?: string) =>
+    compared ? `(these days against ${compared})` : '(this week against the week before)',
   'direction.上升': 'Rising',
   'direction.下降': 'Falling',
   'direction.持平': 'Flat',
   average: 'Average',
   change: 'Change (%)',
-  trendChart: (customer: string, operational: string) =>
-    `Week-over-week change: customer quality ${customer}, operational efficiency ${operational}`,
+  trendChart: (customer: string, operational: string, custom: boolean) =>
+    `${
+      custom ? 'Change from the days compared' : 'Week-over-week change'
+    }: customer quality ${customer}, operational efficiency ${operational}`,
   trendTable: 'Trend',
   figure: 'Figure',
   noTrend: 'No trend in this report.',
@@ -166,13 +170,14 @@ export const healthText = defineMessages({
   topCampaigns: '花費最多的活動',
   noCampaigns: '這幾天沒有進行中的活動。',
   trendTitle: '趨勢',
-  trendScope: '（本週與上週相比）',
+  trendScope: (compared?: string) => (compared ? `（這段期間與${compared}相比）` : '（本週與上週相比）'),
   'direction.上升': '上升',
   'direction.下降': '下降',
   'direction.持平': '持平',
   average: '平均',
   change: '變化（%）',
-  trendChart: (customer: string, operational: string) => `週對週變化：顧客品質 ${customer}，營運效率 ${operational}`,
+  trendChart: (customer: string, operational: string, custom: boolean) =>
+    `${custom ? '與比較期間相比的變化' : '週對週變化'}：顧客品質 ${customer}，營運效率 ${operational}`,
   trendTable: '趨勢',
   figure: '指標',
   noTrend: '此報告沒有趨勢資料。',

@@ -78,7 +78,7 @@ export function HealthScreen({ route, isAdmin }: { route: Route; isAdmin: boolea
       </ScreenHeader>
       {custom && <CustomPeriodForm custom={custom} />}
       <Loaded load={load} label={t.computing}>
-        {(report) => <HealthReport report={report} period={period} />}
+        {(report) => <HealthReport report={report} period={period} custom={custom} />}
       </Loaded>
       {isAdmin && <HealthDays />}
       {isAdmin && <HealthFigures period={period} custom={custom} />}
@@ -112,7 +112,7 @@ function CustomPeriodForm({ custom }: { custom: Custom }) {
   );
 }
 
-function HealthReport({ report, period }: { report: Report; period: Period }) {
+function HealthReport({ report, period, custom }: { report: Report; period: Period; custom?: Custom }) {
   const t = text(healthText);
   const s = report.scoreDetails;
   const dimensions = DIMENSIONS.map((key) => ({ key, label: t[`dimension.${key}`], value: report.metrics[key] }));
@@ -218,7 +218,7 @@ function HealthReport({ report, period }: { report: Report; period: Period }) {
         </section>
         <section class='card' aria-labelledby='trend-title'>
           <h2 id='trend-title'>
-            {t.trendTitle} <span class='muted'>{t.trendScope}</span>
+            {t.trendTitle} <span class='muted'>{t.trendScope(custom && t[`compare.${custom.compare}`])}</span>
           </h2>
           {trend && trendConfig
             ? (
@@ -236,6 +236,7 @@ function HealthReport({ report, period }: { report: Report; period: Period }) {
                   label={t.trendChart(
                     fmt.pct(trend.customerChange / 100, 2),
                     fmt.pct(trend.operationalChange / 100, 2),
+                    custom !== undefined,
                   )}
                   table={{
                     caption: t.trendTable,
