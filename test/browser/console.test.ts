@@ -991,11 +991,24 @@ describe(
       // The ledger's sale names its order, a link to it.
       await expect.poll(() => p.locator('table.ledger tbody tr').first().textContent()).toContain('銷售出貨');
       await shot(p, 'order-goods-zh');
-      // An order cancelled before shipping holds nothing: its line says its stock went back, not that it waits.
-      const cancelled = await api('orders', { customer_id: customer.customer_id, lines: [{ product_id: product.id, quantity: 1, unit_price: 420 }] });
+      // A paid order not yet shipped: refunding it asks the refund's own question, not the cancel's.
+      const cancelled = await api('orders', {
+        customer_id: customer.customer_id, status: 'paid', lines: [{ product_id: product.id, quantity: 1, unit_price: 420 }],
+      });
+      expect(cancelled.status, cancelled.text).toBe(201);
+      await p.goto(`${base}#/orders?id=${cancelled.body.data.id}`);
+      await waitForScreen(p, 'orders');
+      const steps = p.getByRole('group', { name: '這筆訂單的下一步' });
+      await steps.getByRole('button', { name: '退款' }).click();
+      expect(await steps.locator('.confirm').textContent()).toContain('確定退款？這筆訂單尚未出貨');
+      await steps.getByRole('button', { name: '否' }).click();
+      await steps.getByRole('button', { name: '取消訂單' }).click();
+      expect(await steps.locator('.confirm').textContent()).toContain('確定取消這筆訂單？');
+      await steps.getByRole('button', { name: '否' }).click();
+      // Cancelled before shipping, it holds nothing: its line says its stock went back, not that it waits.
       const cancel = await call(`orders/${cancelled.body.data.id}`, { method: 'PATCH', body: { status: 'cancelled' }, base: functions.url });
       expect(cancel.status, cancel.text).toBe(200);
-      await p.goto(`${base}#/orders?id=${cancelled.body.data.id}`);
+      await p.reload();
       await waitForScreen(p, 'orders');
       expect(await line.getByTestId('line-lots').textContent()).toBe('未出貨：保留的庫存已釋出');
       await zh.close();

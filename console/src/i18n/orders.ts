@@ -86,8 +86,10 @@ export const ordersText = defineMessages({
   'action.refunded': 'Refund',
   'question.draw': () =>
     'Ship this order? Its goods are taken from stock, from the lots shown, and it can no longer be cancelled.',
-  'question.release': () =>
-    'Cancel this order? Its reserved goods go back to the stock free to sell; this cannot be undone.',
+  'question.release': (_putBack: boolean, refund: boolean) =>
+    refund
+      ? 'Refund this order? It was not shipped: its reserved goods go back to the stock free to sell. This cannot be undone.'
+      : 'Cancel this order? Its reserved goods go back to the stock free to sell; this cannot be undone.',
   'question.return': (putBack: boolean) =>
     putBack
       ? 'Refund this order and put its goods back into stock, into the lots they came from? This cannot be undone.'
@@ -177,7 +179,10 @@ export const ordersText = defineMessages({
   'action.cancelled': '取消訂單',
   'action.refunded': '退款',
   'question.draw': () => '確定出貨？商品會從上列批次扣除庫存，出貨後不能再取消。',
-  'question.release': () => '確定取消這筆訂單？保留的商品會回到可售庫存，取消後無法復原。',
+  'question.release': (_putBack: boolean, refund: boolean) =>
+    refund
+      ? '確定退款？這筆訂單尚未出貨，保留的商品會回到可售庫存。退款後無法復原。'
+      : '確定取消這筆訂單？保留的商品會回到可售庫存，取消後無法復原。',
   'question.return': (putBack: boolean) =>
     putBack
       ? '確定退款並把商品放回庫存（放回原本的批次）？退款後無法復原。'

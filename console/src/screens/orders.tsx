@@ -525,7 +525,7 @@ function OrderMoves({ order, onChanged }: { order: OrderDetail; onChanged: () =>
             label={t[`action.${m.to_status as OrderAction}`]}
             buttonClass={m.to_status === 'shipped' ? 'primary' : 'danger'}
             yes={t[`action.${m.to_status as OrderAction}`]}
-            question={t[`question.${m.goods}`](m.goods === 'return' && restock)}
+            question={t[`question.${m.goods}`](m.goods === 'return' && restock, m.to_status === 'refunded')}
             onConfirm={() => move(m.to_status)}
           />
         </span>
