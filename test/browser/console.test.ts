@@ -984,6 +984,14 @@ describe(
       await expect.poll(() => line.getByTestId('line-lots').textContent()).toBe('LOT-Z × 2');
       expect(await p.getByTestId('order-cost').textContent()).toBe('NT$300');
       expect(await p.getByTestId('order-margin').textContent()).toBe('NT$540');
+      // Back to the list: the order reads as shipped there too, without a reload.
+      await p.getByRole('link', { name: '← 回到訂單列表' }).click();
+      await waitForScreen(p, 'orders');
+      const listed = p.locator('tr', { has: p.locator(`a[data-order="${placed.body.data.id}"]`) });
+      await expect.poll(() => listed.locator('.badge').textContent(), { timeout: 5_000 }).toBe('已出貨');
+      await listed.locator('a[data-order]').click();
+      await p.locator('#order-title').waitFor();
+      await waitForScreen(p, 'orders');
 
       await line.locator('td a').first().click();
       await waitForScreen(p, 'inventory');

@@ -88,7 +88,8 @@ export function OrdersScreen({ route, isAdmin }: { route: Route; isAdmin: boolea
     page: String(page),
     per_page: String(PAGE_SIZE),
   };
-  const load = useLoad((signal) => api('get', '/orders', { query, signal }), [JSON.stringify(query)]);
+  // Named `orders`, so a move on an order's page (which keeps this load) reloads the list it returns to.
+  const load = useLoad((signal) => api('get', '/orders', { query, signal }), [JSON.stringify(query)], 'orders');
   const window = windowWords(query.ordered_from, query.ordered_before);
   if (params.id) {
     return <OrderPage id={params.id} isAdmin={isAdmin} back={href('orders', { ...params, id: undefined })} />;
