@@ -101,8 +101,8 @@ create table public.products (
   deleted_at timestamptz,
   created_at timestamptz not null default private.now(),
   updated_at timestamptz not null default private.now(),
-  -- Low on stock when current_stock <= reorder_level (public.product_stock.low_stock). The default, 10, is
-  -- also public.create_product's.
+  -- Low on stock when what is free to sell, available_stock, is at most reorder_level
+  -- (public.product_stock.low_stock and stock_status). The default, 10, is also public.create_product's.
   reorder_level integer not null default 10
     constraint products_reorder_level_range check (private.is_reorder_level(reorder_level)),
   -- What open orders (placed, not yet shipped or cancelled) hold of current_stock: their lines' quantities,
