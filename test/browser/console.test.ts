@@ -971,7 +971,8 @@ describe(
       const line = p.getByTestId('order-lines').locator('tbody tr');
       expect(await line.locator('td').first().textContent()).toContain('高山烏龍茶');
       expect(await line.getByTestId('line-lots').textContent()).toBe('已保留，尚未出貨');
-      expect(await p.getByTestId('order-cost').textContent()).toBe('不明');
+      // Its cost is not known yet, and the page says why.
+      expect(await p.getByTestId('order-cost').textContent()).toBe('出貨後才知道');
       // Shipping asks first; "no" has the focus, so a stray Enter ships nothing.
       await p.getByRole('group', { name: '這筆訂單的下一步' }).getByRole('button', { name: '出貨' }).click();
       const question = p.getByRole('group', { name: /^確定出貨？/ });
@@ -1019,6 +1020,16 @@ describe(
       await p.reload();
       await waitForScreen(p, 'orders');
       expect(await line.getByTestId('line-lots').textContent()).toBe('未出貨：保留的庫存已釋出');
+      expect(await p.getByTestId('order-cost').textContent()).toBe('無：未曾出貨');
+      // Shipped from a lot received without a cost: unknown, and said why.
+      const costless = (await api('products', { sku: `TEA-${Date.now()}-N`, name: '無成本茶' })).body.data;
+      await api('stock-in', { product_id: costless.id, quantity: 3 });
+      const shipped = await api('orders', { customer_id: customer.customer_id, status: 'paid', lines: [{ product_id: costless.id, quantity: 1, unit_price: 99 }] });
+      const ship = await call(`orders/${shipped.body.data.id}`, { method: 'PATCH', body: { status: 'shipped' }, base: functions.url });
+      expect(ship.status, ship.text).toBe(200);
+      await p.goto(`${base}#/orders?id=${shipped.body.data.id}`);
+      await waitForScreen(p, 'orders');
+      expect(await p.getByTestId('order-cost').textContent()).toBe('不明：出貨的批次中有未記錄成本的');
       await zh.close();
     });
 

@@ -395,13 +395,17 @@ function OrderPage({ id, isAdmin, back }: { id: string; isAdmin: boolean; back: 
               {o.lines.length > 0 && (
                 <div>
                   <dt>{t.cost}</dt>
-                  <dd data-testid='order-cost'>{o.cost === null ? t.unknown : fmt.money(o.cost)}</dd>
+                  <dd data-testid='order-cost'>
+                    {o.cost === null ? t[`unknownCost.${unknownCost(o)}`] : fmt.money(o.cost)}
+                  </dd>
                 </div>
               )}
               {o.lines.length > 0 && o.status !== 'refunded' && (
                 <div>
                   <dt>{t.margin}</dt>
-                  <dd data-testid='order-margin'>{o.margin === null ? t.unknown : fmt.money(o.margin)}</dd>
+                  <dd data-testid='order-margin'>
+                    {o.margin === null ? t[`unknownCost.${unknownCost(o)}`] : fmt.money(o.margin)}
+                  </dd>
                 </div>
               )}
               {o.promised_at && (
@@ -440,11 +444,21 @@ function OrderPage({ id, isAdmin, back }: { id: string; isAdmin: boolean; back: 
 
 type OrderDetail = Ok<paths['/orders/{id}']['get']>['data'];
 
+/**
+ * Why an order's goods have no cost (nor margin): not shipped yet, never to be (cancelled or refunded before
+ * shipping), or shipped from a lot whose cost was not recorded.
+ */
+function unknownCost(order: OrderDetail): 'unshipped' | 'released' | 'lotWithoutCost' {
+  if (order.lines.some((line) => line.lots.length === 0)) return released(order) ? 'released' : 'unshipped';
+  return 'lotWithoutCost';
+}
+
+/** Whether an order without drawn goods gave them back: cancelled or refunded (the moves table's `release`). */
+const released = (order: OrderDetail) => order.status === 'cancelled' || order.status === 'refunded';
+
 /** What the order bought: each line's product (linked), quantity, price, amount, and the lots it drew. */
 function OrderLines({ order }: { order: OrderDetail }) {
   const t = text(ordersText);
-  // Cancelled or refunded before shipping, an order gave its reservation back (the moves table's `release`).
-  const released = order.status === 'cancelled' || order.status === 'refunded';
   return (
     <>
       <h2>{t.goods}</h2>
@@ -473,7 +487,7 @@ function OrderLines({ order }: { order: OrderDetail }) {
                 <td class='num'>{fmt.money(line.amount)}</td>
                 <td data-testid='line-lots'>
                   {line.lots.length === 0
-                    ? <span class='muted'>{released ? t.released : t.notDrawn}</span>
+                    ? <span class='muted'>{released(order) ? t.released : t.notDrawn}</span>
                     : line.lots.map((lot) => (
                       <div key={lot.inventory_id}>
                         {lot.lot_number ? <span data-user-text>{lot.lot_number}</span> : t.lotWithoutNumber}
